@@ -1,0 +1,200 @@
+"""Die models as YAML data, with a loader that validates on load.
+
+A die file names its geometry (octahedron, cube, cuboid or convex vertices), its mass and
+mass model (paper shell or solid), optional face values and an optional centre-of-mass
+offset (tampering). Errors name the file, the field and the bad value in one line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DICE_DIR = Path(__file__).parent / "dice"
+GEOMETRY_KINDS = ("octahedron", "cube", "cuboid", "convex")
+MASS_MODELS = ("shell", "solid")
+
+
+class DataError(ValueError):
+    """Bad user data: one line naming the file, field and value."""
+
+    def __init__(self, source: str | Path, fieldname: str, message: str, value: Any = None,
+                 *, show_value: bool = True) -> None:
+        self.source = str(source)
+        self.field = fieldname
+        self.value = value
+        text = f"{self.source}: {fieldname}: {message}"
+        if show_value:
+            text += f" (got {value!r})"
+        super().__init__(text)
+
+
+@dataclass(frozen=True)
+class ComOffset:
+    """Centre-of-mass offset: an explicit vector (m, body frame), or a fraction of the
+    circumradius toward the centre of the face carrying value `toward_face`."""
+
+    vector: tuple[float, float, float] | None = None
+    toward_face: int | None = None
+    fraction_of_r: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        if self.vector is not None:
+            return {"vector": list(self.vector)}
+        return {"toward_face": self.toward_face, "fraction_of_r": self.fraction_of_r}
+
+
+@dataclass(frozen=True)
+class DieModel:
+    name: str
+    geometry: dict[str, Any]
+    mass: float
+    mass_model: str
+    values: tuple[int, ...] | None = None
+    com_offset: ComOffset | None = None
+    source: str = "<inline>"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "geometry": self.geometry,
+            "mass": self.mass,
+            "mass_model": self.mass_model,
+        }
+        if self.values is not None:
+            out["values"] = list(self.values)
+        if self.com_offset is not None:
+            out["com_offset"] = self.com_offset.to_json()
+        return out
+
+
+def available() -> list[str]:
+    return sorted(p.stem for p in DICE_DIR.glob("*.yaml"))
+
+
+def load_die(name_or_path: str | Path) -> DieModel:
+    """A shipped die by name, or a die YAML file by path."""
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml") or p.exists():
+        return load_die_file(p)
+    path = DICE_DIR / f"{name_or_path}.yaml"
+    if not path.exists():
+        names = available()
+        close = difflib.get_close_matches(str(name_or_path), names, n=1)
+        hint = f"; did you mean {close[0]}?" if close else f"; known dice: {', '.join(names)}"
+        raise DataError("die", "name", f"unknown die {str(name_or_path)!r}{hint}", show_value=False)
+    return load_die_file(path)
+
+
+def load_die_file(path: str | Path) -> DieModel:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "file"
+        raise DataError(path, where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                        show_value=False) from None
+    return parse_die(data, str(path))
+
+
+def parse_die(data: Any, source: str = "<inline>") -> DieModel:
+    """Validate a die mapping (from YAML or an experiment's inline geometry)."""
+    if not isinstance(data, dict):
+        raise DataError(source, "(top level)", "expected a mapping of die fields", type(data).__name__)
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str) or not name:
+        raise DataError(source, "name", "must be a non-empty string", name)
+    geo = data.get("geometry")
+    if not isinstance(geo, dict):
+        raise DataError(source, "geometry", "must be a mapping with a 'kind'", geo)
+    kind = geo.get("kind")
+    if kind not in GEOMETRY_KINDS:
+        raise DataError(source, "geometry.kind", f"must be one of {', '.join(GEOMETRY_KINDS)}", kind)
+    n_faces = _check_geometry(source, kind, geo)
+    mass = _positive(source, "mass", data.get("mass"))
+    mass_model = data.get("mass_model", "solid")
+    if mass_model not in MASS_MODELS:
+        raise DataError(source, "mass_model", "must be shell or solid", mass_model)
+    values = data.get("values")
+    if values is not None:
+        if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                   for v in values):
+            raise DataError(source, "values", "must be a list of integers", values)
+        if n_faces is not None and len(values) != n_faces:
+            raise DataError(source, "values", f"needs {n_faces} values, one per face", values)
+        values = tuple(values)
+    com = _parse_com(source, data.get("com_offset"), values, n_faces)
+    known = {"name", "geometry", "mass", "mass_model", "values", "com_offset"}
+    extra = {k: v for k, v in data.items() if k not in known}
+    return DieModel(name=name, geometry=dict(geo), mass=mass, mass_model=mass_model,
+                    values=values, com_offset=com, source=source, extra=extra)
+
+
+def _check_geometry(source: str, kind: str, geo: dict[str, Any]) -> int | None:
+    if kind == "octahedron":
+        _positive(source, "geometry.edge", geo.get("edge"), upper=1.0)
+        return 8
+    if kind == "cube":
+        _positive(source, "geometry.side", geo.get("side"), upper=1.0)
+        return 6
+    if kind == "cuboid":
+        sides = geo.get("sides")
+        if not isinstance(sides, list) or len(sides) != 3:
+            raise DataError(source, "geometry.sides", "must be a list of three lengths (m)", sides)
+        for i, s in enumerate(sides):
+            _positive(source, f"geometry.sides[{i}]", s, upper=1.0)
+        return 6
+    verts = geo.get("vertices")
+    if not isinstance(verts, list) or len(verts) < 4:
+        raise DataError(source, "geometry.vertices", "must list at least 4 points [x, y, z] (m)",
+                        verts)
+    for i, v in enumerate(verts):
+        if (not isinstance(v, list) or len(v) != 3
+                or not all(_is_finite_number(c) for c in v)):
+            raise DataError(source, f"geometry.vertices[{i}]", "must be three finite numbers", v)
+    return None
+
+
+def _parse_com(source: str, raw: Any, values: tuple[int, ...] | None,
+               n_faces: int | None) -> ComOffset | None:
+    if raw is None:
+        return None
+    if isinstance(raw, list):
+        if len(raw) != 3 or not all(_is_finite_number(c) for c in raw):
+            raise DataError(source, "com_offset", "must be [x, y, z] in m", raw)
+        return ComOffset(vector=(float(raw[0]), float(raw[1]), float(raw[2])))
+    if isinstance(raw, dict):
+        face = raw.get("toward_face")
+        valid = list(values) if values is not None else (
+            list(range(1, n_faces + 1)) if n_faces is not None else None)
+        if not isinstance(face, int) or (valid is not None and face not in valid):
+            raise DataError(source, "com_offset.toward_face", "must be one of the die's face values",
+                            face)
+        frac = raw.get("fraction_of_r")
+        if not _is_finite_number(frac) or not 0 <= float(frac) < 1:
+            raise DataError(source, "com_offset.fraction_of_r", "must be a number in [0, 1)", frac)
+        return ComOffset(toward_face=face, fraction_of_r=float(frac))
+    raise DataError(source, "com_offset", "must be [x, y, z] or {toward_face, fraction_of_r}", raw)
+
+
+def _is_finite_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
+
+
+def _positive(source: str, name: str, x: Any, upper: float | None = None) -> float:
+    if not _is_finite_number(x) or float(x) <= 0:
+        raise DataError(source, name, "must be a positive finite number", x)
+    if upper is not None and float(x) > upper:
+        raise DataError(source, name, f"must be at most {upper}", x)
+    return float(x)

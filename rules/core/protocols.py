@@ -1,0 +1,139 @@
+"""The two small protocols through which rule engines see the world, and the state API.
+
+- `DiceRoller` for the d6 games: the seeded roller (`rules.core.rollers`) or the physics
+  roller (`simulator.physics.roller.PhysicsRoller`) that throws dice into a tray.
+- `Table` for Deep White Sea: implemented by the PyBullet table
+  (`simulator.physics.table_adapter`) and by a kinematic table for tests and bot search.
+- `GameState`: the OpenSpiel-style vocabulary every engine follows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+CHANCE_PLAYER = -1
+TERMINAL_PLAYER = -4
+
+
+class RulesError(ValueError):
+    """A user-caused rules problem (illegal action, corrupt save): one clear line."""
+
+
+@runtime_checkable
+class DiceRoller(Protocol):
+    name: str
+
+    def roll(self, kind: str, n: int, rng: np.random.Generator) -> tuple[int, ...]:
+        """Roll n dice of `kind` ('d6', 'd8', 'd6:red', ...) and return their up faces."""
+        ...
+
+
+@dataclass(frozen=True)
+class ThrowSpec:
+    """A throw as data. Position in m (z above the table surface), velocity in m/s,
+    spin in rad/s, orientation as a quaternion (x, y, z, w), all in table coordinates."""
+
+    release: tuple[float, float, float]
+    velocity: tuple[float, float, float]
+    spin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "release": list(self.release),
+            "velocity": list(self.velocity),
+            "spin": list(self.spin),
+            "orientation": list(self.orientation),
+        }
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> ThrowSpec:
+        return ThrowSpec(
+            release=tuple(d["release"]),  # type: ignore[arg-type]
+            velocity=tuple(d["velocity"]),  # type: ignore[arg-type]
+            spin=tuple(d.get("spin", (0.0, 0.0, 0.0))),  # type: ignore[arg-type]
+            orientation=tuple(d.get("orientation", (0.0, 0.0, 0.0, 1.0))),  # type: ignore[arg-type]
+        )
+
+
+@dataclass(frozen=True)
+class DiePose:
+    """Where a die is and how it lies. `status` is 'on_table' or 'off_table'; `reason` is
+    None on the table, else 'fell_off', 'leaning' or 'overhang'. `face` is the side
+    number up; `top_corners` maps corner axis name ('x', 'y', 'z' for the d8) to the
+    (x, y) table position of that top-face corner, in m."""
+
+    die: str
+    status: str
+    reason: str | None
+    face: int
+    position: tuple[float, float, float]
+    yaw_deg: float
+    top_corners: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "die": self.die,
+            "status": self.status,
+            "reason": self.reason,
+            "face": self.face,
+            "position": list(self.position),
+            "yaw_deg": self.yaw_deg,
+            "top_corners": {k: list(v) for k, v in self.top_corners.items()},
+        }
+
+
+@dataclass(frozen=True)
+class ThrowResult:
+    """Outcome of a throw: foul flag and reason, the thrown die's pose, and for every other
+    die it disturbed a (before, after) pair."""
+
+    foul: bool
+    foul_reason: str | None
+    outcome: DiePose
+    disturbed: tuple[tuple[DiePose, DiePose], ...] = ()
+
+
+@dataclass(frozen=True)
+class TipResult:
+    """A tip over a corner: rolled (with the new pose) or blocked by what."""
+
+    rolled: bool
+    pose: DiePose
+    blocked_by: str | None = None  # another die's name, 'obstacle:<name>' or 'table_edge'
+
+
+class Table(Protocol):
+    def throw(self, die: str, spec: ThrowSpec) -> ThrowResult: ...
+
+    def tip(self, die: str, corner: str) -> TipResult: ...
+
+    def place(self, die: str, face: int, yaw_deg: float, xy: tuple[float, float]) -> DiePose: ...
+
+    def remove(self, die: str) -> None: ...
+
+    def snapshot(self) -> list[DiePose]: ...
+
+
+class GameState(Protocol):
+    """OpenSpiel-style state. Chance nodes have current_player() == CHANCE_PLAYER; they
+    name what must be rolled with `chance_request()` -> (kind, n) and take the faces
+    with `apply_chance(faces)`; `chance_outcomes()` lists (faces, probability) where
+    enumeration is small enough to be useful."""
+
+    def current_player(self) -> int: ...
+
+    def is_chance_node(self) -> bool: ...
+
+    def is_terminal(self) -> bool: ...
+
+    def legal_actions(self) -> list[Any]: ...
+
+    def apply_action(self, action: Any) -> None: ...
+
+    def returns(self) -> list[float]: ...
+
+    def serialize(self) -> dict[str, Any]: ...

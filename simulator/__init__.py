@@ -1,0 +1,1 @@
+"""tabletop: a physics-backed simulator of dice war games."""

@@ -1,0 +1,58 @@
+"""The `tabletop` command: one entry point, one module per subcommand.
+
+Each subcommand module has `add_parser(subparsers)` (which sets `func`) and its run
+function returns an exit status. User errors (bad files, bad values) become one line on
+stderr and exit status 2; anything else is our bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from dice_models import DataError
+from rules.core import RulesError
+
+# Subcommand modules under simulator.cli, in the order `tabletop --help` lists them.
+SUBCOMMANDS = [
+    "throw",
+]
+
+
+class UsageError(ValueError):
+    """A bad command-line value that argparse cannot catch by itself."""
+
+
+USER_ERRORS: tuple[type[BaseException], ...] = (DataError, RulesError, UsageError)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tabletop",
+        description="Physics-backed tabletop simulator for dice war games.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in SUBCOMMANDS:
+        module = importlib.import_module(f"simulator.cli.{name}")
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.func(args)
+    except USER_ERRORS as exc:
+        print(f"tabletop {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tabletop {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return int(status or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,274 @@
+"""Convex polyhedra for dice: topology, face frames and mass properties (pure numpy).
+
+A die's body frame has its geometric centre at the origin. Faces are listed in a
+canonical order per shape; a die model maps face indices to the values printed on them.
+
+The regular octahedron follows DESIGN.md: vertices at +-r on each axis, r = a/sqrt(2);
+face i carries the sign vector of the Gray code of i, so faces i and i+1 always share an
+edge (side numbers 1..8 = face index + 1 form a Hamiltonian path on the cube graph).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import combinations
+
+import numpy as np
+from numpy.typing import NDArray
+
+Vec = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class MassProperties:
+    """Mass, centre of mass and inertia tensor about that centre, in the body frame."""
+
+    mass: float
+    com: Vec
+    inertia: Vec  # 3x3 about the centre of mass
+
+    def principal(self) -> tuple[Vec, Vec]:
+        """Principal moments (ascending) and the rotation whose columns are the axes."""
+        moments, axes = np.linalg.eigh(self.inertia)
+        if np.linalg.det(axes) < 0:
+            axes[:, 0] = -axes[:, 0]
+        return moments, axes
+
+
+@dataclass(frozen=True, eq=False)
+class Polyhedron:
+    """A convex polyhedron: vertices (V,3) and faces as vertex-index tuples, CCW from outside."""
+
+    vertices: Vec
+    faces: tuple[tuple[int, ...], ...]
+    kind: str = "convex"
+    sign_vectors: tuple[tuple[int, int, int], ...] | None = field(default=None)
+
+    @cached_property
+    def normals(self) -> Vec:
+        out = np.empty((len(self.faces), 3))
+        for i, f in enumerate(self.faces):
+            p = self.vertices[list(f)]
+            n = np.zeros(3)
+            for k in range(len(f)):  # Newell's method: robust for any planar polygon
+                a, b = p[k], p[(k + 1) % len(f)]
+                n += np.cross(a, b)
+            out[i] = n / np.linalg.norm(n)
+        return out
+
+    @cached_property
+    def face_centres(self) -> Vec:
+        return np.array([self.vertices[list(f)].mean(axis=0) for f in self.faces])
+
+    @cached_property
+    def face_offsets(self) -> Vec:
+        """Distance from the origin to each face plane (the resting height on that face)."""
+        return np.einsum("ij,ij->i", self.normals, self.face_centres)
+
+    @cached_property
+    def adjacency(self) -> dict[int, dict[int, tuple[int, int]]]:
+        """adjacency[f][g] = the shared edge (vertex indices) of faces f and g."""
+        adj: dict[int, dict[int, tuple[int, int]]] = {i: {} for i in range(len(self.faces))}
+        for i, j in combinations(range(len(self.faces)), 2):
+            shared = set(self.faces[i]) & set(self.faces[j])
+            if len(shared) == 2:
+                a, b = sorted(shared)
+                adj[i][j] = adj[j][i] = (a, b)
+        return adj
+
+    @property
+    def n_faces(self) -> int:
+        return len(self.faces)
+
+    def opposite_face(self, face: int) -> int:
+        """The face whose normal is most nearly opposite (the one up when resting on `face`)."""
+        return int(np.argmin(self.normals @ self.normals[face]))
+
+    def face_up(self, rotation: Vec, up: Vec | None = None) -> tuple[int, float]:
+        """The face whose world normal is closest to up, and the angle (deg) between them."""
+        up_v = np.array([0.0, 0.0, 1.0]) if up is None else up
+        world = self.normals @ rotation.T
+        cosines = world @ up_v
+        best = int(np.argmax(cosines))
+        return best, float(np.degrees(np.arccos(np.clip(cosines[best], -1.0, 1.0))))
+
+    def face_down(self, rotation: Vec) -> tuple[int, float]:
+        return self.face_up(rotation, np.array([0.0, 0.0, -1.0]))
+
+    def rest_rotation(self, bottom_face: int, yaw_deg: float = 0.0) -> Vec:
+        """Rotation that puts `bottom_face` flat on the table, then turns by yaw about z."""
+        n = self.normals[bottom_face]
+        r = _rotation_between(n, np.array([0.0, 0.0, -1.0]))
+        return _rot_z(np.radians(yaw_deg)) @ r
+
+    def triangles(self) -> Vec:
+        """Fan triangulation of every face, shape (T,3,3)."""
+        tris = []
+        for f in self.faces:
+            for k in range(1, len(f) - 1):
+                tris.append(self.vertices[[f[0], f[k], f[k + 1]]])
+        return np.array(tris)
+
+    def mass_properties(self, mass: float, model: str = "shell") -> MassProperties:
+        """Uniform shell (paper) or uniform solid, about the computed centre of mass."""
+        tris = self.triangles()
+        if model == "shell":
+            weights = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
+            centroids = tris.mean(axis=1)
+            s = tris.sum(axis=1)
+            # integral of x x^T over a triangle: A/12 (sum v v^T + (sum v)(sum v)^T)
+            second = np.einsum("t,tki,tkj->ij", weights / 12.0, tris, tris)
+            second += np.einsum("t,ti,tj->ij", weights / 12.0, s, s)
+        elif model == "solid":
+            weights = np.einsum("ti,ti->t", tris[:, 0], np.cross(tris[:, 1], tris[:, 2])) / 6.0
+            centroids = tris.sum(axis=1) / 4.0
+            s = tris.sum(axis=1)
+            # integral of x x^T over tetra (0,a,b,c): V/20 (sum v v^T + (sum v)(sum v)^T)
+            second = np.einsum("t,tki,tkj->ij", weights / 20.0, tris, tris)
+            second += np.einsum("t,ti,tj->ij", weights / 20.0, s, s)
+        else:
+            raise ValueError(f"unknown mass model {model!r} (shell or solid)")
+        total = weights.sum()
+        com = (weights[:, None] * centroids).sum(axis=0) / total
+        second *= mass / total  # integral of rho x x^T about the origin
+        inertia_origin = np.trace(second) * np.eye(3) - second
+        inertia = inertia_origin - mass * (float(com @ com) * np.eye(3) - np.outer(com, com))
+        return MassProperties(mass=mass, com=com, inertia=inertia)
+
+    @cached_property
+    def circumradius(self) -> float:
+        return float(np.linalg.norm(self.vertices, axis=1).max())
+
+
+def tampered(props: MassProperties, offset: Vec) -> MassProperties:
+    """Move the centre of mass by `offset`, keeping the inertia about the geometric centre.
+
+    Parallel-axis theorem: I_about_centre = I_com + m(|d|^2 E - d d^T), so the inertia about
+    the shifted centre of mass shrinks by that term.
+    """
+    d = props.com + np.asarray(offset, dtype=float)
+    m = props.mass
+    i_centre = props.inertia + m * (float(props.com @ props.com) * np.eye(3) - np.outer(props.com, props.com))
+    return MassProperties(mass=m, com=d, inertia=i_centre - m * (float(d @ d) * np.eye(3) - np.outer(d, d)))
+
+
+def gray_sign_vector(index: int) -> tuple[int, int, int]:
+    g = index ^ (index >> 1)
+    sx, sy, sz = ((1 if g & bit else -1) for bit in (1, 2, 4))
+    return (sx, sy, sz)
+
+
+def octahedron(edge: float) -> Polyhedron:
+    r = edge / np.sqrt(2.0)
+    verts = np.array([[r, 0, 0], [-r, 0, 0], [0, r, 0], [0, -r, 0], [0, 0, r], [0, 0, -r]], dtype=float)
+    axis_vertex = {(0, 1): 0, (0, -1): 1, (1, 1): 2, (1, -1): 3, (2, 1): 4, (2, -1): 5}
+    faces = []
+    signs = []
+    for i in range(8):
+        s = gray_sign_vector(i)
+        tri = [axis_vertex[(0, s[0])], axis_vertex[(1, s[1])], axis_vertex[(2, s[2])]]
+        if s[0] * s[1] * s[2] < 0:  # keep counter-clockwise seen from outside
+            tri = [tri[0], tri[2], tri[1]]
+        faces.append(tuple(tri))
+        signs.append(s)
+    return Polyhedron(verts, tuple(faces), kind="octahedron", sign_vectors=tuple(signs))
+
+
+def octahedron_corner_vertex(poly: Polyhedron, face: int, axis: int) -> int:
+    """The vertex of an octahedron face that lies on body axis `axis` (0=x, 1=y, 2=z)."""
+    assert poly.sign_vectors is not None
+    s = poly.sign_vectors[face]
+    target = np.zeros(3)
+    target[axis] = s[axis]
+    for v in poly.faces[face]:
+        if np.dot(poly.vertices[v], target) > 0:
+            return v
+    raise AssertionError("octahedron face lacks a corner on that axis")
+
+
+def cuboid(sx: float, sy: float, sz: float) -> Polyhedron:
+    """Box with the given side lengths; faces in order +x, -x, +y, -y, +z, -z."""
+    hx, hy, hz = sx / 2, sy / 2, sz / 2
+    v = np.array([[x, y, z] for x in (-hx, hx) for y in (-hy, hy) for z in (-hz, hz)], dtype=float)
+
+    def idx(x: int, y: int, z: int) -> int:
+        return (x > 0) * 4 + (y > 0) * 2 + (z > 0)
+
+    faces = (
+        (idx(1, -1, -1), idx(1, 1, -1), idx(1, 1, 1), idx(1, -1, 1)),
+        (idx(-1, -1, -1), idx(-1, -1, 1), idx(-1, 1, 1), idx(-1, 1, -1)),
+        (idx(-1, 1, -1), idx(-1, 1, 1), idx(1, 1, 1), idx(1, 1, -1)),
+        (idx(-1, -1, -1), idx(1, -1, -1), idx(1, -1, 1), idx(-1, -1, 1)),
+        (idx(-1, -1, 1), idx(1, -1, 1), idx(1, 1, 1), idx(-1, 1, 1)),
+        (idx(-1, -1, -1), idx(-1, 1, -1), idx(1, 1, -1), idx(1, -1, -1)),
+    )
+    return Polyhedron(v, faces, kind="cuboid")
+
+
+def cube(side: float) -> Polyhedron:
+    p = cuboid(side, side, side)
+    return Polyhedron(p.vertices, p.faces, kind="cube")
+
+
+def convex_from_vertices(points: Vec, tol: float = 1e-9) -> Polyhedron:
+    """Convex hull of the points, coplanar triangles merged into polygon faces,
+    recentred on the centroid of the vertices."""
+    from scipy.spatial import ConvexHull
+
+    pts = np.asarray(points, dtype=float)
+    if pts.ndim != 2 or pts.shape[1] != 3 or len(pts) < 4:
+        raise ValueError("a convex die needs at least 4 vertices of 3 coordinates")
+    hull = ConvexHull(pts)
+    used = sorted(set(hull.vertices.tolist()))
+    remap = {old: new for new, old in enumerate(used)}
+    verts = pts[used] - pts[used].mean(axis=0)
+    scale = float(np.abs(verts).max())
+    planes: list[tuple[Vec, float, set[int]]] = []
+    for eq, simplex in zip(hull.equations, hull.simplices, strict=True):
+        n, d = eq[:3], -eq[3]
+        d -= float(n @ pts[used].mean(axis=0))
+        for pn, pd, members in planes:
+            if np.allclose(pn, n, atol=1e-7) and abs(pd - d) < tol + 1e-7 * scale:
+                members.update(remap[int(s)] for s in simplex)
+                break
+        else:
+            planes.append((n, d, {remap[int(s)] for s in simplex}))
+    faces = []
+    for n, _d, members in planes:
+        idx = list(members)
+        c = verts[idx].mean(axis=0)
+        u = verts[idx[0]] - c
+        u /= np.linalg.norm(u)
+        w = np.cross(n, u)
+        ang = [np.arctan2((verts[k] - c) @ w, (verts[k] - c) @ u) for k in idx]
+        faces.append(tuple(k for _a, k in sorted(zip(ang, idx, strict=True))))
+    return Polyhedron(verts, tuple(faces), kind="convex")
+
+
+def _rot_z(theta: float) -> Vec:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _rotation_between(a: Vec, b: Vec) -> Vec:
+    """Smallest rotation taking unit vector a onto unit vector b."""
+    a = a / np.linalg.norm(a)
+    b = b / np.linalg.norm(b)
+    v = np.cross(a, b)
+    c = float(a @ b)
+    if c < -1 + 1e-12:
+        perp = np.cross(a, [1.0, 0.0, 0.0])
+        if np.linalg.norm(perp) < 1e-6:
+            perp = np.cross(a, [0.0, 1.0, 0.0])
+        perp /= np.linalg.norm(perp)
+        return 2 * np.outer(perp, perp) - np.eye(3)
+    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + vx + vx @ vx / (1 + c)
+
+
+def axis_angle(axis: Vec, angle: float) -> Vec:
+    """Rotation matrix for a turn of `angle` radians about unit `axis` (Rodrigues)."""
+    k = axis / np.linalg.norm(axis)
+    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(angle) * kx + (1 - np.cos(angle)) * kx @ kx
