@@ -1,0 +1,185 @@
+"""Players for any registered game: `random`, `greedy`, `mcts`, and the terminal `human`.
+
+All of them see only the engine's own vocabulary (legal actions, chance requests,
+clone/apply), so they work on every game that follows the plug-in interface in
+`rules.registry`. Randomness comes from the Generator each player is given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Protocol
+
+import numpy as np
+
+from rules.core.protocols import RulesError
+from rules.core.rollers import SeededRoller
+
+Action = Any
+
+
+class Agent(Protocol):
+    name: str
+
+    def step(self, state: Any) -> Action: ...
+
+
+def make_agent(kind: str, module: ModuleType, rng: np.random.Generator,
+               **settings: Any) -> Agent:
+    """Build the player named `kind` for a game module (see `rules.registry`)."""
+    if kind == "random":
+        return RandomBot(rng)
+    if kind == "greedy":
+        return GreedyBot(module, rng)
+    if kind == "mcts":
+        return MCTSBot(module, rng, **settings)
+    if kind == "human":
+        return HumanPlayer()
+    raise RulesError(f"unknown player kind {kind!r}")
+
+
+class RandomBot:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def step(self, state: Any) -> Action:
+        actions = state.legal_actions()
+        return actions[int(self.rng.integers(len(actions)))]
+
+
+class GreedyBot:
+    """The game's own one-step greedy choice (`greedy_action(state, rng)` in its module)."""
+
+    name = "greedy"
+
+    def __init__(self, module: ModuleType, rng: np.random.Generator) -> None:
+        self.module = module
+        self.rng = rng
+
+    def step(self, state: Any) -> Action:
+        return self.module.greedy_action(state, self.rng)
+
+
+@dataclass
+class _Node:
+    visits: int = 0
+    value: float = 0.0  # summed returns of the player who chose the move into this node
+    children: dict[Action, _Node] = field(default_factory=dict)
+
+
+class MCTSBot:
+    """Open-loop UCT: the tree branches on the engine's legal actions; chance events are
+    sampled afresh on every iteration (so a node stands for an action sequence, and the
+    dice behind it vary). Playouts are random for `rollout_depth` decisions, then the
+    game's `heuristic` judges the position; each player maximises their own return, so
+    it works for more than two players."""
+
+    name = "mcts"
+
+    def __init__(self, module: ModuleType, rng: np.random.Generator, iterations: int = 200,
+                 rollout_depth: int = 20, exploration: float = 1.0) -> None:
+        self.module = module
+        self.rng = rng
+        self.iterations = iterations
+        self.rollout_depth = rollout_depth
+        self.exploration = exploration
+        self.roller = SeededRoller()
+
+    def step(self, state: Any) -> Action:
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        root = _Node()
+        for _ in range(self.iterations):
+            self._iterate(root, state.clone())
+        best = max(actions, key=lambda a: (root.children[a].visits, root.children[a].value)
+                   if a in root.children else (-1, 0.0))
+        return best
+
+    def _iterate(self, root: _Node, s: Any) -> None:
+        node = root
+        path: list[tuple[_Node, int]] = []
+        expanded = False
+        while not s.is_terminal() and not expanded:
+            if s.is_chance_node():
+                self._chance(s)
+                continue
+            player = s.current_player()
+            actions = s.legal_actions()
+            untried = [a for a in actions if a not in node.children]
+            if untried:
+                action = untried[int(self.rng.integers(len(untried)))]
+                node.children[action] = _Node()
+                expanded = True
+            else:
+                action = self._select(node, actions)
+            s.apply_action(action)
+            node = node.children[action]
+            path.append((node, player))
+        depth = 0
+        while not s.is_terminal() and depth < self.rollout_depth:
+            if s.is_chance_node():
+                self._chance(s)
+                continue
+            actions = s.legal_actions()
+            s.apply_action(actions[int(self.rng.integers(len(actions)))])
+            depth += 1
+        values = s.returns() if s.is_terminal() else self.module.heuristic(s)
+        root.visits += 1
+        for n, player in path:
+            n.visits += 1
+            n.value += values[player]
+
+    def _select(self, node: _Node, actions: list[Action]) -> Action:
+        log_n = math.log(max(node.visits, 1))
+        best, best_score = actions[0], -math.inf
+        for a in actions:
+            child = node.children[a]
+            score = child.value / child.visits + self.exploration * math.sqrt(
+                log_n / child.visits)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def _chance(self, s: Any) -> None:
+        kind, n = s.chance_request()
+        s.apply_chance(self.roller.roll(kind, n, self.rng))
+
+
+class HumanPlayer:
+    """Plays in the terminal: shows the state's text view and numbered legal actions."""
+
+    name = "human"
+
+    def __init__(self, input_fn: Callable[[str], str] = input,
+                 output_fn: Callable[[str], None] = print) -> None:
+        self.input_fn = input_fn
+        self.output_fn = output_fn
+
+    def step(self, state: Any) -> Action:
+        actions = state.legal_actions()
+        self.output_fn(state.render())
+        for i, a in enumerate(actions, 1):
+            self.output_fn(f"  {i:3d}. {state.action_to_string(a)}")
+        while True:
+            try:
+                answer = self.input_fn(f"{_player_name(state, state.current_player())}, "
+                                       f"choose 1-{len(actions)}: ").strip()
+            except EOFError:
+                raise RulesError("input closed while waiting for a human player's choice") \
+                    from None
+            if answer.isdigit() and 1 <= int(answer) <= len(actions):
+                return actions[int(answer) - 1]
+            self.output_fn(f"  please type a number from 1 to {len(actions)}")
+
+
+def _player_name(state: Any, player: int) -> str:
+    namer = getattr(state, "player_name", None)
+    return namer(player) if namer is not None else f"player {player + 1}"

@@ -1,0 +1,260 @@
+"""The generic headless runner: plays any registered game with bots or humans, rolls its
+chance nodes through a `DiceRoller`, tells the game as it goes, and writes a JSON-lines
+log that `verify_log` can re-run.
+
+Log format (one JSON object per line):
+
+- header: `{"type": "header", "format": 1, "game", "players", "seed", "options",
+  "roller", "initial_digest"}`
+- `{"type": "chance", "step", "kind", "n", "faces", "events", "digest"}`
+- `{"type": "action", "step", "player", "action", "text", "events", "digest"}`
+- `{"type": "end", "steps", "returns", "winners"}`
+
+`digest` is a short hash of the state after the step. Seeds: one `SeedSequence(seed)` is
+spawned into setup, chance and one stream per seat, so the dice (seeded roller) depend
+only on the seed and the sequence of chance requests, never on the bots' thinking.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from rules.core.bots import Agent, make_agent
+from rules.core.protocols import DiceRoller, RulesError
+from rules.core.rollers import SeededRoller
+from rules.registry import GameSpec, did_you_mean, lookup
+
+LOG_FORMAT = 1
+
+
+@dataclass
+class GameRecord:
+    game: str
+    players: list[str]
+    seed: int
+    options: dict[str, Any]
+    roller: str
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    returns: list[float] = field(default_factory=list)
+    winners: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    ok: bool
+    steps: int
+    message: str
+
+
+def streams(seed: int, num_players: int) -> tuple[np.random.Generator, np.random.Generator,
+                                                  list[np.random.Generator]]:
+    """(setup rng, chance rng, one rng per seat) from one seed."""
+    children = np.random.SeedSequence(seed).spawn(2 + num_players)
+    gens = [np.random.default_rng(c) for c in children]
+    return gens[0], gens[1], gens[2:]
+
+
+def new_state(spec: GameSpec, num_players: int, options: dict[str, Any],
+              setup_rng: np.random.Generator) -> Any:
+    spec.check_players(num_players)
+    return spec.module().new_game(num_players, options, setup_rng)
+
+
+def digest(state: Any) -> str:
+    text = json.dumps(state.serialize(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] | None = None,
+         roller: DiceRoller | None = None, out: Callable[[str], None] | None = None,
+         log: TextIO | None = None, agents: Sequence[Agent] | None = None,
+         bot_settings: dict[str, dict[str, Any]] | None = None,
+         max_steps: int = 200_000) -> GameRecord:
+    """Play one whole game. `players` are kinds ('random', 'greedy', 'mcts', 'human');
+    `agents` may replace the ones built from them. `out` receives the readable account,
+    `log` the JSON lines (flushed per line, so an interrupted game keeps its log)."""
+    spec = lookup(game)
+    spec.check_players(len(players))
+    for kind in players:
+        if kind not in spec.bots and kind != "human":
+            raise RulesError(f"unknown player {kind!r} for {game}"
+                             + did_you_mean(kind, [*spec.bots, "human"]))
+    resolved = spec.resolve_options(dict(options or {}))
+    roller = roller if roller is not None else SeededRoller()
+    setup_rng, chance_rng, seat_rngs = streams(seed, len(players))
+    module = spec.module()
+    if agents is None:
+        settings = bot_settings or {}
+        defaults = getattr(module, "BOT_SETTINGS", {})
+        agents = [make_agent(kind, module, seat_rngs[i],
+                             **{**defaults.get(kind, {}), **settings.get(kind, {})})
+                  for i, kind in enumerate(players)]
+    state = new_state(spec, len(players), resolved, setup_rng)
+    record = GameRecord(game, list(players), seed, resolved, roller.name)
+    emit = out or (lambda _line: None)
+
+    def write(line: dict[str, Any]) -> None:
+        record.lines.append(line)
+        if log is not None:
+            log.write(json.dumps(line) + "\n")
+            log.flush()
+
+    names = [_player_label(state, i, kind) for i, kind in enumerate(players)]
+    write({"type": "header", "format": LOG_FORMAT, "game": game, "players": list(players),
+           "names": names, "seed": seed, "options": resolved, "roller": roller.name,
+           "initial_digest": digest(state)})
+    emit(f"{spec.title}: {', '.join(names)}; seed {seed}; dice: {roller.name}")
+    state.take_events()
+    step = 0
+    while not state.is_terminal():
+        if step >= max_steps:
+            raise RulesError(f"{game}: no end after {max_steps} steps")
+        step += 1
+        if state.is_chance_node():
+            kind, n = state.chance_request()
+            faces = tuple(int(f) for f in roller.roll(kind, n, chance_rng))
+            state.apply_chance(faces)
+            events = state.take_events()
+            for e in events:
+                emit(f"  {e}")
+            write({"type": "chance", "step": step, "kind": kind, "n": n, "faces": list(faces),
+                   "events": events, "digest": digest(state)})
+        else:
+            player = state.current_player()
+            action = agents[player].step(state)
+            text = state.action_to_string(action)
+            state.apply_action(action)
+            events = state.take_events()
+            emit(f"{names[player]}: {text}")
+            for e in events:
+                emit(f"  {e}")
+            write({"type": "action", "step": step, "player": player,
+                   "action": to_json(action), "text": text, "events": events,
+                   "digest": digest(state)})
+    record.returns = [float(r) for r in state.returns()]
+    best = max(record.returns)
+    record.winners = [i for i, r in enumerate(record.returns) if r == best]
+    write({"type": "end", "steps": step, "returns": record.returns, "winners": record.winners})
+    if len(record.winners) == 1:
+        emit(f"Winner: {names[record.winners[0]]} after {step} steps")
+    else:
+        emit(f"Draw between {', '.join(names[w] for w in record.winners)} after {step} steps")
+    return record
+
+
+def verify_log(path: str | Path) -> VerifyResult:
+    """Re-run a log through the engine: every action must be legal and every state digest
+    must match; with the seeded roller the dice are re-rolled from the seed and must match
+    too. A log that cannot be read raises `RulesError` (one line)."""
+    lines = read_log(path)
+    header = lines[0]
+    spec = lookup(str(header["game"]))
+    players = header["players"]
+    seed = header["seed"]
+    if not isinstance(players, list) or not isinstance(seed, int):
+        raise RulesError(f"{path}: line 1: bad header field 'players' or 'seed'")
+    options = spec.resolve_options(dict(header.get("options") or {}))
+    setup_rng, chance_rng, _ = streams(seed, len(players))
+    state = new_state(spec, len(players), options, setup_rng)
+    reroll = header.get("roller") == "seeded"
+    roller = SeededRoller()
+    if digest(state) != header.get("initial_digest"):
+        return VerifyResult(False, 0, "line 1: initial state differs from the header's digest")
+    steps = 0
+    for number, line in enumerate(lines[1:], start=2):
+        kind = line.get("type")
+        where = f"line {number}"
+        try:
+            if kind == "chance":
+                if not state.is_chance_node():
+                    return VerifyResult(False, steps, f"{where}: log rolls dice but the game "
+                                        f"waits for player {state.current_player() + 1}")
+                request = state.chance_request()
+                if [request[0], request[1]] != [line["kind"], line["n"]]:
+                    return VerifyResult(False, steps, f"{where}: game asks for {request}, "
+                                        f"log rolled {line['kind']} x{line['n']}")
+                faces = tuple(int(f) for f in line["faces"])
+                if reroll:
+                    again = roller.roll(request[0], request[1], chance_rng)
+                    if tuple(again) != faces:
+                        return VerifyResult(False, steps, f"{where}: seed {seed} rolls "
+                                            f"{list(again)}, log has {list(faces)}")
+                state.apply_chance(faces)
+            elif kind == "action":
+                if state.is_chance_node() or state.is_terminal():
+                    return VerifyResult(False, steps, f"{where}: log has an action but the "
+                                        "game is at a roll or over")
+                if state.current_player() != line["player"]:
+                    return VerifyResult(False, steps, f"{where}: log says player "
+                                        f"{line['player'] + 1} moves, game says "
+                                        f"{state.current_player() + 1}")
+                action = from_json(line["action"])
+                if action not in state.legal_actions():
+                    return VerifyResult(False, steps, f"{where}: illegal action {line['text']!r}")
+                state.apply_action(action)
+            elif kind == "end":
+                if not state.is_terminal():
+                    return VerifyResult(False, steps, f"{where}: log ends, game goes on")
+                if [float(r) for r in state.returns()] != line["returns"]:
+                    return VerifyResult(False, steps, f"{where}: returns {state.returns()} "
+                                        f"differ from the log's {line['returns']}")
+                return VerifyResult(True, steps, f"{steps} steps identical")
+            else:
+                raise RulesError(f"{path}: {where}: unknown line type {kind!r}")
+        except (KeyError, TypeError) as exc:
+            raise RulesError(f"{path}: {where}: missing or bad field {exc}") from None
+        state.take_events()
+        steps += 1
+        if digest(state) != line.get("digest"):
+            return VerifyResult(False, steps, f"{where}: state after step {line.get('step')} "
+                                "differs from the log")
+    return VerifyResult(False, steps, f"log ends after {steps} steps without an end line")
+
+
+def read_log(path: str | Path) -> list[dict[str, Any]]:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot read log ({exc.strerror})") from None
+    lines: list[dict[str, Any]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise RulesError(f"{path}: line {number}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise RulesError(f"{path}: line {number}: expected a JSON object")
+        lines.append(obj)
+    if not lines or lines[0].get("type") != "header":
+        raise RulesError(f"{path}: line 1: not a tabletop game log (no header)")
+    if lines[0].get("format") != LOG_FORMAT:
+        raise RulesError(f"{path}: line 1: log format {lines[0].get('format')!r} "
+                         f"is not {LOG_FORMAT}")
+    return lines
+
+
+def to_json(action: Any) -> Any:
+    if isinstance(action, tuple):
+        return [to_json(a) for a in action]
+    return action
+
+
+def from_json(data: Any) -> Any:
+    if isinstance(data, list):
+        return tuple(from_json(a) for a in data)
+    return data
+
+
+def _player_label(state: Any, seat: int, kind: str) -> str:
+    namer = getattr(state, "player_name", None)
+    base = namer(seat) if namer is not None else f"P{seat + 1}"
+    return f"{base} ({kind})"

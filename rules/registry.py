@@ -1,0 +1,141 @@
+"""The registry of games: which games exist, how many players they take, their options
+and bots, and where their engine lives.
+
+How to plug a game in
+=====================
+
+1. Write a package `rules/<game>/` whose `__init__.py` exposes these module-level
+   functions (pure: no PyBullet, no Panda3D, no `simulator` imports):
+
+   - `new_game(num_players: int, options: dict, rng: numpy.random.Generator) -> State`
+     The initial state. `options` holds every option the game declares (below), filled
+     with defaults. `rng` may only be used for setup that is not a die roll (e.g. a random
+     board); every die roll is a chance node of the state instead.
+   - `deserialize(data: dict) -> State` from `State.serialize()`; a bad or corrupt dict
+     raises `RulesError` naming the field and value.
+   - `heuristic(state) -> list[float]`, one value in [0, 1] per player (how well each
+     stands); the generic `greedy` and `mcts` bots use it to judge unfinished games.
+
+2. The state class follows `rules.core.protocols.GameState` plus a few runner needs:
+
+   - `current_player() -> int`: a seat 0..n-1, `CHANCE_PLAYER` at a chance node,
+     `TERMINAL_PLAYER` when the game is over.
+   - `is_chance_node()`, `chance_request() -> (kind, n)` (e.g. ('d6', 3)),
+     `apply_chance(faces: tuple[int, ...])`, and optionally
+     `chance_outcomes() -> list[(faces, probability)]` where enumeration is small.
+   - `legal_actions() -> list[Action]`, `apply_action(action)`. Actions are tuples of
+     str/int (nested tuples allowed), so they go into JSON logs as lists and back.
+   - `action_to_string(action) -> str`: how a player would say it.
+   - `is_terminal()`, `returns() -> list[float]` (winner 1.0, others 0.0, a draw shares).
+   - `clone()`, `serialize() -> dict` (plain JSON), `render() -> str` (a text view,
+     e.g. the ASCII board a human player is shown).
+   - `take_events() -> list[str]`: what happened since the last call, in plain words
+     (the runner prints these as the readable account and writes them to the log).
+   - `num_players() -> int`.
+
+3. Register it with one `GameSpec` in `GAMES` below: name, title, player counts, package,
+   options (each becomes a `tabletop play` flag, e.g. `--board`) and bot names. The
+   generic bots `random`, `greedy` and `mcts` (`rules.core.bots`) and the terminal
+   `human` player work on any game that follows this interface; the runner
+   (`rules.core.runner`), `tabletop play`, `tabletop replay --verify` and `tabletop games`
+   need nothing more.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from rules.core.protocols import RulesError
+
+GENERIC_BOTS = ("random", "greedy", "mcts")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A game option; on the command line it is `--<name with dashes>`."""
+
+    name: str
+    kind: type  # int, str or bool
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    package: str
+    options: tuple[OptionSpec, ...] = ()
+    bots: tuple[str, ...] = GENERIC_BOTS
+    notes: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def module(self) -> ModuleType:
+        return importlib.import_module(self.package)
+
+    def check_players(self, n: int) -> None:
+        if not self.min_players <= n <= self.max_players:
+            span = (f"{self.min_players}" if self.min_players == self.max_players
+                    else f"{self.min_players} to {self.max_players}")
+            raise RulesError(f"{self.name} takes {span} players, got {n}")
+
+    def resolve_options(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Fill defaults; reject options this game does not take."""
+        known = {o.name: o for o in self.options}
+        out = {o.name: o.default for o in self.options}
+        for key, value in given.items():
+            if key not in known:
+                raise RulesError(
+                    f"{self.name} does not take option --{key.replace('_', '-')}"
+                    + did_you_mean(key, list(known), prefix="--"))
+            spec = known[key]
+            if spec.choices is not None and value not in spec.choices:
+                raise RulesError(f"{self.name}: option {spec.flag}: {value!r} is not one of "
+                                 f"{', '.join(map(str, spec.choices))}")
+            out[key] = value
+        return out
+
+
+GAMES: dict[str, GameSpec] = {}
+
+
+def register(spec: GameSpec) -> GameSpec:
+    if spec.name in GAMES:
+        raise ValueError(f"game {spec.name!r} is registered twice")
+    GAMES[spec.name] = spec
+    return spec
+
+
+def lookup(name: str) -> GameSpec:
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise RulesError(f"unknown game {name!r}" + did_you_mean(name, list(GAMES))) from None
+
+
+def names() -> list[str]:
+    return list(GAMES)
+
+
+def did_you_mean(name: str, known: list[str], prefix: str = "") -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    if close:
+        return f"; did you mean {prefix}{close[0]}?"
+    if known:
+        return f"; known: {', '.join(prefix + k for k in sorted(known))}"
+    return ""
+
+
+# ---------------------------------------------------------------------------------------
+# The games. One entry per implemented game.

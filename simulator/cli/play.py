@@ -1,0 +1,104 @@
+"""`tabletop play GAME`: play a whole game with bots and/or terminal players.
+
+    tabletop play diced --headless --players random,greedy,mcts --seed 1 --log game.jsonl
+    tabletop play diceland-hex --players human,mcts --board compact --dice physics
+
+Every registered game's options become flags here (`--board`, `--terrain`, ...); a game
+rejects the flags it does not take. The d6 games play in the terminal with or without
+`--headless`; a game whose registry entry carries a `window` launcher opens it unless
+`--headless` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Any
+
+from rules import registry
+from rules.core import DiceRoller, SeededRoller
+from rules.core.runner import play
+from simulator.cli.main import UsageError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("play", help="play a game with bots or in the terminal")
+    p.add_argument("game", help="game name (see `tabletop games`)")
+    p.add_argument("--headless", action="store_true",
+                   help="no 3D window; play in the terminal")
+    p.add_argument("--players", default=None,
+                   help="comma-separated player kinds: random, greedy, mcts, human "
+                        "(default: random for the smallest player count)")
+    p.add_argument("--seed", type=int, default=0, help="seed for dice and bots")
+    p.add_argument("--log", default=None, help="write the JSON-lines game log here")
+    p.add_argument("--dice", choices=("seeded", "physics"), default="seeded",
+                   help="seeded random dice, or physics dice thrown into a tray")
+    p.add_argument("--mcts-iterations", type=int, default=None,
+                   help="search iterations per mcts decision")
+    p.add_argument("--quiet", action="store_true", help="print only the winner")
+    seen: dict[str, registry.OptionSpec] = {}
+    for spec in registry.GAMES.values():
+        for opt in spec.options:
+            if opt.name in seen:
+                continue
+            seen[opt.name] = opt
+            if opt.kind is bool:
+                p.add_argument(opt.flag, dest=f"opt_{opt.name}", action="store_true",
+                               default=None, help=f"{spec.name}: {opt.help}")
+            else:
+                p.add_argument(opt.flag, dest=f"opt_{opt.name}", type=opt.kind, default=None,
+                               help=f"{spec.name}: {opt.help}")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = registry.lookup(args.game)
+    if args.players:
+        players = [p.strip() for p in args.players.split(",") if p.strip()]
+    else:
+        players = ["random"] * spec.min_players
+    options: dict[str, Any] = {key[4:]: value for key, value in vars(args).items()
+                               if key.startswith("opt_") and value is not None}
+    window = spec.extra.get("window")
+    if window is not None and not args.headless:
+        return int(window(args, players, options))
+    roller = make_roller(args.dice)
+    settings: dict[str, dict[str, Any]] = {}
+    if args.mcts_iterations is not None:
+        if args.mcts_iterations < 1:
+            raise UsageError(f"--mcts-iterations must be at least 1 (got {args.mcts_iterations})")
+        settings["mcts"] = {"iterations": args.mcts_iterations}
+
+    def out(line: str) -> None:
+        if not args.quiet or line.startswith(("Winner", "Draw")):
+            print(line, flush=True)
+
+    if args.log:
+        try:
+            log = open(args.log, "w")  # noqa: SIM115 - closed below, kept open while playing
+        except OSError as exc:
+            raise UsageError(f"--log {args.log}: cannot write ({exc.strerror})") from None
+    else:
+        log = None
+    try:
+        play(spec.name, players, args.seed, options, roller=roller, out=out, log=log,
+             bot_settings=settings)
+    finally:
+        if log is not None:
+            log.close()
+    if args.log:
+        print(f"log written to {args.log}", file=sys.stderr)
+    return 0
+
+
+def make_roller(kind: str) -> DiceRoller:
+    if kind == "seeded":
+        return SeededRoller()
+    try:
+        module = importlib.import_module("simulator.physics.roller")
+    except ImportError as exc:
+        raise UsageError(f"--dice physics: the physics roller is not available ({exc})") \
+            from None
+    roller: DiceRoller = module.PhysicsRoller()
+    return roller
