@@ -17,6 +17,9 @@ from rules.core import RulesError
 # Subcommand modules under simulator.cli, in the order `tabletop --help` lists them.
 SUBCOMMANDS = [
     "throw",
+    "play",
+    "replay",
+    "games",
 ]
 
 
