@@ -1,0 +1,70 @@
+"""DiceWar: Light of Dragons (`../shared/rulebooks/dicewar.txt`), a pure rule engine,
+tribes as YAML data (`rules/dicewar/tribes/`), and bots.
+
+Plug-in functions for `rules.registry`: `new_game`, `deserialize`, `heuristic`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rules.core.protocols import RulesError
+from rules.dicewar.bots import BOTS, GreedyBot, MctsBot, RandomBot, heuristic
+from rules.dicewar.game import (
+    DiceWarState,
+    beats,
+    cell_name,
+    deserialize_state,
+    field_bonus,
+    new_state,
+    parse_cell,
+)
+from rules.dicewar.tribe import Tribe, available, load_tribe, parse_tribe
+
+DEFAULT_TRIBE = "emberfen"
+
+
+def new_game(num_players: int, options: dict[str, Any] | None = None,
+             rng: np.random.Generator | None = None) -> DiceWarState:
+    """A new game; options: `tribes` ('name' or 'name,name', names or YAML paths),
+    `ruins` (bool), `max_plies` (int)."""
+    del rng  # the only randomness is the start roll, a chance node
+    if num_players != 2:
+        raise RulesError(f"dicewar takes 2 players, got {num_players}")
+    options = dict(options or {})
+    spec = str(options.get("tribes") or DEFAULT_TRIBE)
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if len(names) not in (1, 2):
+        raise RulesError(f"dicewar: --tribes takes one or two tribes, got {spec!r}")
+    tribes = [load_tribe(n) for n in names]
+    pair = (tribes[0], tribes[-1])
+    max_plies = int(options.get("max_plies") or 400)
+    if max_plies < 1:
+        raise RulesError(f"dicewar: --max-plies must be at least 1, got {max_plies}")
+    return new_state(pair, ruins=bool(options.get("ruins", False)), max_plies=max_plies)
+
+
+def deserialize(data: dict[str, Any]) -> DiceWarState:
+    return deserialize_state(data)
+
+
+__all__ = [
+    "BOTS",
+    "DiceWarState",
+    "GreedyBot",
+    "MctsBot",
+    "RandomBot",
+    "Tribe",
+    "available",
+    "beats",
+    "cell_name",
+    "deserialize",
+    "field_bonus",
+    "heuristic",
+    "load_tribe",
+    "new_game",
+    "parse_cell",
+    "parse_tribe",
+]

@@ -1,0 +1,580 @@
+"""DiceWar: Light of Dragons, the rule engine (`../shared/rulebooks/dicewar.txt`).
+
+Two players; player 0 plays the red dice, player 1 the black. The warlands are 7x7 fields,
+row 0 is player 0's Supply Zone (back row), row 6 player 1's. A field holds 0 (empty),
++p (player 0's creature of power p) or -p (player 1's).
+
+Decisions where the book is open (also in `rules/dicewar/README.md`):
+- Field bonus: a creature defeated in the opposing half scores +1, +2, +3 on the
+  opponent's third, second and back (Supply Zone) rows, for attacks and for spells alike.
+- A player with no legal Standard Action loses. After `max_plies` war-phase turns the
+  game ends: more victory points wins, equal is a draw.
+- Upgrade stops at 6. The trigger-points bar runs 0 to 10.
+- The Ruins option: three ruin fields across the middle row (b4, d4, f4).
+
+Phases: 'start' (chance: each player rolls a d6, ties re-roll), 'setup' (the starting
+player, then the other, put dice from the Reserve in their Supply Zone until the powers
+total 10), 'war' (one Standard Action per turn), 'over'.
+
+Actions are tuples: ('place', col, power), ('move', src, dst) (a move or an attack),
+('upgrade', src), ('spell', src, dst) (dst == src when the spell has no target).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Any
+
+from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError
+from rules.dicewar.tribe import TP_MAX, Creature, Tribe, parse_tribe
+
+SIZE = 7
+CELLS = SIZE * SIZE
+DICE_PER_PLAYER = 15
+SETUP_POWER = 10
+WIN_VP = 10
+RUINS = (3 * SIZE + 1, 3 * SIZE + 3, 3 * SIZE + 5)
+PLAYER_NAMES = ("red", "black")
+
+ORTHO = ((1, 0), (-1, 0), (0, 1), (0, -1))
+DIAG = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+KNIGHT = ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1))
+DIRECTIONS = {"orthogonal": ORTHO, "diagonal": DIAG, "surrounding": ORTHO + DIAG,
+              "knight": KNIGHT}
+
+
+def beats(attacker: int, defender: int) -> bool:
+    """The power hierarchy: higher beats lower; in addition 3 beats 6."""
+    return attacker > defender or (attacker == 3 and defender == 6)
+
+
+def field_bonus(player: int, cell: int) -> int:
+    """Extra victory points for a defeat on `cell`, scored by `player`: +1, +2, +3 on the
+    opponent's third, second and back row; nothing in one's own half or the middle row."""
+    row = cell // SIZE
+    return max(0, row - 3) if player == 0 else max(0, 3 - row)
+
+
+def home_row(player: int) -> int:
+    return 0 if player == 0 else SIZE - 1
+
+
+def cell_name(cell: int) -> str:
+    return f"{'abcdefg'[cell % SIZE]}{cell // SIZE + 1}"
+
+
+def parse_cell(text: str) -> int:
+    text = text.strip().lower()
+    if len(text) != 2 or text[0] not in "abcdefg" or text[1] not in "1234567":
+        raise RulesError(f"not a field: {text!r} (use a1..g7)")
+    return (int(text[1]) - 1) * SIZE + "abcdefg".index(text[0])
+
+
+def _neighbours(cell: int, dirs: tuple[tuple[int, int], ...]) -> list[int]:
+    r, c = divmod(cell, SIZE)
+    out = []
+    for dr, dc in dirs:
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < SIZE and 0 <= cc < SIZE:
+            out.append(rr * SIZE + cc)
+    return out
+
+
+ADJ = [_neighbours(i, ORTHO) for i in range(CELLS)]
+SURR = [_neighbours(i, ORTHO + DIAG) for i in range(CELLS)]
+
+
+def _within(cell: int, rng: int) -> list[int]:
+    r, c = divmod(cell, SIZE)
+    return [rr * SIZE + cc
+            for rr, cc in product(range(max(0, r - rng), min(SIZE, r + rng + 1)),
+                                  range(max(0, c - rng), min(SIZE, c + rng + 1)))
+            if (rr, cc) != (r, c)]
+
+
+class DiceWarState:
+    """The whole game: board, reserve, exile, victory and trigger points, phase."""
+
+    __slots__ = ("tribes", "ruins", "max_plies", "board", "reserve", "exile", "vp", "tp",
+                 "phase", "player", "first", "setup_done", "plies", "winner", "events",
+                 "start_rolls")
+
+    def __init__(self, tribes: tuple[Tribe, Tribe], ruins: bool = False,
+                 max_plies: int = 400) -> None:
+        self.tribes = tribes
+        self.ruins = ruins
+        self.max_plies = max_plies
+        self.board = [0] * CELLS
+        self.reserve = [DICE_PER_PLAYER, DICE_PER_PLAYER]
+        self.exile = [0, 0]
+        self.vp = [0, 0]
+        self.tp = [0, 0]
+        self.phase = "start"
+        self.player = 0
+        self.first = 0
+        self.setup_done = [False, False]
+        self.plies = 0
+        self.winner: int | None = None  # -1 for a draw once over
+        self.events: list[str] = []
+        self.start_rolls: list[list[int]] = []
+
+    # ---- OpenSpiel-style interface -------------------------------------------------
+    def num_players(self) -> int:
+        return 2
+
+    def current_player(self) -> int:
+        if self.phase == "over":
+            return TERMINAL_PLAYER
+        if self.phase == "start":
+            return CHANCE_PLAYER
+        return self.player
+
+    def is_chance_node(self) -> bool:
+        return self.phase == "start"
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def chance_request(self) -> tuple[str, int]:
+        if self.phase != "start":
+            raise ValueError("not a chance node")
+        return ("d6", 2)
+
+    def chance_outcomes(self) -> list[tuple[tuple[int, ...], float]]:
+        if self.phase != "start":
+            raise ValueError("not a chance node")
+        return [((a, b), 1 / 36) for a in range(1, 7) for b in range(1, 7)]
+
+    def apply_chance(self, faces: tuple[int, ...]) -> None:
+        if self.phase != "start":
+            raise ValueError("not a chance node")
+        if len(faces) != 2 or not all(1 <= f <= 6 for f in faces):
+            raise RulesError(f"dicewar: start roll needs two d6 faces, got {faces!r}")
+        a, b = int(faces[0]), int(faces[1])
+        self.start_rolls.append([a, b])
+        if a == b:
+            self.events.append(f"start roll: red {a}, black {b}: tied, roll again")
+            return
+        self.first = 0 if a > b else 1
+        self.player = self.first
+        self.phase = "setup"
+        self.events.append(f"start roll: red {a}, black {b}: {PLAYER_NAMES[self.first]} starts")
+
+    def returns(self) -> list[float]:
+        if self.phase != "over":
+            return [0.0, 0.0]
+        if self.winner in (0, 1):
+            return [1.0 if self.winner == p else 0.0 for p in (0, 1)]
+        return [0.5, 0.5]
+
+    def legal_actions(self) -> list[tuple[Any, ...]]:
+        if self.phase == "setup":
+            return self._setup_actions()
+        if self.phase == "war":
+            return self._war_actions(self.player)
+        return []
+
+    def apply_action(self, action: Any) -> None:
+        action = _as_tuple(action)
+        if self.phase not in ("setup", "war") or action not in self.legal_actions():
+            raise RulesError(f"dicewar: illegal action {action!r} in phase {self.phase}")
+        self.apply_legal(action)
+
+    def apply_legal(self, action: tuple[Any, ...]) -> None:
+        """Apply an action known to be legal (bots' search skips the check)."""
+        p = self.player
+        kind = action[0]
+        if kind == "place":
+            self._place(p, home_row(p) * SIZE + action[1], action[2], "sets up")
+            if self._setup_power(p) == SETUP_POWER:
+                self.setup_done[p] = True
+                self.events.append(f"{PLAYER_NAMES[p]} finishes the setup")
+                if all(self.setup_done):
+                    self.phase = "war"
+                    self.player = self.first
+                else:
+                    self.player = 1 - p
+            return
+        if kind == "move":
+            self._move(p, action[1], action[2])
+        elif kind == "upgrade":
+            v = self.board[action[1]]
+            self.board[action[1]] = v + (1 if v > 0 else -1)
+            self.events.append(f"{PLAYER_NAMES[p]} upgrades {cell_name(action[1])} "
+                               f"from {abs(v)} to {abs(v) + 1}")
+        else:
+            self._spell(p, action[1], action[2])
+        self._end_turn(p)
+
+    def action_to_string(self, action: Any) -> str:
+        action = _as_tuple(action)
+        kind = action[0]
+        if kind == "place":
+            cell = home_row(self.player) * SIZE + action[1]
+            return f"place power {action[2]} on {cell_name(cell)}"
+        if kind == "upgrade":
+            return f"upgrade {cell_name(action[1])}"
+        src, dst = action[1], action[2]
+        if kind == "move":
+            verb = "attack" if self.board[dst] != 0 else "move"
+            return f"{verb} {cell_name(src)}-{cell_name(dst)}"
+        spell = self.creature_at(src).spell
+        name = spell.kind if spell else "spell"
+        return f"{name} {cell_name(src)}" + ("" if dst == src else f" on {cell_name(dst)}")
+
+    def clone(self) -> DiceWarState:
+        s = DiceWarState.__new__(DiceWarState)
+        s.tribes = self.tribes
+        s.ruins = self.ruins
+        s.max_plies = self.max_plies
+        s.board = self.board[:]
+        s.reserve = self.reserve[:]
+        s.exile = self.exile[:]
+        s.vp = self.vp[:]
+        s.tp = self.tp[:]
+        s.phase = self.phase
+        s.player = self.player
+        s.first = self.first
+        s.setup_done = self.setup_done[:]
+        s.plies = self.plies
+        s.winner = self.winner
+        s.events = []
+        s.start_rolls = [r[:] for r in self.start_rolls]
+        return s
+
+    def take_events(self) -> list[str]:
+        out, self.events = self.events, []
+        return out
+
+    def serialize(self) -> dict[str, Any]:
+        return {
+            "game": "dicewar",
+            "tribes": [t.raw for t in self.tribes],
+            "ruins": self.ruins,
+            "max_plies": self.max_plies,
+            "board": self.board[:],
+            "reserve": self.reserve[:],
+            "exile": self.exile[:],
+            "vp": self.vp[:],
+            "tp": self.tp[:],
+            "phase": self.phase,
+            "player": self.player,
+            "first": self.first,
+            "setup_done": self.setup_done[:],
+            "plies": self.plies,
+            "winner": self.winner,
+            "start_rolls": self.start_rolls,
+        }
+
+    def render(self) -> str:
+        return render_board(self)
+
+    # ---- queries ------------------------------------------------------------------
+    def owner(self, cell: int) -> int | None:
+        v = self.board[cell]
+        return None if v == 0 else (0 if v > 0 else 1)
+
+    def creature_at(self, cell: int) -> Creature:
+        v = self.board[cell]
+        return self.tribes[0 if v > 0 else 1].creature(abs(v))
+
+    def creatures_of(self, p: int) -> list[int]:
+        sign = 1 if p == 0 else -1
+        return [i for i, v in enumerate(self.board) if v * sign > 0]
+
+    def targets_of_movement(self, src: int) -> tuple[list[int], list[int]]:
+        """(empty fields it may move to, opposing fields it may attack)."""
+        v = self.board[src]
+        p = 0 if v > 0 else 1
+        mv = self.creature_at(src).movement
+        moves: list[int] = []
+        attacks: list[int] = []
+        r, c = divmod(src, SIZE)
+        steps = 1 if mv.pattern == "knight" else mv.range
+        for dr, dc in DIRECTIONS[mv.pattern]:
+            for k in range(1, steps + 1):
+                rr, cc = r + dr * k, c + dc * k
+                if not (0 <= rr < SIZE and 0 <= cc < SIZE):
+                    break
+                dst = rr * SIZE + cc
+                w = self.board[dst]
+                if w == 0:
+                    moves.append(dst)
+                    continue
+                if (w > 0) != (v > 0) and beats(abs(v), abs(w)):
+                    attacks.append(dst)
+                if not mv.jump:
+                    break
+        if self._threatened(src, p):
+            moves = []
+        return moves, attacks
+
+    # ---- helpers ------------------------------------------------------------------
+    def _setup_power(self, p: int) -> int:
+        return sum(abs(self.board[i]) for i in self.creatures_of(p))
+
+    def _setup_actions(self) -> list[tuple[Any, ...]]:
+        p = self.player
+        left = SETUP_POWER - self._setup_power(p)
+        row = home_row(p)
+        return [("place", c, power) for c in range(SIZE) if self.board[row * SIZE + c] == 0
+                for power in range(1, min(6, left) + 1)]
+
+    def _war_actions(self, p: int) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        for src in self.creatures_of(p):
+            moves, attacks = self.targets_of_movement(src)
+            out.extend(("move", src, d) for d in sorted(moves + attacks))
+            if abs(self.board[src]) < 6:
+                out.append(("upgrade", src))
+            out.extend(("spell", src, d) for d in self._spell_targets(p, src))
+        return out
+
+    def _threatened(self, cell: int, p: int) -> bool:
+        for n in ADJ[cell]:
+            w = self.board[n]
+            if w != 0 and (w > 0) != (p == 0):
+                sp = self.tribes[1 - p].creature(abs(w)).speciality
+                if sp is not None and sp.kind == "threatening":
+                    return True
+        return False
+
+    def _spell_target_ok(self, caster_player: int, cell: int) -> bool:
+        """An opposing creature on `cell` may be targeted by `caster_player`'s spells."""
+        victim = 1 - caster_player
+        sp = self.creature_at(cell).speciality
+        if sp is not None and sp.kind == "immune_spells":
+            return False
+        for n in ADJ[cell]:
+            if self.owner(n) == victim:
+                gs = self.creature_at(n).speciality
+                if gs is not None and gs.kind == "guardian":
+                    return False
+        return True
+
+    def _spell_targets(self, p: int, src: int) -> list[int]:
+        spell = self.creature_at(src).spell
+        if spell is None:
+            return []
+        k = spell.kind
+        if k == "summon":
+            if self.reserve[p] == 0 or self.tp[p] < spell.get("cost"):
+                return []
+            if spell.get("place") == "adjacent":
+                return [n for n in ADJ[src] if self.board[n] == 0]
+            row = home_row(p) * SIZE
+            return [row + c for c in range(SIZE) if self.board[row + c] == 0]
+        if k == "charge":
+            return [src] if self.tp[p] < TP_MAX else []
+        if k == "recall":
+            return [src] if self.exile[p] > 0 else []
+        if k == "bolt":
+            return [d for d in _within(src, spell.get("range"))
+                    if self.owner(d) == 1 - p and abs(self.board[d]) <= self.tp[p]
+                    and self._spell_target_ok(p, d)]
+        if k == "reinforce":
+            if self.tp[p] < spell.get("cost"):
+                return []
+            return [d for d in ADJ[src] if self.owner(d) == p and abs(self.board[d]) < 6]
+        # weaken
+        if self.tp[p] < spell.get("cost"):
+            return []
+        return [d for d in _within(src, spell.get("range"))
+                if self.owner(d) == 1 - p and abs(self.board[d]) > 1
+                and self._spell_target_ok(p, d)]
+
+    def _place(self, p: int, cell: int, power: int, verb: str) -> None:
+        self.reserve[p] -= 1
+        self.board[cell] = power if p == 0 else -power
+        self.events.append(f"{PLAYER_NAMES[p]} {verb} {self.tribes[p].creature(power).name} "
+                           f"(power {power}) on {cell_name(cell)}")
+        self._ruin_check(cell)
+
+    def _ruin_check(self, cell: int) -> None:
+        """The Ruins: a power-1 creature on a ruin goes straight back to the Reserve."""
+        if self.ruins and cell in RUINS and abs(self.board[cell]) == 1:
+            p = self.owner(cell)
+            assert p is not None
+            self.board[cell] = 0
+            self.reserve[p] += 1
+            self.events.append(f"{PLAYER_NAMES[p]}'s power-1 creature on the ruin "
+                               f"{cell_name(cell)} returns to the Reserve")
+
+    def _move(self, p: int, src: int, dst: int) -> None:
+        v = self.board[src]
+        if self.board[dst] != 0:
+            self._defeat(p, dst, f"{self.creature_at(src).name} ({abs(v)})", by_attack=src)
+        else:
+            self.events.append(f"{PLAYER_NAMES[p]} moves {self.creature_at(src).name} "
+                               f"{cell_name(src)}-{cell_name(dst)}")
+        self.board[src] = 0
+        self.board[dst] = v
+        self._ruin_check(dst)
+
+    def _defeat(self, p: int, cell: int, by: str, by_attack: int | None = None) -> None:
+        """Player p defeats the opposing creature on `cell`: exile (or reserve), score."""
+        victim = 1 - p
+        w = self.board[cell]
+        power = abs(w)
+        creature = self.tribes[victim].creature(power)
+        bonus = field_bonus(p, cell)
+        self.vp[p] += power + bonus
+        sp = creature.speciality
+        if sp is not None and sp.kind == "return_to_reserve":
+            self.reserve[victim] += 1
+            where = "Reserve"
+        else:
+            self.exile[victim] += 1
+            where = "Exile"
+        if sp is not None and sp.kind == "trigger_on_loss":
+            self.tp[victim] = min(TP_MAX, self.tp[victim] + sp.get("amount"))
+        self.board[cell] = 0
+        if by_attack is not None:
+            asp = self.creature_at(by_attack).speciality
+            if asp is not None and asp.kind == "trigger_on_kill":
+                self.tp[p] = min(TP_MAX, self.tp[p] + asp.get("amount"))
+        bonus_text = f" + field bonus {bonus}" if bonus else ""
+        self.events.append(
+            f"{PLAYER_NAMES[p]}'s {by} defeats {creature.name} ({power}) on {cell_name(cell)}"
+            f" -> {where}; {power}{bonus_text} VP, {PLAYER_NAMES[p]} has {self.vp[p]} VP")
+
+    def _spell(self, p: int, src: int, dst: int) -> None:
+        caster = self.creature_at(src)
+        spell = caster.spell
+        assert spell is not None
+        k = spell.kind
+        who = f"{PLAYER_NAMES[p]}'s {caster.name}"
+        if k == "summon":
+            self.tp[p] -= spell.get("cost")
+            self._place(p, dst, spell.get("power"), f"summons with {caster.name}:")
+        elif k == "charge":
+            self.tp[p] = min(TP_MAX, self.tp[p] + spell.get("amount"))
+            self.events.append(f"{who} charges: {self.tp[p]} trigger points")
+        elif k == "recall":
+            self.exile[p] -= 1
+            self.reserve[p] += 1
+            self.tp[p] = min(TP_MAX, self.tp[p] + spell.get("amount"))
+            self.events.append(f"{who} recalls a die from the Exile to the Reserve; "
+                               f"{self.tp[p]} trigger points")
+        elif k == "bolt":
+            self.tp[p] -= abs(self.board[dst])
+            self._defeat(p, dst, f"{caster.name}'s bolt")
+        elif k == "reinforce":
+            self.tp[p] -= spell.get("cost")
+            w = self.board[dst]
+            self.board[dst] = w + (1 if w > 0 else -1)
+            self.events.append(f"{who} reinforces {cell_name(dst)} to {abs(w) + 1}")
+        else:
+            self.tp[p] -= spell.get("cost")
+            w = self.board[dst]
+            self.board[dst] = w - (1 if w > 0 else -1)
+            self.events.append(f"{who} weakens {cell_name(dst)} to {abs(w) - 1}")
+            self._ruin_check(dst)
+
+    def _end_turn(self, p: int) -> None:
+        self.plies += 1
+        if self.vp[p] >= WIN_VP:
+            self._finish(p, f"{PLAYER_NAMES[p]} reaches {self.vp[p]} victory points")
+            return
+        if self.ruins and all(self.owner(c) == p for c in RUINS):
+            self._finish(p, f"{PLAYER_NAMES[p]} holds all the Ruins")
+            return
+        if self.plies >= self.max_plies:
+            w = 0 if self.vp[0] > self.vp[1] else 1 if self.vp[1] > self.vp[0] else -1
+            self._finish(w, f"turn limit {self.max_plies} reached")
+            return
+        self.player = 1 - p
+        if not self._war_actions(self.player):
+            self._finish(p, f"{PLAYER_NAMES[self.player]} has no legal action")
+
+    def _finish(self, winner: int, why: str) -> None:
+        self.phase = "over"
+        self.winner = winner
+        result = "a draw" if winner == -1 else f"{PLAYER_NAMES[winner]} wins"
+        self.events.append(f"game over: {why}: {result} (VP red {self.vp[0]}, "
+                           f"black {self.vp[1]})")
+
+
+def _as_tuple(action: Any) -> tuple[Any, ...]:
+    if isinstance(action, list):
+        return tuple(action)
+    if not isinstance(action, tuple):
+        raise RulesError(f"dicewar: an action is a tuple, got {action!r}")
+    return action
+
+
+def render_board(s: DiceWarState) -> str:
+    """The 7x7 warlands as text: R3 is red's power-3 creature, B5 black's power 5, ()
+    a ruin; black's Supply Zone (row 7) on top."""
+    lines = [f"        black: VP {s.vp[1]:2d}  TP {s.tp[1]:2d}  reserve {s.reserve[1]:2d}  "
+             f"exile {s.exile[1]:2d}"]
+    lines.append("     a  b  c  d  e  f  g")
+    for r in range(SIZE - 1, -1, -1):
+        row = []
+        for c in range(SIZE):
+            i = r * SIZE + c
+            v = s.board[i]
+            if v > 0:
+                row.append(f"R{v}")
+            elif v < 0:
+                row.append(f"B{-v}")
+            else:
+                row.append("()" if s.ruins and i in RUINS else " .")
+        tag = {0: " red supply", SIZE - 1: " black supply"}.get(r, "")
+        bonus = max(field_bonus(0, i), field_bonus(1, i))
+        lines.append(f"  {r + 1} " + " ".join(row) + f"  +{bonus}{tag}" if bonus
+                     else f"  {r + 1} " + " ".join(row) + tag)
+    lines.append(f"        red:   VP {s.vp[0]:2d}  TP {s.tp[0]:2d}  reserve {s.reserve[0]:2d}  "
+                 f"exile {s.exile[0]:2d}")
+    return "\n".join(lines)
+
+
+def new_state(tribes: tuple[Tribe, Tribe], ruins: bool = False,
+              max_plies: int = 400) -> DiceWarState:
+    return DiceWarState(tribes, ruins=ruins, max_plies=max_plies)
+
+
+def deserialize_state(data: Any) -> DiceWarState:
+    """Rebuild a state from `serialize()`; any corrupt field raises one RulesError line."""
+    if not isinstance(data, dict):
+        raise RulesError(f"dicewar save: expected a mapping, got {type(data).__name__}")
+    try:
+        tribes = tuple(parse_tribe(t, "save:tribes") for t in data["tribes"])
+        if len(tribes) != 2:
+            raise RulesError(f"dicewar save: tribes: need 2, got {len(tribes)}")
+        s = DiceWarState((tribes[0], tribes[1]), bool(data["ruins"]), int(data["max_plies"]))
+        board = [int(v) for v in data["board"]]
+        if len(board) != CELLS or any(abs(v) > 6 for v in board):
+            raise RulesError(f"dicewar save: board: 49 fields of -6..6 expected, got {board!r}")
+        s.board = board
+        for key in ("reserve", "exile", "vp", "tp"):
+            vals = [int(v) for v in data[key]]
+            if len(vals) != 2 or any(v < 0 for v in vals):
+                raise RulesError(f"dicewar save: {key}: two counts >= 0 expected, got {vals!r}")
+            setattr(s, key, vals)
+        for p in (0, 1):
+            on_board = len(s.creatures_of(p))
+            if s.reserve[p] + s.exile[p] + on_board != DICE_PER_PLAYER:
+                raise RulesError(f"dicewar save: {PLAYER_NAMES[p]} dice do not add up to "
+                                 f"{DICE_PER_PLAYER} (reserve {s.reserve[p]}, exile "
+                                 f"{s.exile[p]}, on board {on_board})")
+        phase = data["phase"]
+        if phase not in ("start", "setup", "war", "over"):
+            raise RulesError(f"dicewar save: phase: unknown phase {phase!r}")
+        s.phase = phase
+        s.player = int(data["player"])
+        s.first = int(data["first"])
+        if s.player not in (0, 1) or s.first not in (0, 1):
+            raise RulesError(f"dicewar save: player: must be 0 or 1, got {s.player!r}")
+        s.setup_done = [bool(v) for v in data["setup_done"]]
+        s.plies = int(data["plies"])
+        w = data["winner"]
+        s.winner = None if w is None else int(w)
+        s.start_rolls = [list(map(int, r)) for r in data.get("start_rolls", [])]
+    except KeyError as exc:
+        raise RulesError(f"dicewar save: missing field {exc.args[0]!r}") from None
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, RulesError):
+            raise
+        raise RulesError(f"dicewar save: bad value: {exc}") from None
+    return s
