@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from rules.core.protocols import RulesError
-from rules.dicewar.bots import BOTS, GreedyBot, MctsBot, RandomBot, heuristic
+from rules.dicewar.bots import BOT_SETTINGS, GreedyBot, greedy_action, heuristic
 from rules.dicewar.game import (
     DiceWarState,
     beats,
@@ -51,17 +51,16 @@ def deserialize(data: dict[str, Any]) -> DiceWarState:
 
 
 __all__ = [
-    "BOTS",
+    "BOT_SETTINGS",
     "DiceWarState",
     "GreedyBot",
-    "MctsBot",
-    "RandomBot",
     "Tribe",
     "available",
     "beats",
     "cell_name",
     "deserialize",
     "field_bonus",
+    "greedy_action",
     "heuristic",
     "load_tribe",
     "new_game",

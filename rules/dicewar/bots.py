@@ -1,7 +1,6 @@
-"""DiceWar bots: `random`, `greedy` (one-ply look-ahead on the heuristic) and `mcts`
-(UCT search with short random play-outs judged by the heuristic).
-
-Each bot is `choose(state) -> action` with its randomness injected at construction.
+"""DiceWar's judgement for bots: the `heuristic` (used by the generic `mcts` player of
+`rules.core.bots` to judge its play-outs) and the `greedy` player (one-ply look-ahead on
+that heuristic). `random` and `mcts` are the generic players; `BOT_SETTINGS` tunes mcts.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.dicewar.game import SIZE, WIN_VP, DiceWarState, beats
+from rules.dicewar.game import SIZE, DiceWarState, beats
 
 
 def heuristic(state: DiceWarState) -> list[float]:
@@ -58,17 +57,6 @@ def _hanging(s: DiceWarState, p: int) -> float:
     return float(worst)
 
 
-class RandomBot:
-    name = "random"
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-
-    def choose(self, state: Any) -> Any:
-        actions = state.legal_actions()
-        return actions[int(self.rng.integers(len(actions)))]
-
-
 class GreedyBot:
     """Takes a winning action if there is one, else the action whose result the
     heuristic likes best (ties broken at random)."""
@@ -93,83 +81,11 @@ class GreedyBot:
         return best[int(self.rng.integers(len(best)))]
 
 
-class _Node:
-    __slots__ = ("player", "untried", "children", "visits", "value")
-
-    def __init__(self, state: DiceWarState, rng: np.random.Generator) -> None:
-        self.player = state.current_player()
-        acts = state.legal_actions()
-        order = rng.permutation(len(acts))
-        self.untried = [acts[i] for i in order]
-        self.children: dict[Any, _Node] = {}
-        self.visits = 0
-        self.value = 0.0  # summed value for the player who moves at the parent
+def greedy_action(state: DiceWarState, rng: np.random.Generator) -> Any:
+    """The registry's `greedy` player for DiceWar."""
+    return GreedyBot(rng).choose(state)
 
 
-class MctsBot:
-    """UCT. Each iteration descends by UCB1, expands one action, plays `rollout` random
-    plies (taking an immediate win when a move reaches 10 VP), and scores the result
-    with the heuristic. The most-visited root action is played."""
-
-    name = "mcts"
-
-    def __init__(self, rng: np.random.Generator, iterations: int = 150, rollout: int = 6,
-                 c: float = 1.0) -> None:
-        self.rng = rng
-        self.iterations = iterations
-        self.rollout = rollout
-        self.c = c
-
-    def choose(self, state: DiceWarState) -> Any:
-        actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        for a in actions:  # a winning action needs no search
-            child = state.clone()
-            child.apply_legal(a)
-            if child.is_terminal() and child.returns()[state.current_player()] == 1.0:
-                return a
-        root = _Node(state, self.rng)
-        for _ in range(self.iterations):
-            self._iterate(root, state.clone())
-        return max(root.children.items(), key=lambda kv: kv[1].visits)[0]
-
-    def _iterate(self, root: _Node, s: DiceWarState) -> None:
-        path: list[tuple[_Node, _Node]] = []
-        node = root
-        while not node.untried and node.children and not s.is_terminal():
-            parent = node
-            log_n = math.log(parent.visits + 1)
-            best_a: Any = None
-            best_u = -math.inf
-            for a, ch in parent.children.items():
-                u = ch.value / ch.visits + self.c * math.sqrt(log_n / ch.visits)
-                if u > best_u:
-                    best_a, best_u = a, u
-            s.apply_legal(best_a)
-            node = parent.children[best_a]
-            path.append((parent, node))
-        if node.untried and not s.is_terminal():
-            a = node.untried.pop()
-            s.apply_legal(a)
-            child = _Node(s, self.rng)
-            node.children[a] = child
-            path.append((node, child))
-        values = self._playout(s)
-        root.visits += 1
-        for parent, child in path:
-            child.visits += 1
-            child.value += values[parent.player]
-
-    def _playout(self, s: DiceWarState) -> list[float]:
-        for _ in range(self.rollout):
-            if s.is_terminal():
-                break
-            acts = s.legal_actions()
-            s.apply_legal(acts[int(self.rng.integers(len(acts)))])
-        return heuristic(s)
-
-
-BOTS = {"random": RandomBot, "greedy": GreedyBot, "mcts": MctsBot}
-
-__all__ = ["BOTS", "WIN_VP", "GreedyBot", "MctsBot", "RandomBot", "heuristic"]
+# Generic mcts settings for DiceWar: short play-outs, since the heuristic reads the board
+# well and long random play-outs mostly add noise (see benchmarks/bench_dicewar_mcts.py).
+BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 8}}

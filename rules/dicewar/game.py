@@ -122,6 +122,9 @@ class DiceWarState:
     def num_players(self) -> int:
         return 2
 
+    def player_name(self, seat: int) -> str:
+        return PLAYER_NAMES[seat]
+
     def current_player(self) -> int:
         if self.phase == "over":
             return TERMINAL_PLAYER
@@ -176,9 +179,27 @@ class DiceWarState:
 
     def apply_action(self, action: Any) -> None:
         action = _as_tuple(action)
-        if self.phase not in ("setup", "war") or action not in self.legal_actions():
+        if not self._is_legal(action):
             raise RulesError(f"dicewar: illegal action {action!r} in phase {self.phase}")
         self.apply_legal(action)
+
+    def _is_legal(self, action: tuple[Any, ...]) -> bool:
+        """Same answer as `action in legal_actions()`, without listing them all."""
+        if self.phase == "setup":
+            return action in self._setup_actions()
+        if self.phase != "war" or len(action) < 2 or not isinstance(action[1], int):
+            return False
+        src = action[1]
+        if not 0 <= src < CELLS or self.owner(src) != self.player:
+            return False
+        if action[0] == "move" and len(action) == 3:
+            moves, attacks = self.targets_of_movement(src)
+            return action[2] in moves or action[2] in attacks
+        if action[0] == "upgrade" and len(action) == 2:
+            return abs(self.board[src]) < 6
+        if action[0] == "spell" and len(action) == 3:
+            return action[2] in self._spell_targets(self.player, src)
+        return False
 
     def apply_legal(self, action: tuple[Any, ...]) -> None:
         """Apply an action known to be legal (bots' search skips the check)."""
