@@ -11,7 +11,7 @@ import difflib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -188,7 +188,7 @@ def _parse_com(source: str, raw: Any, values: tuple[int, ...] | None,
     raise DataError(source, "com_offset", "must be [x, y, z] or {toward_face, fraction_of_r}", raw)
 
 
-def _is_finite_number(x: Any) -> bool:
+def _is_finite_number(x: Any) -> TypeGuard[int | float]:
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
 
 

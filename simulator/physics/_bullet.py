@@ -1,0 +1,43 @@
+"""PyBullet, imported and connected without its C-level chatter.
+
+The extension writes its build time to stderr at import and `argv[0]=` to stdout on
+connect, straight to the file descriptors; that would corrupt `--json` output and clutter
+every command, so both happen with fds 1 and 2 on /dev/null.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def quiet_fds() -> Iterator[None]:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
+
+
+with quiet_fds():
+    import pybullet
+    from pybullet_utils.bullet_client import BulletClient
+
+
+def direct_client() -> BulletClient:
+    with quiet_fds():
+        return BulletClient(connection_mode=pybullet.DIRECT)
+
+
+__all__ = ["BulletClient", "direct_client", "pybullet", "quiet_fds"]

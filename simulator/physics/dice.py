@@ -1,0 +1,117 @@
+"""From a die model (YAML data) to geometry and mass properties the physics can use."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from dice_models import DataError, DieModel, load_die
+from simulator.geometry import (
+    MassProperties,
+    Polyhedron,
+    convex_from_vertices,
+    cube,
+    cuboid,
+    octahedron,
+    tampered,
+)
+
+AXES = ("x", "y", "z")
+
+
+@dataclass(frozen=True, eq=False)
+class DieShape:
+    """A die model made concrete: polyhedron, face values, mass properties (tampering
+    applied) and the rotation of the principal inertia axes in the body frame."""
+
+    model: DieModel
+    poly: Polyhedron
+    values: tuple[int, ...]
+    mass: MassProperties
+    principal_moments: np.ndarray
+    principal_axes: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    def face_of_value(self, value: int) -> int:
+        try:
+            return self.values.index(value)
+        except ValueError:
+            raise DataError(self.model.source, "face", f"die {self.name} has no face {value}",
+                            value) from None
+
+    def corner_names(self, face: int) -> dict[str, int]:
+        """Corner name -> vertex index of a face: axis names for octahedra, else 'v<i>'."""
+        poly = self.poly
+        if poly.kind == "octahedron":
+            out = {}
+            for v in poly.faces[face]:
+                axis = int(np.argmax(np.abs(poly.vertices[v])))
+                out[AXES[axis]] = v
+            return out
+        return {f"v{v}": v for v in poly.faces[face]}
+
+    @property
+    def inradius(self) -> float:
+        return float(self.poly.face_offsets.min())
+
+
+def build_geometry(model: DieModel) -> Polyhedron:
+    g = model.geometry
+    kind = g["kind"]
+    if kind == "octahedron":
+        return octahedron(float(g["edge"]))
+    if kind == "cube":
+        return cube(float(g["side"]))
+    if kind == "cuboid":
+        sx, sy, sz = (float(s) for s in g["sides"])
+        return cuboid(sx, sy, sz)
+    try:
+        return convex_from_vertices(np.asarray(g["vertices"], dtype=float))
+    except Exception as exc:  # scipy's QhullError or our own ValueError: the data is flat
+        raise DataError(model.source, "geometry.vertices",
+                        f"do not span a solid convex hull ({str(exc).splitlines()[0]})",
+                        show_value=False) from None
+
+
+_SHAPES: dict[str, DieShape] = {}
+
+
+def die_shape(model: DieModel) -> DieShape:
+    """The concrete shape of a model, cached by the model's data (models hold dicts)."""
+    key = json.dumps(model.to_json(), sort_keys=True)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        shape = _SHAPES[key] = _make_shape(model)
+    return shape
+
+
+def _make_shape(model: DieModel) -> DieShape:
+    poly = build_geometry(model)
+    values = model.values if model.values is not None else tuple(range(1, poly.n_faces + 1))
+    if len(values) != poly.n_faces:
+        raise DataError(model.source, "values", f"needs {poly.n_faces} values, one per face",
+                        list(values))
+    props = poly.mass_properties(model.mass, model.mass_model)
+    if model.com_offset is not None:
+        off = model.com_offset
+        if off.vector is not None:
+            vec = np.array(off.vector)
+        else:
+            assert off.toward_face is not None
+            face = values.index(off.toward_face)
+            vec = poly.normals[face] * off.fraction_of_r * poly.circumradius
+        props = tampered(props, vec)
+    moments, axes = props.principal()
+    if moments.min() <= 0:
+        raise DataError(model.source, "com_offset", "moves the centre of mass too far: the "
+                        "inertia is no longer positive", show_value=False)
+    return DieShape(model, poly, tuple(values), props, moments, axes)
+
+
+def shape_by_name(name: str) -> DieShape:
+    return die_shape(load_die(name))

@@ -1,0 +1,5 @@
+"""The physics `DiceRoller` (see simulator.physics.tray)."""
+
+from simulator.physics.tray import PhysicsRoller, TrayRoll, roll_tray
+
+__all__ = ["PhysicsRoller", "TrayRoll", "roll_tray"]

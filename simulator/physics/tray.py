@@ -1,0 +1,97 @@
+"""d6 rolls for the d6 games: n dice thrown together into a walled tray; a die that comes
+to rest cocked (not flat on the tray floor) is thrown again, and re-throws are counted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dice_models import DieModel, load_die
+from simulator.physics.settings import SURFACES, Obstacle, PhysicsSettings, TableSpec
+from simulator.physics.world import PhysicsError, Throw, World
+
+TRAY_WALL = 0.06  # m high, 2 cm thick
+MAX_ROUNDS = 30
+
+
+def tray_table(width: float = 0.36, depth: float = 0.26) -> TableSpec:
+    """A felt-lined tray: the floor is the 'table', the four walls are obstacles standing
+    just outside its edge, so a die leaning on a wall is 'leaning', i.e. cocked."""
+    t = 0.02
+    walls = (
+        Obstacle("wall_south", "box", (0.0, -depth / 2 - t / 2), (width + 2 * t, t, TRAY_WALL)),
+        Obstacle("wall_north", "box", (0.0, depth / 2 + t / 2), (width + 2 * t, t, TRAY_WALL)),
+        Obstacle("wall_west", "box", (-width / 2 - t / 2, 0.0), (t, depth, TRAY_WALL)),
+        Obstacle("wall_east", "box", (width / 2 + t / 2, 0.0), (t, depth, TRAY_WALL)),
+    )
+    return TableSpec(shape="rect", width=width, depth=depth, surface=SURFACES["felt"],
+                     obstacles=walls, source="<tray>")
+
+
+@dataclass(frozen=True)
+class TrayRoll:
+    faces: tuple[int, ...]
+    rethrows: int  # dice thrown again because they came to rest cocked
+    steps: int  # physics steps over all rounds
+
+
+def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
+              settings: PhysicsSettings | None = None) -> TrayRoll:
+    if n < 0:
+        raise ValueError(f"cannot roll {n} dice")
+    if n == 0:
+        return TrayRoll((), 0, 0)
+    world = World(tray_table(), settings)
+    pending = [f"d{i}" for i in range(n)]
+    rethrows = steps = 0
+    for _round in range(MAX_ROUNDS):
+        group = [(name, model, _tray_throw(world.table, k, len(pending), rng))
+                 for k, name in enumerate(pending)]
+        reports = world.throw_group(group, player=1)
+        steps += reports[0].steps
+        cocked = sorted(o.die for o in world.snapshot() if o.status != "on_table")
+        lost = [name for name in (f"d{i}" for i in range(n)) if name not in world.scene]
+        for name in cocked:
+            world.remove(name)
+        pending = sorted(set(cocked) | set(lost), key=lambda s: int(s[1:]))
+        if not pending:
+            faces = {o.die: o.face for o in world.snapshot()}
+            return TrayRoll(tuple(faces[f"d{i}"] for i in range(n)), rethrows, steps)
+        rethrows += len(pending)
+    raise PhysicsError(f"{len(pending)} dice still cocked after {MAX_ROUNDS} throws into the tray")
+
+
+def _tray_throw(tray: TableSpec, k: int, count: int, rng: np.random.Generator) -> Throw:
+    # Stagger release heights so dice released together never start overlapping.
+    x = rng.uniform(-0.3, 0.3) * tray.width
+    y = rng.uniform(-0.3, 0.3) * tray.depth
+    z = 0.05 + 0.03 * k
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    v = rng.uniform(-0.6, 0.6, size=3)
+    v[2] = rng.uniform(-0.5, 0.0)
+    w = rng.uniform(-20.0, 20.0, size=3)
+    return Throw((float(x), float(y), float(z)), (float(v[0]), float(v[1]), float(v[2])),
+                 (float(w[0]), float(w[1]), float(w[2])),
+                 (float(q[0]), float(q[1]), float(q[2]), float(q[3])))
+
+
+class PhysicsRoller:
+    """`DiceRoller` that throws real (simulated) dice into a tray. Kinds: 'd6', 'd6:<colour>'
+    (colour is cosmetic) and 'd8' (the paper d8)."""
+
+    name = "physics"
+    MODELS = {"d6": "d6", "d8": "paper-d8"}
+
+    def __init__(self, settings: PhysicsSettings | None = None) -> None:
+        self.settings = settings
+        self.rethrows = 0
+
+    def roll(self, kind: str, n: int, rng: np.random.Generator) -> tuple[int, ...]:
+        base = kind.split(":", 1)[0]
+        if base not in self.MODELS:
+            raise ValueError(f"physics roller: unknown die kind {kind!r}")
+        result = roll_tray(load_die(self.MODELS[base]), n, rng, self.settings)
+        self.rethrows += result.rethrows
+        return result.faces

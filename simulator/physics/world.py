@@ -1,0 +1,637 @@
+"""The PyBullet table world: throws to rest, resting outcomes, tips and placement.
+
+Every operation rebuilds the Bullet world from the current scene (the poses of the dice
+resting on the table), so a throw's result depends only on the scene, the table, the
+settings and the throw: the same inputs give the same bits, in any process, whatever
+was simulated before.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from dice_models import DataError, DieModel
+from simulator.geometry import axis_angle
+from simulator.physics._bullet import direct_client, pybullet
+from simulator.physics.dice import AXES, DieShape, die_shape
+from simulator.physics.settings import (
+    DICE_FRICTION,
+    DICE_RESTITUTION,
+    PhysicsSettings,
+    TableSpec,
+)
+
+FOOT = 0.3048  # m: the foul zone is one foot back from the edge and one foot high
+MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
+TABLE_THICKNESS = 0.05  # m
+TIP_ANGLE = math.pi - math.acos(-1.0 / 3.0)  # 70.53 deg: roll of an octahedron over an edge
+FLAT_DEG = 2.0  # a die rests flat when its bottom face is within this of horizontal
+FLAT_HEIGHT = 0.0015  # m: ... and its bottom corners are this close to the table surface
+MOVED_M = 0.0005  # a die moved more than this (m) or turned more than TURNED_DEG is disturbed
+TURNED_DEG = 1.0
+TOUCH_M = 0.0002  # penetration deeper than this (m) during a tip sweep or placement blocks it
+
+
+class PhysicsError(RuntimeError):
+    """The simulation failed: it never came to rest, a die tunnelled, or a value blew up."""
+
+
+class NotSettledError(PhysicsError):
+    pass
+
+
+class TunnelError(PhysicsError):
+    pass
+
+
+class NonFiniteError(PhysicsError):
+    pass
+
+
+class PlacementError(ValueError):
+    """A placement or tip the table refuses (overlap, off the table, die not resting)."""
+
+
+@dataclass(frozen=True)
+class Throw:
+    """Release position of the die's centre (m, z above the table surface), orientation
+    quaternion (x, y, z, w), linear velocity (m/s) and spin (rad/s), table frame."""
+
+    release: tuple[float, float, float]
+    velocity: tuple[float, float, float]
+    spin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"release": list(self.release), "velocity": list(self.velocity),
+                "spin": list(self.spin), "orientation": list(self.orientation)}
+
+
+@dataclass(frozen=True)
+class Pose:
+    position: tuple[float, float, float]  # geometric centre, m
+    quaternion: tuple[float, float, float, float]  # (x, y, z, w)
+
+    def rotation(self) -> np.ndarray:
+        return np.array(pybullet.getMatrixFromQuaternion(self.quaternion)).reshape(3, 3)
+
+
+@dataclass(frozen=True)
+class PlacedDie:
+    name: str
+    model: DieModel
+    pose: Pose
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a die lies: status 'on_table' or 'off_table' (reason 'fell_off', 'leaning' or
+    'overhang'), the face value up, position (m), yaw (deg) and the up face's corners."""
+
+    die: str
+    status: str
+    reason: str | None
+    face: int
+    position: tuple[float, float, float]
+    yaw_deg: float
+    top_corners: dict[str, tuple[float, float]]
+    quaternion: tuple[float, float, float, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "die": self.die,
+            "status": self.status,
+            "reason": self.reason,
+            "face": self.face,
+            "position": list(self.position),
+            "yaw_deg": self.yaw_deg,
+            "top_corners": {k: list(v) for k, v in self.top_corners.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Frame:
+    t: float  # s since release
+    poses: dict[str, tuple[tuple[float, float, float], tuple[float, float, float, float]]]
+
+
+@dataclass(frozen=True)
+class ThrowReport:
+    die: str
+    throw: Throw
+    player: int
+    foul: bool
+    foul_reason: str | None
+    settled: bool
+    steps: int
+    sim_time_s: float
+    outcome: Outcome
+    disturbed: tuple[tuple[Outcome, Outcome], ...]
+    physics: dict[str, Any]
+    trajectory: tuple[Frame, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "die": self.die,
+            "throw": self.throw.to_json(),
+            "player": self.player,
+            "foul": self.foul,
+            "foul_reason": self.foul_reason,
+            "settled": self.settled,
+            "steps": self.steps,
+            "sim_time_s": self.sim_time_s,
+            "physics": self.physics,
+            "outcome": self.outcome.to_json(),
+            "disturbed": [{"die": b.die, "before": b.to_json(), "after": a.to_json()}
+                          for b, a in self.disturbed],
+        }
+
+
+@dataclass(frozen=True)
+class TipReport:
+    die: str
+    corner: str
+    rolled: bool
+    blocked_by: str | None
+    before: Outcome
+    after: Outcome
+
+
+def check_release(table: TableSpec, player: int, throw: Throw) -> tuple[bool, str | None]:
+    """Foul or not, and why (DESIGN.md): release behind the thrower's edge line, and either
+    more than a foot back from it or higher than a foot above the table surface."""
+    x, y, z = throw.release
+    behind = (-table.edge_y - y) if player == 1 else (y - table.edge_y)
+    if behind <= 0:
+        return True, f"released {-behind:.3f} m in front of player {player}'s edge line"
+    if behind < FOOT and z < FOOT:
+        return True, (f"released in the foul zone: {behind:.3f} m behind the edge and "
+                      f"{z:.3f} m above the table (a legal release is >= {FOOT} m back or "
+                      f">= {FOOT} m high)")
+    return False, None
+
+
+def validate_throw(throw: Throw, source: str = "throw") -> None:
+    """Refuse throws no person could make: non-finite values, absurd speeds, a release
+    below the table surface."""
+    for name, vec in (("release", throw.release), ("velocity", throw.velocity),
+                      ("spin", throw.spin), ("orientation", throw.orientation)):
+        for v in vec:
+            if not math.isfinite(v):
+                raise DataError(source, name, "must be finite numbers", list(vec))
+    speed = float(np.linalg.norm(throw.velocity))
+    if speed > MAX_SPEED:
+        raise DataError(source, "velocity", f"speed {speed:.1f} m/s is over the {MAX_SPEED:.0f} "
+                        "m/s limit", list(throw.velocity))
+    spin = float(np.linalg.norm(throw.spin))
+    if spin > 1000.0:
+        raise DataError(source, "spin", f"spin {spin:.0f} rad/s is over the 1000 rad/s limit",
+                        list(throw.spin))
+    if throw.release[2] <= 0:
+        raise DataError(source, "release", "height z must be above the table surface (z > 0)",
+                        list(throw.release))
+    q = np.array(throw.orientation)
+    if not 0.5 < float(np.linalg.norm(q)) < 1.5:
+        raise DataError(source, "orientation", "must be a unit quaternion (x, y, z, w)",
+                        list(throw.orientation))
+
+
+@dataclass
+class _Body:
+    name: str
+    shape: DieShape
+    bid: int
+    removed: bool = False
+    last_pos: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    last_orn: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+
+
+class World:
+    """A table and the dice resting on it; throws, tips and placements change the scene."""
+
+    def __init__(self, table: TableSpec | None = None, settings: PhysicsSettings | None = None):
+        self.table = table or TableSpec()
+        self.settings = settings or PhysicsSettings()
+        self.scene: dict[str, PlacedDie] = {}
+        self._client = direct_client()
+        self._bodies: dict[str, _Body] = {}
+        self._obstacles: dict[int, str] = {}
+        self._table_id = -1
+
+    # -- public -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._client is not None:
+            del self._client
+
+    def physics_json(self) -> dict[str, Any]:
+        return {**self.settings.to_json(), "table": self.table.to_json()}
+
+    def place(self, name: str, model: DieModel, face: int, yaw_deg: float,
+              xy: tuple[float, float]) -> Outcome:
+        """Put a die down flat with `face` up at `xy` (m) turned by `yaw_deg`; refuses a spot
+        off the table or overlapping another die or an obstacle."""
+        shape = die_shape(model)
+        if name in self.scene:
+            raise PlacementError(f"die {name!r} is already on the table")
+        up = shape.face_of_value(face)
+        bottom = shape.poly.opposite_face(up)
+        rot = shape.poly.rest_rotation(bottom, yaw_deg)
+        pos = (float(xy[0]), float(xy[1]), float(shape.poly.face_offsets[bottom]))
+        pose = Pose(pos, _quat_from_matrix(rot))
+        corners = _world_vertices(shape, pose)[list(shape.poly.faces[bottom])]
+        if not all(self.table.contains_xy(c[0], c[1]) for c in corners):
+            raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would not rest "
+                                 "wholly on the table")
+        self._build(dict(self.scene, **{name: PlacedDie(name, model, pose)}))
+        hit = self._penetrating(name)
+        if hit is not None:
+            raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would overlap "
+                                 f"{hit}")
+        self.scene[name] = PlacedDie(name, model, pose)
+        return self.outcome_of(name)
+
+    def remove(self, name: str) -> None:
+        if name not in self.scene:
+            raise PlacementError(f"die {name!r} is not on the table")
+        del self.scene[name]
+
+    def snapshot(self) -> list[Outcome]:
+        self._build(self.scene)
+        return [self._classify(name) for name in sorted(self.scene)]
+
+    def outcome_of(self, name: str) -> Outcome:
+        self._build(self.scene)
+        return self._classify(name)
+
+    def throw(self, name: str, model: DieModel, throw: Throw, player: int = 1,
+              record: bool = False) -> ThrowReport:
+        """Simulate a throw until every die rests; the thrown die joins the scene (dice that
+        fell off the table leave it). Raises PhysicsError rather than report a bad face."""
+        return self.throw_group([(name, model, throw)], player, record)[0]
+
+    def throw_group(self, dice: list[tuple[str, DieModel, Throw]], player: int = 1,
+                    record: bool = False) -> list[ThrowReport]:
+        """Throw several dice at once (a handful into a tray); one report per thrown die,
+        each listing the resting dice the group disturbed."""
+        for name, _model, throw in dice:
+            validate_throw(throw)
+            if name in self.scene:
+                raise PlacementError(f"die {name!r} is already on the table")
+        self._build(self.scene)
+        before = {n: self._classify(n) for n in self.scene}
+        for name, model, throw in dice:
+            body = self._add_body(name, die_shape(model), Pose(throw.release, throw.orientation))
+            self._client.resetBaseVelocity(body.bid, list(throw.velocity), list(throw.spin))
+        steps, settled, frames = self._run_to_rest(record)
+        disturbed = []
+        for other, b in before.items():
+            a = self._classify(other)
+            if _disturbed(b, a):
+                disturbed.append((b, a))
+        reports = []
+        for name, _model, throw in dice:
+            foul, why = check_release(self.table, player, throw)
+            reports.append(ThrowReport(
+                die=name, throw=throw, player=player, foul=foul, foul_reason=why,
+                settled=settled, steps=steps, sim_time_s=steps * self.settings.time_step,
+                outcome=self._classify(name), disturbed=tuple(disturbed),
+                physics=self.physics_json(), trajectory=tuple(frames) if record else None))
+        thrown = {name: PlacedDie(name, model, Pose(t.release, t.orientation))
+                  for name, model, t in dice}
+        self._commit_scene({**self.scene, **thrown})
+        return reports
+
+    def tip(self, name: str, corner: str) -> TipReport:
+        """Roll a resting d8 over the bottom edge beneath its top face's `corner` ('x', 'y'
+        or 'z'), checked by a sweep through the roll; blocked by a die or obstacle it would
+        touch, or by the table edge if it would not land wholly on the table."""
+        if name not in self.scene:
+            raise PlacementError(f"die {name!r} is not on the table")
+        placed = self.scene[name]
+        shape = die_shape(placed.model)
+        if shape.poly.kind != "octahedron":
+            raise PlacementError(f"tips are defined for octahedral dice; {name!r} is "
+                                 f"{shape.poly.kind}")
+        self._build(self.scene)
+        before = self._classify(name)
+        if before.status != "on_table":
+            raise PlacementError(f"die {name!r} is not resting flat on the table "
+                                 f"({before.reason})")
+        if corner not in AXES:
+            raise PlacementError(f"corner must be one of x, y, z (got {corner!r})")
+        frames = tip_poses(shape, placed.pose, corner, samples=24)
+        final = frames[-1]
+        blocker = None
+        body = self._bodies[name]
+        for pose in frames:
+            self._set_pose(body, pose)
+            blocker = self._penetrating(name)
+            if blocker is not None:
+                break
+        if blocker is None:
+            bottom, _ = shape.poly.face_down(final.rotation())
+            corners = _world_vertices(shape, final)[list(shape.poly.faces[bottom])]
+            if not all(self.table.contains_xy(c[0], c[1]) for c in corners):
+                blocker = "table_edge"
+        if blocker is not None:
+            self._set_pose(body, placed.pose)
+            return TipReport(name, corner, False, blocker, before, before)
+        self.scene[name] = replace(placed, pose=final)
+        self._set_pose(body, final)
+        return TipReport(name, corner, True, None, before, self._classify(name))
+
+    # -- building the Bullet world -------------------------------------------------------
+
+    def _build(self, scene: dict[str, PlacedDie]) -> None:
+        c = self._client
+        s = self.settings
+        c.resetSimulation()
+        c.setPhysicsEngineParameter(fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations,
+                                    numSubSteps=0, deterministicOverlappingPairs=1)
+        c.setGravity(0, 0, -s.gravity)
+        self._bodies = {}
+        self._obstacles = {}
+        t = self.table
+        if t.shape == "rect":
+            col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[t.width / 2, t.depth / 2,
+                                                                          TABLE_THICKNESS / 2])
+        else:
+            col = c.createCollisionShape(pybullet.GEOM_CYLINDER, radius=t.radius,
+                                         height=TABLE_THICKNESS)
+        self._table_id = c.createMultiBody(0, col, -1, [0, 0, -TABLE_THICKNESS / 2])
+        sf = t.surface
+        c.changeDynamics(self._table_id, -1, lateralFriction=sf.friction,
+                         restitution=sf.restitution, rollingFriction=sf.rolling_friction,
+                         spinningFriction=sf.spinning_friction)
+        for ob in t.obstacles:
+            if ob.kind == "box":
+                col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[v / 2 for v in ob.size])
+                z = ob.size[2] / 2
+            else:
+                col = c.createCollisionShape(pybullet.GEOM_CYLINDER, radius=ob.size[0],
+                                             height=ob.size[1])
+                z = ob.size[1] / 2
+            orn = pybullet.getQuaternionFromEuler([0, 0, math.radians(ob.yaw_deg)])
+            bid = c.createMultiBody(0, col, -1, [ob.position[0], ob.position[1], z], orn)
+            c.changeDynamics(bid, -1, lateralFriction=sf.friction, restitution=sf.restitution)
+            self._obstacles[bid] = ob.name
+        for name in sorted(scene):
+            pd = scene[name]
+            self._add_body(name, die_shape(pd.model), pd.pose)
+        c.performCollisionDetection()
+
+    def _add_body(self, name: str, shape: DieShape, pose: Pose) -> _Body:
+        c = self._client
+        col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.poly.vertices.tolist(),
+                                     collisionFramePosition=[0, 0, 0])
+        inertial_orn = _quat_from_matrix(shape.principal_axes)
+        bid = c.createMultiBody(
+            baseMass=shape.mass.mass, baseCollisionShapeIndex=col,
+            basePosition=list(pose.position), baseOrientation=list(pose.quaternion),
+            baseInertialFramePosition=shape.mass.com.tolist(),
+            baseInertialFrameOrientation=list(inertial_orn))
+        c.changeDynamics(bid, -1, localInertiaDiagonal=shape.principal_moments.tolist(),
+                         lateralFriction=DICE_FRICTION, restitution=DICE_RESTITUTION,
+                         rollingFriction=self.table.surface.rolling_friction,
+                         spinningFriction=self.table.surface.spinning_friction,
+                         collisionMargin=self.settings.collision_margin,
+                         ccdSweptSphereRadius=0.8 * shape.inradius,
+                         activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
+                         linearDamping=0.0, angularDamping=0.0)
+        body = _Body(name, shape, bid)
+        self._set_pose(body, pose)
+        self._bodies[name] = body
+        return body
+
+    def _set_pose(self, body: _Body, pose: Pose) -> None:
+        """Place the geometric frame at `pose`; Bullet's base frame is the inertial frame."""
+        rot = pose.rotation()
+        com = rot @ body.shape.mass.com + np.array(pose.position)
+        orn = _quat_from_matrix(rot @ body.shape.principal_axes)
+        self._client.resetBasePositionAndOrientation(body.bid, com.tolist(), list(orn))
+        body.last_pos = np.array(pose.position)
+        body.last_orn = pose.quaternion
+
+    def _pose_of(self, body: _Body) -> Pose:
+        if body.removed:
+            return Pose(tuple(body.last_pos.tolist()), body.last_orn)  # type: ignore[arg-type]
+        pos, orn = self._client.getBasePositionAndOrientation(body.bid)
+        rot_b = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
+        rot = rot_b @ body.shape.principal_axes.T
+        centre = np.array(pos) - rot @ body.shape.mass.com
+        return Pose((float(centre[0]), float(centre[1]), float(centre[2])), _quat_from_matrix(rot))
+
+    # -- stepping -------------------------------------------------------------------------
+
+    def _run_to_rest(self, record: bool) -> tuple[int, bool, list[Frame]]:
+        c = self._client
+        s = self.settings
+        hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
+        max_steps = math.ceil(s.max_time / s.time_step)
+        frame_every = max(1, round(1.0 / (s.frame_rate * s.time_step)))
+        lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
+        active = [b for b in self._bodies.values() if not b.removed]
+        still = {b.name: 0 for b in active}
+        frames: list[Frame] = []
+        if record:
+            frames.append(self._frame(0.0, active))
+        for step in range(1, max_steps + 1):
+            c.stepSimulation()
+            settled = True
+            for b in active:
+                if b.removed:
+                    continue
+                pos, _orn = c.getBasePositionAndOrientation(b.bid)
+                lin, ang = c.getBaseVelocity(b.bid)
+                v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+                w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+                if not (math.isfinite(v2) and math.isfinite(w2) and math.isfinite(pos[2])):
+                    raise NonFiniteError(f"die {b.name} turned non-finite at step {step}: "
+                                         f"position {pos}, velocity {lin}")
+                if pos[2] < -b.shape.poly.circumradius:
+                    self._fall_off(b, step)
+                    continue
+                if v2 < lin2 and w2 < ang2:
+                    still[b.name] += 1
+                    if still[b.name] < hold:
+                        settled = False
+                else:
+                    still[b.name] = 0
+                    settled = False
+            if record and step % frame_every == 0:
+                moving = [b for b in active if not b.removed and still[b.name] == 0]
+                frames.append(self._frame(step * s.time_step, moving))
+            if settled:
+                if record:
+                    frames.append(self._frame(step * s.time_step, [b for b in active if not b.removed]))
+                return step, True, frames
+        restless = [b.name for b in active if not b.removed and still[b.name] < hold]
+        raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
+                              f"{s.max_time:.1f} s of simulated time")
+
+    def _fall_off(self, body: _Body, step: int) -> None:
+        pose = self._pose_of(body)
+        x, y, _ = pose.position
+        if self.table.contains_xy(x, y, inset=-1e-3):
+            raise TunnelError(f"die {body.name} passed through the table at ({x:.3f}, {y:.3f}) m "
+                              f"at step {step}")
+        body.last_pos = np.array(pose.position)
+        body.last_orn = pose.quaternion
+        body.removed = True
+        self._client.removeBody(body.bid)
+
+    def _frame(self, t: float, bodies: list[_Body]) -> Frame:
+        poses = {}
+        for b in bodies:
+            p = self._pose_of(b)
+            poses[b.name] = (p.position, p.quaternion)
+        return Frame(t, poses)
+
+    # -- reading outcomes ---------------------------------------------------------------
+
+    def _commit_scene(self, scene: dict[str, PlacedDie]) -> None:
+        new = {}
+        for name, pd in scene.items():
+            body = self._bodies[name]
+            if body.removed:
+                continue  # fell off the table: it leaves the scene
+            new[name] = replace(pd, pose=self._pose_of(body))
+        self.scene = new
+
+    def _classify(self, name: str) -> Outcome:
+        body = self._bodies[name]
+        touching = False
+        if not body.removed:
+            for cp in self._client.getContactPoints(bodyA=body.bid):
+                other = cp[2]
+                if other != self._table_id and cp[8] < 1e-3:
+                    touching = True
+                    break
+        return _describe(name, body.shape, self._pose_of(body), self.table, touching, body.removed)
+
+    def _penetrating(self, name: str) -> str | None:
+        """The die or obstacle that `name` penetrates, if any (table contacts ignored)."""
+        c = self._client
+        me = self._bodies[name].bid
+        for other in sorted(self._bodies):
+            if other == name or self._bodies[other].removed:
+                continue
+            for cp in c.getClosestPoints(me, self._bodies[other].bid, distance=0.0):
+                if cp[8] < -TOUCH_M:
+                    return other
+        for bid, oname in self._obstacles.items():
+            for cp in c.getClosestPoints(me, bid, distance=0.0):
+                if cp[8] < -TOUCH_M:
+                    return f"obstacle:{oname}"
+        return None
+
+
+def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Pose]:
+    """Poses along the roll over the bottom edge beneath the top face's `corner`, from just
+    after the start to the end (the last pose is exact)."""
+    poly = shape.poly
+    rot = pose.rotation()
+    centre = np.array(pose.position)
+    world = _world_vertices(shape, pose)
+    top, _ = poly.face_up(rot)
+    bottom = poly.opposite_face(top)
+    axis_i = AXES.index(corner)
+    top_corner = shape.corner_names(top)[corner]
+    bottom_corners = shape.corner_names(bottom)
+    edge = [v for k, v in bottom_corners.items() if AXES.index(k) != axis_i]
+    e1, e2 = world[edge[0]], world[edge[1]]
+    u = (e2 - e1) / np.linalg.norm(e2 - e1)
+    toward = world[top_corner] - centre
+    toward[2] = 0.0
+    probe = axis_angle(u, 1e-3) @ (centre - e1)
+    if float(probe @ toward) < float((centre - e1) @ toward):
+        u = -u
+    out = []
+    for k in range(1, samples + 1):
+        turn = axis_angle(u, TIP_ANGLE * k / samples)
+        new_centre = turn @ (centre - e1) + e1
+        new_rot = turn @ rot
+        out.append(Pose(tuple(new_centre.tolist()), _quat_from_matrix(new_rot)))  # type: ignore[arg-type]
+    # Snap the last pose exactly flat at the geometric height (removes round-off drift).
+    last = out[-1]
+    new_bottom, _ = poly.face_down(last.rotation())
+    snapped = poly.rest_rotation(new_bottom, _yaw_deg(poly, last.rotation(), new_bottom))
+    pos = (last.position[0], last.position[1], float(poly.face_offsets[new_bottom]))
+    out[-1] = Pose(pos, _quat_from_matrix(snapped))
+    return out
+
+
+def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching: bool,
+              removed: bool) -> Outcome:
+    poly = shape.poly
+    rot = pose.rotation()
+    world = _world_vertices(shape, pose)
+    bottom, tilt = poly.face_down(rot)
+    top = poly.opposite_face(bottom)
+    up, _ = poly.face_up(rot)
+    corners = world[list(poly.faces[bottom])]
+    flat = tilt < FLAT_DEG and float(np.abs(corners[:, 2]).max()) < FLAT_HEIGHT
+    all_on = all(table.contains_xy(c[0], c[1]) for c in corners)
+    if removed or pose.position[2] < 0:
+        status, reason = "off_table", "fell_off"
+    elif flat and all_on:
+        status, reason = "on_table", None
+    elif flat:
+        status, reason = "off_table", "overhang"
+    elif touching:
+        status, reason = "off_table", "leaning"
+    elif not all(table.contains_xy(c[0], c[1]) for c in world):
+        status, reason = "off_table", "overhang"
+    else:
+        status, reason = "off_table", "leaning"
+    face_for_corners = top if poly.kind == "octahedron" else up
+    top_corners = {k: (float(world[v][0]), float(world[v][1]))
+                   for k, v in shape.corner_names(face_for_corners).items()}
+    return Outcome(
+        die=name, status=status, reason=reason, face=shape.values[up],
+        position=pose.position, yaw_deg=_yaw_deg(poly, rot, bottom),
+        top_corners=top_corners, quaternion=pose.quaternion)
+
+
+def _disturbed(before: Outcome, after: Outcome) -> bool:
+    moved = float(np.linalg.norm(np.subtract(after.position, before.position)))
+    q1, q2 = np.array(before.quaternion), np.array(after.quaternion)
+    turned = math.degrees(2 * math.acos(min(1.0, abs(float(q1 @ q2)))))
+    return moved > MOVED_M or turned > TURNED_DEG or after.status != before.status
+
+
+def _yaw_deg(poly: Any, rot: np.ndarray, bottom: int) -> float:
+    m = rot @ poly.rest_rotation(bottom, 0.0).T
+    yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
+    return yaw + 360.0 if yaw <= -180.0 else yaw
+
+
+def _world_vertices(shape: DieShape, pose: Pose) -> np.ndarray:
+    return shape.poly.vertices @ pose.rotation().T + np.array(pose.position)
+
+
+def _quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
+    """Unit quaternion (x, y, z, w) of a rotation matrix, w >= 0 (Shepperd's method)."""
+    tr = m[0, 0] + m[1, 1] + m[2, 2]
+    if tr > 0:
+        s = math.sqrt(tr + 1.0) * 2
+        w, x, y, z = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
+        w, x, y, z = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
+    elif m[1, 1] > m[2, 2]:
+        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
+        w, x, y, z = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s
+    else:
+        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
+        w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
+    q = np.array([x, y, z, w])
+    q /= np.linalg.norm(q)
+    if q[3] < 0:
+        q = -q
+    return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))
