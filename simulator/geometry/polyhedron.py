@@ -29,7 +29,11 @@ class MassProperties:
     inertia: Vec  # 3x3 about the centre of mass
 
     def principal(self) -> tuple[Vec, Vec]:
-        """Principal moments (ascending) and the rotation whose columns are the axes."""
+        """Principal moments and the rotation whose columns are the axes; the body axes
+        themselves when the tensor is already diagonal (symmetric dice)."""
+        off = self.inertia - np.diag(np.diag(self.inertia))
+        if np.abs(off).max() <= 1e-12 * np.abs(self.inertia).max():
+            return np.diag(self.inertia).copy(), np.eye(3)
         moments, axes = np.linalg.eigh(self.inertia)
         if np.linalg.det(axes) < 0:
             axes[:, 0] = -axes[:, 0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import platform
 from dataclasses import asdict, dataclass, replace
@@ -62,7 +63,7 @@ class PhysicsSettings:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        d["versions"] = versions()
+        d["versions"] = dict(versions())
         return d
 
     def with_(self, **changes: Any) -> PhysicsSettings:
@@ -108,6 +109,7 @@ class TableSpec:
         return replace(self, surface=surface)
 
 
+@functools.cache
 def versions() -> dict[str, str]:
     from simulator.physics._bullet import pybullet
 

@@ -440,29 +440,35 @@ class World:
         frames: list[Frame] = []
         if record:
             frames.append(self._frame(0.0, active))
+        # Bound once: BulletClient resolves each attribute through __getattr__ on every call.
+        step_sim = c.stepSimulation
+        get_pose = c.getBasePositionAndOrientation
+        get_vel = c.getBaseVelocity
+        isfinite = math.isfinite
         for step in range(1, max_steps + 1):
-            c.stepSimulation()
+            step_sim()
             settled = True
             for b in active:
                 if b.removed:
                     continue
-                pos, _orn = c.getBasePositionAndOrientation(b.bid)
-                lin, ang = c.getBaseVelocity(b.bid)
-                v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-                w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-                if not (math.isfinite(v2) and math.isfinite(w2) and math.isfinite(pos[2])):
-                    raise NonFiniteError(f"die {b.name} turned non-finite at step {step}: "
-                                         f"position {pos}, velocity {lin}")
+                pos = get_pose(b.bid)[0]
                 if pos[2] < -b.shape.poly.circumradius:
                     self._fall_off(b, step)
                     continue
+                lin, ang = get_vel(b.bid)
+                v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+                w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
                 if v2 < lin2 and w2 < ang2:
                     still[b.name] += 1
                     if still[b.name] < hold:
                         settled = False
-                else:
-                    still[b.name] = 0
-                    settled = False
+                    continue
+                # NaN fails every comparison above, so only a moving die needs this check.
+                if not (isfinite(v2) and isfinite(w2) and isfinite(pos[2])):
+                    raise NonFiniteError(f"die {b.name} turned non-finite at step {step}: "
+                                         f"position {pos}, velocity {lin}")
+                still[b.name] = 0
+                settled = False
             if record and step % frame_every == 0:
                 moving = [b for b in active if not b.removed and still[b.name] == 0]
                 frames.append(self._frame(step * s.time_step, moving))
