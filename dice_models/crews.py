@@ -23,6 +23,7 @@ tests check the two agree.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -348,8 +349,10 @@ def available_crews() -> list[str]:
     return sorted(p.stem for p in CREWS_DIR.glob("*.yaml"))
 
 
+@functools.cache
 def load_crews() -> tuple[Crew, ...]:
-    """Every shipped crew, checked together for unique die names."""
+    """Every shipped crew, checked together for unique die names (read once per process:
+    the values are frozen)."""
     crews = tuple(load_crew_file(CREWS_DIR / f"{name}.yaml") for name in available_crews())
     seen: dict[str, str] = {}
     for crew in crews:

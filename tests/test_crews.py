@@ -84,24 +84,22 @@ def test_points_follow_power_within_each_crew() -> None:
 
 
 def _power(die: Any) -> float:
-    """A rough strength of a die: what its sides hit or do, and how well they block."""
+    """A rough strength of a die: what its sides hit or do, and how well they block.
+    Effects are valued as hits: a base worth plus a worth per point of their number."""
     range_weight = {"short": 1.0, "long": 1.3, "all": 1.6}
-    effect_worth = {"Command": 5, "Repair": 2.5, "Confuse": 2.5, "Call Ally": 3, "Jump": 2,
-                    "Hold": 3, "Freeze": 4.5, "Protection": 1.5, "Power Up": 1.5}
+    worth = {"Command": (5, 0), "Repair": (2.5, 0), "Confuse": (2.5, 0), "Call Ally": (3, 0),
+             "Jump": (2, 0), "Hold": (3, 0), "Freeze": (4.5, 0), "Protection": (1.5, 1.5),
+             "Power Up": (1.5, 1.5), "Poison": (1.5, 0), "Backstab": (0, 0.25)}
     total = 0.0
     for s in die.sides:
-        shot = 0.0
         for a in s.arrows:
-            if a.hit is not None:
-                value = a.hit + (1.5 if s.effect is not None else 0.0)
-            else:
-                assert s.effect is not None
-                value = effect_worth[s.effect.name] * (
-                    1 + 0.5 * (s.effect.amount or 0)) if s.effect.amount else effect_worth[
-                    s.effect.name]
-            shot += value * range_weight[a.range]
-        total += shot + (s.shield.block if s.shield else 0) * (
-            1.2 if s.shield and s.shield.colour != "white" else 1.0)
+            value = float(a.hit or 0)
+            if s.effect is not None:
+                base, per_point = worth[s.effect.name]
+                value += base + per_point * (s.effect.amount or 0)
+            total += value * range_weight[a.range]
+        if s.shield is not None:
+            total += s.shield.block * (1.0 if s.shield.colour == "white" else 1.2)
     return total
 
 
