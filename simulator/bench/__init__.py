@@ -1,0 +1,2 @@
+"""Physics regression benchmarks: golden throws, distribution drift, convergence, physical
+sanity and speed, compared against a recorded baseline (`tabletop bench`)."""
