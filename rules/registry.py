@@ -139,3 +139,18 @@ def did_you_mean(name: str, known: list[str], prefix: str = "") -> str:
 
 # ---------------------------------------------------------------------------------------
 # The games. One entry per implemented game.
+
+
+register(GameSpec(
+    name="diced",
+    title="Diced",
+    min_players=3,
+    max_players=8,
+    package="rules.diced",
+    options=(
+        OptionSpec("pool", int, None,
+                   "dice in the pool at the start (default: 3 per player)"),
+        OptionSpec("max_rounds", int, 200,
+                   "house limit: after this many rounds the most dice wins"),
+    ),
+))

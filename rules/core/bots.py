@@ -7,6 +7,8 @@ clone/apply), so they work on every game that follows the plug-in interface in
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +21,9 @@ from rules.core.protocols import RulesError
 from rules.core.rollers import SeededRoller
 
 Action = Any
+
+# Chance nodes with more grouped outcomes than this are sampled open-loop.
+MAX_CHANCE_BRANCHES = 64
 
 
 class Agent(Protocol):
@@ -75,21 +80,27 @@ class _Node:
 
 
 class MCTSBot:
-    """Open-loop UCT: the tree branches on the engine's legal actions; chance events are
-    sampled afresh on every iteration (so a node stands for an action sequence, and the
-    dice behind it vary). Playouts are random for `rollout_depth` decisions, then the
-    game's `heuristic` judges the position; each player maximises their own return, so
-    it works for more than two players."""
+    """UCT over the engine's legal actions. Chance nodes branch on the outcomes drawn, as
+    the game's grouped `chance_outcomes()` lists them (Diced: the count of sixes per side);
+    a roll too large to list (setup rolls) is drawn afresh each iteration, so there the tree
+    is open-loop (a node stands for an action sequence and the dice behind it vary).
+    Playouts run `rollout_depth` decisions, each at random or, with probability
+    `rollout_greedy`, by the game's greedy policy; then the game's `heuristic` judges
+    the position. Each player maximises their own return, so it works for more than two
+    players."""
 
     name = "mcts"
 
     def __init__(self, module: ModuleType, rng: np.random.Generator, iterations: int = 200,
-                 rollout_depth: int = 20, exploration: float = 1.0) -> None:
+                 rollout_depth: int = 20, exploration: float = 1.0,
+                 rollout_greedy: float = 0.0) -> None:
         self.module = module
         self.rng = rng
         self.iterations = iterations
         self.rollout_depth = rollout_depth
         self.exploration = exploration
+        # Share of playout moves taken by the game's greedy policy instead of at random.
+        self.rollout_greedy = rollout_greedy
         self.roller = SeededRoller()
 
     def step(self, state: Any) -> Action:
@@ -109,7 +120,7 @@ class MCTSBot:
         expanded = False
         while not s.is_terminal() and not expanded:
             if s.is_chance_node():
-                self._chance(s)
+                node = node.children.setdefault(("chance", self._tree_chance(s)), _Node())
                 continue
             player = s.current_player()
             actions = s.legal_actions()
@@ -128,8 +139,11 @@ class MCTSBot:
             if s.is_chance_node():
                 self._chance(s)
                 continue
-            actions = s.legal_actions()
-            s.apply_action(actions[int(self.rng.integers(len(actions)))])
+            if self.rollout_greedy and self.rng.random() < self.rollout_greedy:
+                s.apply_action(self.module.greedy_action(s, self.rng))
+            else:
+                actions = s.legal_actions()
+                s.apply_action(actions[int(self.rng.integers(len(actions)))])
             depth += 1
         values = s.returns() if s.is_terminal() else self.module.heuristic(s)
         root.visits += 1
@@ -151,6 +165,27 @@ class MCTSBot:
     def _chance(self, s: Any) -> None:
         kind, n = s.chance_request()
         s.apply_chance(self.roller.roll(kind, n, self.rng))
+
+    def _tree_chance(self, s: Any) -> tuple[int, ...]:
+        """Roll a chance node. Where the game lists few grouped outcomes (faces that stand
+        for every roll the rules read alike), draw one of those, so the tree branches on
+        outcomes that matter; otherwise roll the dice."""
+        lister = getattr(s, "chance_outcomes", None)
+        outcomes = None
+        if lister is not None:
+            try:
+                outcomes = lister()
+            except ValueError:
+                outcomes = None
+        if outcomes is not None and len(outcomes) <= MAX_CHANCE_BRANCHES:
+            cumulative = list(itertools.accumulate(p for _, p in outcomes))
+            pick = bisect.bisect_right(cumulative, self.rng.random() * cumulative[-1])
+            faces = tuple(outcomes[min(pick, len(outcomes) - 1)][0])
+        else:
+            kind, n = s.chance_request()
+            faces = self.roller.roll(kind, n, self.rng)
+        s.apply_chance(faces)
+        return faces
 
 
 class HumanPlayer:

@@ -1,0 +1,23 @@
+"""Diced (3 to 8 players, d6): the engine in `rules.diced.game`; its rules and decisions
+are in that module's docstring."""
+
+from rules.diced.game import (
+    DicedState,
+    deserialize,
+    exact_steal_probability,
+    greedy_action,
+    heuristic,
+    new_game,
+)
+
+BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 20}}
+
+__all__ = [
+    "BOT_SETTINGS",
+    "DicedState",
+    "deserialize",
+    "exact_steal_probability",
+    "greedy_action",
+    "heuristic",
+    "new_game",
+]
