@@ -8,6 +8,7 @@ was simulated before.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -221,6 +222,7 @@ class World:
         self._bodies: dict[str, _Body] = {}
         self._obstacles: dict[int, str] = {}
         self._table_id = -1
+        self._physics_json: dict[str, Any] | None = None
 
     # -- public -------------------------------------------------------------------------
 
@@ -229,7 +231,9 @@ class World:
             del self._client
 
     def physics_json(self) -> dict[str, Any]:
-        return {**self.settings.to_json(), "table": self.table.to_json()}
+        if self._physics_json is None:
+            self._physics_json = {**self.settings.to_json(), "table": self.table.to_json()}
+        return copy.deepcopy(self._physics_json)
 
     def place(self, name: str, model: DieModel, face: int, yaw_deg: float,
               xy: tuple[float, float]) -> Outcome:
@@ -305,6 +309,14 @@ class World:
                   for name, model, t in dice}
         self._commit_scene({**self.scene, **thrown})
         return reports
+
+    def settle(self) -> int:
+        """Let the resting scene run until every die is at rest again; the steps it took.
+        Dice placed exactly flat stay put: this checks placements and tips physically."""
+        self._build(self.scene)
+        steps, _settled, _frames = self._run_to_rest(False)
+        self._commit_scene(dict(self.scene))
+        return steps
 
     def tip(self, name: str, corner: str) -> TipReport:
         """Roll a resting d8 over the bottom edge beneath its top face's `corner` ('x', 'y'
@@ -383,13 +395,16 @@ class World:
         for name in sorted(scene):
             pd = scene[name]
             self._add_body(name, die_shape(pd.model), pd.pose)
-        c.performCollisionDetection()
+        if scene:  # contacts between resting dice, for classifying them before any step
+            c.performCollisionDetection()
 
     def _add_body(self, name: str, shape: DieShape, pose: Pose) -> _Body:
         c = self._client
         col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.poly.vertices.tolist(),
                                      collisionFramePosition=[0, 0, 0])
         inertial_orn = _quat_from_matrix(shape.principal_axes)
+        # createMultiBody takes the link (geometric) frame; reset/getBasePosition... use the
+        # inertial frame (checked against getBasePositionAndOrientation, PyBullet 3.2.7).
         bid = c.createMultiBody(
             baseMass=shape.mass.mass, baseCollisionShapeIndex=col,
             basePosition=list(pose.position), baseOrientation=list(pose.quaternion),
@@ -403,17 +418,14 @@ class World:
                          ccdSweptSphereRadius=0.8 * shape.inradius,
                          activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
                          linearDamping=0.0, angularDamping=0.0)
-        body = _Body(name, shape, bid)
-        self._set_pose(body, pose)
+        body = _Body(name, shape, bid, last_pos=np.array(pose.position), last_orn=pose.quaternion)
         self._bodies[name] = body
         return body
 
     def _set_pose(self, body: _Body, pose: Pose) -> None:
         """Place the geometric frame at `pose`; Bullet's base frame is the inertial frame."""
-        rot = pose.rotation()
-        com = rot @ body.shape.mass.com + np.array(pose.position)
-        orn = _quat_from_matrix(rot @ body.shape.principal_axes)
-        self._client.resetBasePositionAndOrientation(body.bid, com.tolist(), list(orn))
+        com, orn = _inertial_pose(body.shape, pose)
+        self._client.resetBasePositionAndOrientation(body.bid, com, orn)
         body.last_pos = np.array(pose.position)
         body.last_orn = pose.quaternion
 
@@ -615,6 +627,16 @@ def _yaw_deg(poly: Any, rot: np.ndarray, bottom: int) -> float:
     m = rot @ poly.rest_rotation(bottom, 0.0).T
     yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
     return yaw + 360.0 if yaw <= -180.0 else yaw
+
+
+def _inertial_pose(shape: DieShape, pose: Pose) -> tuple[list[float], list[float]]:
+    """Bullet base pose (centre of mass, principal axes) of a die whose geometric frame is
+    at `pose`; the pose itself for a balanced symmetric die."""
+    if not shape.mass.com.any() and (shape.principal_axes == np.eye(3)).all():
+        return list(pose.position), list(pose.quaternion)
+    rot = pose.rotation()
+    com = rot @ shape.mass.com + np.array(pose.position)
+    return com.tolist(), list(_quat_from_matrix(rot @ shape.principal_axes))
 
 
 def _world_vertices(shape: DieShape, pose: Pose) -> np.ndarray:

@@ -1,0 +1,175 @@
+"""`tabletop throw`: one throw of a die onto the table (or d6s into a tray), to rest."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dice_models import DataError, load_die
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "throw", help="throw a die onto the table and report how it rests",
+        description="Throw a die (a shipped name or a die YAML file) and simulate it to rest. "
+                    "With only --seed the throw is a random legal one from the player's side; "
+                    "--release/--velocity/--spin give it exactly (m, m/s, rad/s; z is the "
+                    "height above the table surface).")
+    p.add_argument("--die", default="paper-d8", help="die name or YAML file (default paper-d8)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random throw (default 0)")
+    p.add_argument("--player", type=int, choices=(1, 2), default=1,
+                   help="thrower: 1 at y = -depth/2, 2 at y = +depth/2")
+    p.add_argument("--release", type=float, nargs=3, metavar=("X", "Y", "Z"))
+    p.add_argument("--velocity", type=float, nargs=3, metavar=("VX", "VY", "VZ"))
+    p.add_argument("--spin", type=float, nargs=3, metavar=("WX", "WY", "WZ"))
+    p.add_argument("--orientation", type=float, nargs=4, metavar=("QX", "QY", "QZ", "QW"),
+                   help="release orientation quaternion (default: identity for an exact "
+                        "throw, random for a seeded one)")
+    p.add_argument("--surface", help="table surface preset: felt or slick")
+    p.add_argument("--table", type=Path, help="table YAML (size, shape, surface, obstacles)")
+    p.add_argument("--scene", type=Path, help="dice already resting on the table, as JSON")
+    p.add_argument("--count", type=int, default=1, help="with --tray: how many dice")
+    p.add_argument("--tray", action="store_true", help="roll --count dice into a walled tray")
+    p.add_argument("--trajectory", type=Path, help="write the 60 Hz poses of moving dice (JSON)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from simulator.physics import PhysicsError
+
+    model = load_die(args.die)
+    try:
+        if args.tray:
+            return _run_tray(args, model)
+        return _run_throw(args, model)
+    except PhysicsError as exc:
+        print(f"tabletop throw: physics failure: {exc}", file=sys.stderr)
+        return 3
+
+
+def _run_throw(args: argparse.Namespace, model: Any) -> int:
+    from simulator.physics import Throw, World, load_table
+    from simulator.physics.throws import random_throw
+
+    if args.count != 1:
+        raise DataError("command line", "--count", "needs --tray (a table throw is one die)",
+                        args.count)
+    table = load_table(args.table, args.surface)
+    world = World(table)
+    scene = _load_scene(args.scene, world) if args.scene else []
+    if args.release is not None or args.velocity is not None or args.spin is not None:
+        if args.release is None or args.velocity is None:
+            raise DataError("command line", "--release/--velocity",
+                            "an exact throw needs both --release X Y Z and --velocity VX VY VZ",
+                            show_value=False)
+        throw = Throw(tuple(args.release), tuple(args.velocity),
+                      tuple(args.spin or (0.0, 0.0, 0.0)),
+                      tuple(args.orientation or (0.0, 0.0, 0.0, 1.0)))
+    else:
+        throw = random_throw(table, args.player, np.random.default_rng(args.seed))
+        if args.orientation:
+            throw = Throw(throw.release, throw.velocity, throw.spin, tuple(args.orientation))
+    from simulator.physics.world import validate_throw
+
+    validate_throw(throw, "command line")
+    name = model.name if model.name not in {d for d, _ in scene} else f"{model.name}-thrown"
+    report = world.throw(name, model, throw, args.player, record=args.trajectory is not None)
+    if args.trajectory is not None and report.trajectory is not None:
+        frames = [{"t": f.t, "poses": {k: {"position": list(p), "quaternion": list(q)}
+                                       for k, (p, q) in f.poses.items()}}
+                  for f in report.trajectory]
+        args.trajectory.write_text(json.dumps({"die": name, "frames": frames}) + "\n")
+    out = {"die": model.name, "seed": args.seed, **report.to_json()}
+    out["die"] = model.name
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+    else:
+        _print_summary(out)
+    return 0
+
+
+def _run_tray(args: argparse.Namespace, model: Any) -> int:
+    from simulator.physics.settings import PhysicsSettings
+    from simulator.physics.tray import roll_tray
+
+    if not 1 <= args.count <= 60:
+        raise DataError("command line", "--count", "must be between 1 and 60 dice", args.count)
+    result = roll_tray(model, args.count, np.random.default_rng(args.seed))
+    out = {"die": model.name, "seed": args.seed, "count": args.count, "faces": list(result.faces),
+           "rethrows": result.rethrows, "steps": result.steps,
+           "physics": PhysicsSettings().to_json()}
+    if args.json:
+        print(json.dumps(out, sort_keys=True))
+    else:
+        print(f"{args.count} x {model.name} into the tray (seed {args.seed}): "
+              f"faces {' '.join(map(str, result.faces))}; {result.rethrows} re-thrown cocked; "
+              f"{result.steps} physics steps")
+    return 0
+
+
+def _load_scene(path: Path, world: Any) -> list[tuple[str, int]]:
+    """Place the dice of a scene file: {"dice": [{"name", "die", "face", "yaw_deg", "xy"}]}."""
+    from simulator.physics import PlacementError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"line {exc.lineno}", f"malformed JSON: {exc.msg}",
+                        show_value=False) from None
+    dice = data.get("dice") if isinstance(data, dict) else data
+    if not isinstance(dice, list):
+        raise DataError(path, "dice", "must be a list of placed dice", dice)
+    placed = []
+    for i, d in enumerate(dice):
+        where = f"dice[{i}]"
+        if not isinstance(d, dict):
+            raise DataError(path, where, "must be an object", d)
+        name = d.get("name", f"die{i}")
+        model = load_die(d.get("die", "paper-d8"))
+        face = d.get("face")
+        if not isinstance(face, int) or isinstance(face, bool):
+            raise DataError(path, f"{where}.face", "must be the face value up", face)
+        yaw = d.get("yaw_deg", 0.0)
+        xy = d.get("xy")
+        if not isinstance(yaw, int | float) or not math.isfinite(yaw):
+            raise DataError(path, f"{where}.yaw_deg", "must be a finite number", yaw)
+        if (not isinstance(xy, list) or len(xy) != 2
+                or not all(isinstance(c, int | float) and math.isfinite(c) for c in xy)):
+            raise DataError(path, f"{where}.xy", "must be [x, y] in m", xy)
+        try:
+            world.place(str(name), model, face, float(yaw), (float(xy[0]), float(xy[1])))
+        except (PlacementError, DataError) as exc:
+            raise DataError(path, where, str(exc), show_value=False) from None
+        placed.append((str(name), face))
+    return placed
+
+
+def _print_summary(out: dict[str, Any]) -> None:
+    th, o = out["throw"], out["outcome"]
+    speed = float(np.linalg.norm(th["velocity"]))
+    spin = float(np.linalg.norm(th["spin"]))
+    r = th["release"]
+    print(f"{out['die']} thrown by player {out['player']} (seed {out['seed']}): release "
+          f"({r[0]:.3f}, {r[1]:.3f}, {r[2]:.3f}) m, speed {speed:.2f} m/s, spin {spin:.1f} rad/s")
+    print("foul: " + out["foul_reason"] if out["foul"] else "legal release")
+    x, y, z = o["position"]
+    where = "on the table" if o["status"] == "on_table" else f"OFF the table ({o['reason']})"
+    print(f"rests {where}: face {o['face']} up at ({x:.3f}, {y:.3f}) m, yaw {o['yaw_deg']:.1f} deg; "
+          f"at rest after {out['sim_time_s']:.2f} s simulated ({out['steps']} steps)")
+    if out["disturbed"]:
+        for d in out["disturbed"]:
+            b, a = d["before"], d["after"]
+            moved = float(np.linalg.norm(np.subtract(a["position"], b["position"]))) * 1000
+            print(f"disturbed {d['die']}: face {b['face']} -> {a['face']}, moved {moved:.1f} mm, "
+                  f"{b['status']} -> {a['status']}" + (f" ({a['reason']})" if a["reason"] else ""))
+    else:
+        print("disturbed: none")
