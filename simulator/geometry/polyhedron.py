@@ -102,9 +102,13 @@ class Polyhedron:
 
     def rest_rotation(self, bottom_face: int, yaw_deg: float = 0.0) -> Vec:
         """Rotation that puts `bottom_face` flat on the table, then turns by yaw about z."""
-        n = self.normals[bottom_face]
-        r = _rotation_between(n, np.array([0.0, 0.0, -1.0]))
-        return _rot_z(np.radians(yaw_deg)) @ r
+        r = self._rest_rotations[bottom_face]
+        return r.copy() if yaw_deg == 0.0 else _rot_z(np.radians(yaw_deg)) @ r
+
+    @cached_property
+    def _rest_rotations(self) -> list[Vec]:
+        down = np.array([0.0, 0.0, -1.0])
+        return [_rotation_between(n, down) for n in self.normals]
 
     def triangles(self) -> Vec:
         """Fan triangulation of every face, shape (T,3,3)."""

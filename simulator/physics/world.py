@@ -8,7 +8,6 @@ was simulated before.
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -231,9 +230,10 @@ class World:
             del self._client
 
     def physics_json(self) -> dict[str, Any]:
+        """Settings, versions and table of this world (one shared dict: read, don't modify)."""
         if self._physics_json is None:
             self._physics_json = {**self.settings.to_json(), "table": self.table.to_json()}
-        return copy.deepcopy(self._physics_json)
+        return self._physics_json
 
     def place(self, name: str, model: DieModel, face: int, yaw_deg: float,
               xy: tuple[float, float]) -> Outcome:
@@ -448,7 +448,11 @@ class World:
         frame_every = max(1, round(1.0 / (s.frame_rate * s.time_step)))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
         active = [b for b in self._bodies.values() if not b.removed]
-        still = {b.name: 0 for b in active}
+        # Per-die state in parallel lists: this loop is the hot path of every throw.
+        bids = [b.bid for b in active]
+        floors = [-b.shape.poly.circumradius for b in active]
+        still = [0] * len(active)
+        live = list(range(len(active)))
         frames: list[Frame] = []
         if record:
             frames.append(self._frame(0.0, active))
@@ -460,35 +464,36 @@ class World:
         for step in range(1, max_steps + 1):
             step_sim()
             settled = True
-            for b in active:
-                if b.removed:
+            fallen = None
+            for i in live:
+                pos = get_pose(bids[i])[0]
+                if pos[2] < floors[i]:
+                    self._fall_off(active[i], step)
+                    fallen = i
                     continue
-                pos = get_pose(b.bid)[0]
-                if pos[2] < -b.shape.poly.circumradius:
-                    self._fall_off(b, step)
-                    continue
-                lin, ang = get_vel(b.bid)
+                lin, ang = get_vel(bids[i])
                 v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
                 w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
                 if v2 < lin2 and w2 < ang2:
-                    still[b.name] += 1
-                    if still[b.name] < hold:
+                    still[i] += 1
+                    if still[i] < hold:
                         settled = False
                     continue
                 # NaN fails every comparison above, so only a moving die needs this check.
                 if not (isfinite(v2) and isfinite(w2) and isfinite(pos[2])):
-                    raise NonFiniteError(f"die {b.name} turned non-finite at step {step}: "
+                    raise NonFiniteError(f"die {active[i].name} turned non-finite at step {step}: "
                                          f"position {pos}, velocity {lin}")
-                still[b.name] = 0
+                still[i] = 0
                 settled = False
+            if fallen is not None:
+                live = [i for i in live if not active[i].removed]
             if record and step % frame_every == 0:
-                moving = [b for b in active if not b.removed and still[b.name] == 0]
-                frames.append(self._frame(step * s.time_step, moving))
+                frames.append(self._frame(step * s.time_step, [active[i] for i in live if still[i] == 0]))
             if settled:
                 if record:
-                    frames.append(self._frame(step * s.time_step, [b for b in active if not b.removed]))
+                    frames.append(self._frame(step * s.time_step, [active[i] for i in live]))
                 return step, True, frames
-        restless = [b.name for b in active if not b.removed and still[b.name] < hold]
+        restless = [active[i].name for i in live if still[i] < hold]
         raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
                               f"{s.max_time:.1f} s of simulated time")
 
