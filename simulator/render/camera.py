@@ -1,0 +1,110 @@
+"""The orbit camera as data: where it looks, from which direction and how far, and the
+pinhole projection that says where a table point lands in the picture.
+
+Plain numpy, so tests can check the renderer's pictures against it without Panda3D's lens.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from simulator.physics.settings import TableSpec
+
+MIN_DISTANCE, MAX_DISTANCE = 0.15, 6.0  # m
+MIN_PITCH, MAX_PITCH = -89.9, -3.0  # deg: from just above the horizon to straight down
+
+
+@dataclass(frozen=True)
+class OrbitCamera:
+    """Looks at `target` (m) from `distance` (m) away; `heading` (deg) turns the eye
+    counter-clockwise about z (0: the eye is on the -y side, looking toward +y, which is
+    player 1's seat); `pitch` (deg, negative) looks down. `fov` is the vertical field of view."""
+
+    target: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    heading: float = 0.0
+    pitch: float = -45.0
+    distance: float = 1.6
+    fov: float = 45.0
+
+    def eye(self) -> np.ndarray:
+        h, p = math.radians(self.heading), math.radians(self.pitch)
+        back = np.array([math.sin(h) * math.cos(p), -math.cos(h) * math.cos(p), -math.sin(p)])
+        return np.array(self.target) + self.distance * back
+
+    def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(right, up, forward) unit vectors of the view."""
+        fwd = np.array(self.target) - self.eye()
+        fwd /= np.linalg.norm(fwd)
+        right = np.cross(fwd, [0.0, 0.0, 1.0])
+        right /= np.linalg.norm(right)
+        up = np.cross(right, fwd)
+        return right, up, fwd
+
+    def project(self, point: tuple[float, float, float] | np.ndarray,
+                size: tuple[int, int]) -> tuple[float, float] | None:
+        """Pixel (column, row from the top) of a point, or None behind the camera."""
+        w, h = size
+        right, up, fwd = self.basis()
+        rel = np.asarray(point, dtype=float) - self.eye()
+        depth = float(rel @ fwd)
+        if depth <= 1e-6:
+            return None
+        f = (h / 2) / math.tan(math.radians(self.fov) / 2)
+        x = float(rel @ right) / depth * f
+        y = float(rel @ up) / depth * f
+        return (w / 2 + x, h / 2 - y)
+
+    # -- mouse moves -------------------------------------------------------------------
+
+    def orbit(self, d_heading: float, d_pitch: float) -> OrbitCamera:
+        pitch = min(MAX_PITCH, max(MIN_PITCH, self.pitch + d_pitch))
+        return replace(self, heading=(self.heading + d_heading) % 360.0, pitch=pitch)
+
+    def zoom(self, factor: float) -> OrbitCamera:
+        return replace(self, distance=min(MAX_DISTANCE, max(MIN_DISTANCE, self.distance * factor)))
+
+    def pan(self, dx: float, dy: float) -> OrbitCamera:
+        """Slide the target along the table plane, in screen directions scaled by distance."""
+        right, _up, fwd = self.basis()
+        flat_fwd = np.array([fwd[0], fwd[1], 0.0])
+        n = float(np.linalg.norm(flat_fwd))
+        ahead = flat_fwd / n if n > 1e-6 else np.array([-math.sin(math.radians(self.heading)),
+                                                         math.cos(math.radians(self.heading)), 0.0])
+        move = (right * dx + ahead * dy) * self.distance
+        t = np.array(self.target) + move
+        return replace(self, target=(float(t[0]), float(t[1]), float(t[2])))
+
+
+def thrower_view(table: TableSpec, player: int) -> OrbitCamera:
+    """Seated behind `player`'s edge, looking across the table."""
+    heading = 0.0 if player == 1 else 180.0
+    reach = max(table.edge_y * 2, table.width if table.shape == "rect" else table.radius * 2)
+    return OrbitCamera(target=(0.0, 0.0, 0.0), heading=heading, pitch=-38.0,
+                       distance=0.95 * reach + 0.3)
+
+
+def top_view(table: TableSpec, aspect: float = 16 / 9) -> OrbitCamera:
+    """Straight down, the whole table and both foul zones in the picture."""
+    fov = 45.0
+    half_h = table.edge_y + 0.36
+    half_w = (table.width / 2 if table.shape == "rect" else table.radius) + 0.05
+    need = max(half_h, half_w / aspect)
+    distance = need / math.tan(math.radians(fov) / 2)
+    return OrbitCamera(target=(0.0, 0.0, 0.0), heading=0.0, pitch=MIN_PITCH,
+                       distance=distance, fov=fov)
+
+
+def follow_view(position: tuple[float, float, float], heading: float) -> OrbitCamera:
+    """Close on a die, keeping the current heading."""
+    return OrbitCamera(target=(position[0], position[1], max(0.0, position[2])),
+                       heading=heading, pitch=-40.0, distance=0.45)
+
+
+def overview(table: TableSpec) -> OrbitCamera:
+    """The picture `tabletop render` takes: an oblique view over player 1's shoulder."""
+    reach = max(table.edge_y * 2, table.width if table.shape == "rect" else table.radius * 2)
+    return OrbitCamera(target=(0.0, 0.05, 0.0), heading=20.0, pitch=-48.0,
+                       distance=1.05 * reach + 0.35)

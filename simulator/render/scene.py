@@ -1,0 +1,551 @@
+"""The Panda3D table scene: room, table with its edges and foul zones, obstacles, dice
+(octahedra textured with their face art), lights, planar shadows, and overlay marks.
+
+The scene only shows poses it is given (from `World.snapshot()`, an outcome, or a frame of
+a recorded throw); it never steps physics. Poses are the physics' geometric frames:
+position of the die's centre and its quaternion (x, y, z, w), table coordinates with the
+surface at z = 0, so no conversion is needed: Panda3D is z-up and right-handed too.
+
+Shadows are planar projections of each die onto the felt along the key light's direction:
+cheap, and identical in the software renderer (which has no shadow maps) and on a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from panda3d.core import (
+    AmbientLight,
+    ColorBlendAttrib,
+    DirectionalLight,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexData,
+    GeomVertexFormat,
+    GeomVertexWriter,
+    LMatrix4f,
+    Material,
+    MaterialAttrib,
+    NodePath,
+    PointLight,
+    Quat,
+    RenderState,
+    Texture,
+    TransparencyAttrib,
+    Vec3,
+)
+from PIL import Image
+
+from simulator.physics.dice import DieShape
+from simulator.physics.settings import TableSpec
+from simulator.physics.world import FOOT, TABLE_THICKNESS
+from simulator.render.looks import (
+    FELT,
+    FOUL_COLOUR,
+    PLAYER_COLOURS,
+    TABLE_WOOD,
+    DieLook,
+    face_uvs,
+)
+
+LIGHT_DIR = (0.35, 0.55, -1.0)  # key light, pointing from the lamp down onto the table
+SHADOW_Z = 0.0006  # m above the felt: shadows sit just over it
+SHADOW_ALPHA = 0.42
+ROOM_HALF = 3.2  # m: half the width of the room around the table
+ROOM_HEIGHT = 2.6  # m from floor to ceiling
+Colour = tuple[float, float, float, float]
+Polygon = tuple[list[tuple[float, float, float]], tuple[float, float, float], Colour]
+
+
+@dataclass(frozen=True)
+class DieNodes:
+    pose: NodePath  # carries the die's pose; its child is the textured octahedron
+    shadow: NodePath  # holder of the instance under the shadow projection
+
+
+class TableScene:
+    """Everything in the room. `root` is what a camera renders (attach it to `render`)."""
+
+    def __init__(self, table: TableSpec) -> None:
+        self.table = table
+        self.root = NodePath("scene")
+        self._static = self.root.attachNewNode("static")
+        self.dice_root = self.root.attachNewNode("dice")
+        self.overlay = self.root.attachNewNode("overlay")
+        self.overlay.setLightOff(1)
+        self.overlay.setTransparency(TransparencyAttrib.M_alpha)
+        self.overlay.setDepthOffset(2)
+        self.overlay.setTwoSided(True)
+        self._shadows = self.root.attachNewNode("shadows")
+        self._setup_shadows()
+        self._textures: dict[str, Texture] = {}
+        self._meshes: dict[float, NodePath] = {}
+        self.dice: dict[str, DieNodes] = {}
+        self._build_room()
+        self._build_table()
+        self._build_foul_zones()
+        self._build_obstacles()
+        self._build_lights()
+
+    # -- dice -------------------------------------------------------------------------------
+
+    def add_die(self, name: str, shape: DieShape, look: DieLook, side_of_face: tuple[int, ...],
+                position: tuple[float, float, float],
+                quaternion: tuple[float, float, float, float]) -> None:
+        """Show a die (replacing one of the same name). `side_of_face[f]` is the side
+        number printed on geometry face f."""
+        self.remove_die(name)
+        pose = self.dice_root.attachNewNode(f"die:{name}")
+        mesh = self._die_mesh(shape, side_of_face)
+        mesh.instanceTo(pose)
+        pose.setTexture(self._texture(look), 1)
+        holder = self._shadows.attachNewNode(f"shadow:{name}")
+        pose.instanceTo(holder)
+        self.dice[name] = DieNodes(pose, holder)
+        self.move_die(name, position, quaternion)
+
+    def move_die(self, name: str, position: tuple[float, float, float],
+                 quaternion: tuple[float, float, float, float]) -> None:
+        nodes = self.dice[name]
+        x, y, z = position
+        qx, qy, qz, qw = quaternion
+        nodes.pose.setPosQuat((x, y, z), Quat(qw, qx, qy, qz))
+        # A die beyond the table's rim or below its surface casts no shadow on the felt.
+        if self.table.contains_xy(x, y) and z > -0.01:
+            nodes.shadow.show()
+        else:
+            nodes.shadow.hide()
+
+    def remove_die(self, name: str) -> None:
+        nodes = self.dice.pop(name, None)
+        if nodes is not None:
+            nodes.pose.removeNode()
+            nodes.shadow.removeNode()
+
+    def clear_dice(self) -> None:
+        for name in list(self.dice):
+            self.remove_die(name)
+
+    def die_position(self, name: str) -> tuple[float, float, float]:
+        p = self.dice[name].pose.getPos()
+        return (float(p[0]), float(p[1]), float(p[2]))
+
+    # -- overlay marks (selection rings, tip arrows, sight lines, aim) -----------------------
+
+    def clear_overlay(self) -> None:
+        self.overlay.getChildren().detach()
+
+    def ring(self, xy: tuple[float, float], radius: float, colour: Colour, width: float = 0.006,
+             z: float = 0.0012) -> NodePath:
+        n = 40
+        verts, tris = [], []
+        for k in range(n):
+            a = 2 * math.pi * k / n
+            c, s = math.cos(a), math.sin(a)
+            verts += [(xy[0] + c * radius, xy[1] + s * radius, z),
+                      (xy[0] + c * (radius + width), xy[1] + s * (radius + width), z)]
+            i, j = 2 * k, 2 * ((k + 1) % n)
+            tris += [(i, j, i + 1), (i + 1, j, j + 1)]
+        return self._flat(verts, tris, colour)
+
+    def strip(self, a: tuple[float, float, float], b: tuple[float, float, float], colour: Colour,
+              width: float = 0.004) -> NodePath:
+        """A flat band from a to b (a line that reads at any distance), normal up."""
+        d = np.subtract(b, a)[:2]
+        n = float(np.linalg.norm(d))
+        if n < 1e-9:
+            d = np.array([1.0, 0.0])
+            n = 1.0
+        px, py = -d[1] / n * width / 2, d[0] / n * width / 2
+        verts = [(a[0] + px, a[1] + py, a[2]), (a[0] - px, a[1] - py, a[2]),
+                 (b[0] - px, b[1] - py, b[2]), (b[0] + px, b[1] + py, b[2])]
+        return self._flat(verts, [(0, 1, 2), (0, 2, 3)], colour)
+
+    def path(self, points: list[tuple[float, float, float]], colour: Colour,
+             width: float = 0.005) -> NodePath:
+        """A ribbon through 3D points, turned to face up (an aim line seen from above)."""
+        holder = self.overlay.attachNewNode("path")
+        for a, b in zip(points, points[1:], strict=False):
+            self.strip(a, b, colour, width).reparentTo(holder)
+        return holder
+
+    def arrow(self, start: tuple[float, float, float], end: tuple[float, float, float],
+              colour: Colour, width: float = 0.008) -> NodePath:
+        """A flat arrow lying in the plane z = start.z, pointing from start to end."""
+        d = np.subtract(end, start)[:2]
+        n = float(np.linalg.norm(d))
+        if n < 1e-9:
+            return self.overlay.attachNewNode("arrow")
+        ux, uy = d / n
+        px, py = -uy, ux
+        head = min(0.6 * n, 3 * width)
+        bx, by = end[0] - ux * head, end[1] - uy * head
+        z = start[2]
+        w = width / 2
+        verts = [(start[0] + px * w, start[1] + py * w, z), (start[0] - px * w, start[1] - py * w, z),
+                 (bx - px * w, by - py * w, z), (bx + px * w, by + py * w, z),
+                 (bx + px * 2.2 * w, by + py * 2.2 * w, z), (bx - px * 2.2 * w, by - py * 2.2 * w, z),
+                 (end[0], end[1], z)]
+        return self._flat(verts, [(0, 1, 2), (0, 2, 3), (4, 5, 6)], colour)
+
+    def marker(self, position: tuple[float, float, float], colour: Colour,
+               size: float = 0.02) -> NodePath:
+        """A small diamond (octahedron) floating at a point: the release point."""
+        r = size / 2
+        v = [(r, 0, 0), (-r, 0, 0), (0, r, 0), (0, -r, 0), (0, 0, r), (0, 0, -r)]
+        verts = [(position[0] + a, position[1] + b, position[2] + c) for a, b, c in v]
+        tris = [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)]
+        return self._flat(verts, tris, colour)
+
+    def coin(self, xy: tuple[float, float], colour: Colour, radius: float = 0.009) -> NodePath:
+        """A flat disc on the felt: a poison counter."""
+        n = 20
+        verts = [(xy[0], xy[1], 0.0015)]
+        verts += [(xy[0] + radius * math.cos(2 * math.pi * k / n),
+                   xy[1] + radius * math.sin(2 * math.pi * k / n), 0.0015) for k in range(n)]
+        tris = [(0, 1 + k, 1 + (k + 1) % n) for k in range(n)]
+        return self._flat(verts, tris, colour)
+
+    # -- building -----------------------------------------------------------------------------
+
+    def _flat(self, verts: list[tuple[float, float, float]], tris: list[tuple[int, int, int]],
+              colour: Colour) -> NodePath:
+        np_ = self.overlay.attachNewNode(_mesh("mark", verts, tris, [colour] * len(verts), lit=False))
+        return np_
+
+    def _setup_shadows(self) -> None:
+        lx, ly, lz = _unit(LIGHT_DIR)
+        # Row-vector matrix (Panda3D): flatten every point onto z = SHADOW_Z along the light.
+        # z keeps a sliver of its height so the matrix stays invertible for Panda's culling.
+        m = LMatrix4f(1, 0, 0, 0,
+                      0, 1, 0, 0,
+                      -lx / lz, -ly / lz, 1e-3, 0,
+                      0, 0, SHADOW_Z, 1)
+        self._shadows.setMat(m)
+        self._shadows.setTextureOff(10)
+        self._shadows.setLightOff(10)
+        self._shadows.setColor((0.02, 0.05, 0.03, SHADOW_ALPHA), 10)
+        self._shadows.setTransparency(TransparencyAttrib.M_alpha, 10)
+        self._shadows.setDepthWrite(False, 10)
+        self._shadows.setDepthOffset(1, 10)
+        self._shadows.setAttrib(ColorBlendAttrib.makeDefault(), 10)
+
+    def _texture(self, look: DieLook) -> Texture:
+        tex = self._textures.get(look.key)
+        if tex is None:
+            img = look.atlas.convert("RGBA")
+            w, h = img.size
+            tex = Texture(look.key)
+            tex.setup2dTexture(w, h, Texture.T_unsigned_byte, Texture.F_rgba8)
+            # Panda3D wants rows bottom-up, BGRA by default; give RGBA explicitly.
+            flipped = img.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+            tex.setRamImageAs(flipped.tobytes(), "RGBA")
+            tex.setMinfilter(Texture.FT_linear_mipmap_linear)
+            tex.setMagfilter(Texture.FT_linear)
+            tex.setAnisotropicDegree(4)
+            self._textures[look.key] = tex
+        return tex
+
+    def _die_mesh(self, shape: DieShape, side_of_face: tuple[int, ...]) -> NodePath:
+        poly = shape.poly
+        key = (round(float(poly.circumradius), 6), side_of_face)
+        cached = self._meshes.get(key)  # type: ignore[call-overload]
+        if cached is not None:
+            return cached
+        if poly.kind == "octahedron":
+            uvs = face_uvs(side_of_face, poly.faces, poly.vertices)
+        else:  # any other die: faces without art
+            uvs = [[(0.5, 0.5)] * len(f) for f in poly.faces]
+        fmt = GeomVertexFormat.getV3n3t2()
+        data = GeomVertexData("die", fmt, Geom.UH_static)
+        vw, nw, tw = (GeomVertexWriter(data, c) for c in ("vertex", "normal", "texcoord"))
+        prim = GeomTriangles(Geom.UH_static)
+        row = 0
+        for f, face in enumerate(poly.faces):
+            normal = poly.normals[f]
+            for k, v in enumerate(face):
+                vw.addData3(*map(float, poly.vertices[v]))
+                nw.addData3(*map(float, normal))
+                tw.addData2(*uvs[f][k])
+            for k in range(1, len(face) - 1):
+                prim.addVertices(row, row + k, row + k + 1)
+            row += len(face)
+        geom = Geom(data)
+        geom.addPrimitive(prim)
+        node = GeomNode("die-mesh")
+        node.addGeom(geom)
+        mesh = NodePath(node)
+        self._meshes[key] = mesh  # type: ignore[index]
+        return mesh
+
+    def _build_room(self) -> None:
+        h = self.table.height
+        floor_z = -h
+        s = ROOM_HALF
+        room = self._static.attachNewNode("room")
+        wood = (0.47, 0.33, 0.22, 1.0)
+        wall = (0.78, 0.74, 0.66, 1.0)
+        skirting = (0.36, 0.25, 0.17, 1.0)
+        # Floor boards: alternating planks read as a wooden floor from any angle.
+        planks = 16
+        verts: list[tuple[float, float, float]] = []
+        tris: list[tuple[int, int, int]] = []
+        cols: list[Colour] = []
+        for k in range(planks):
+            y0 = -s + 2 * s * k / planks
+            y1 = -s + 2 * s * (k + 1) / planks
+            shade = 0.92 if k % 2 else 1.0
+            c = (wood[0] * shade, wood[1] * shade, wood[2] * shade, 1.0)
+            base = len(verts)
+            verts += [(-s, y0, floor_z), (s, y0, floor_z), (s, y1, floor_z), (-s, y1, floor_z)]
+            cols += [c] * 4
+            tris += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
+        room.attachNewNode(_mesh("floor", verts, tris, cols, normal=(0, 0, 1)))
+        # A rug under the table.
+        rx, ry = self._table_half()[0] + 0.6, self._table_half()[1] + 0.7
+        room.attachNewNode(_mesh("rug", [(-rx, -ry, floor_z + 0.002), (rx, -ry, floor_z + 0.002),
+                                         (rx, ry, floor_z + 0.002), (-rx, ry, floor_z + 0.002)],
+                                 [(0, 1, 2), (0, 2, 3)], [(0.22, 0.26, 0.34, 1.0)] * 4,
+                                 normal=(0, 0, 1)))
+        top = floor_z + ROOM_HEIGHT
+        for corners, normal in (
+            (((-s, s), (s, s)), (0, -1, 0)), (((s, -s), (-s, -s)), (0, 1, 0)),
+            (((s, s), (s, -s)), (-1, 0, 0)), (((-s, -s), (-s, s)), (1, 0, 0)),
+        ):
+            (x0, y0), (x1, y1) = corners
+            quad = [(x1, y1, floor_z), (x0, y0, floor_z), (x0, y0, top), (x1, y1, top)]
+            room.attachNewNode(_mesh("wall", quad, [(0, 1, 2), (0, 2, 3)], [wall] * 4,
+                                     normal=normal))
+            low = [(x1, y1, floor_z), (x0, y0, floor_z), (x0, y0, floor_z + 0.12),
+                   (x1, y1, floor_z + 0.12)]
+            skirt = room.attachNewNode(_mesh("skirting", low, [(0, 1, 2), (0, 2, 3)],
+                                             [skirting] * 4, normal=normal))
+            skirt.setDepthOffset(1)
+        ceiling = [(-s, -s, top), (-s, s, top), (s, s, top), (s, -s, top)]
+        room.attachNewNode(_mesh("ceiling", ceiling, [(0, 1, 2), (0, 2, 3)],
+                                 [(0.9, 0.88, 0.84, 1.0)] * 4, normal=(0, 0, -1)))
+        room.setTwoSided(True)
+
+    def _table_half(self) -> tuple[float, float]:
+        t = self.table
+        return (t.width / 2, t.depth / 2) if t.shape == "rect" else (t.radius, t.radius)
+
+    def _build_table(self) -> None:
+        t = self.table
+        felt = (*FELT, 1.0)
+        wood = (*TABLE_WOOD, 1.0)
+        node = self._static.attachNewNode("table")
+        if t.shape == "rect":
+            hx, hy = t.width / 2, t.depth / 2
+            node.attachNewNode(_box((-hx, -hy, -TABLE_THICKNESS), (hx, hy, 0.0), wood, felt))
+            leg_at = [(sx * (hx - 0.07), sy * (hy - 0.07)) for sx in (-1, 1) for sy in (-1, 1)]
+        else:
+            node.attachNewNode(_cylinder(t.radius, -TABLE_THICKNESS, 0.0, wood, felt))
+            leg_at = [(0.0, 0.0)]
+        for x, y in leg_at:
+            w = 0.035 if t.shape == "rect" else 0.07
+            node.attachNewNode(_box((x - w, y - w, -t.height), (x + w, y + w, -TABLE_THICKNESS),
+                                    wood, wood))
+        # Each player's edge line: a band of their colour along the rim of the felt.
+        for player in (1, 2):
+            sgn = -1 if player == 1 else 1
+            colour = (*PLAYER_COLOURS[player], 1.0)
+            if t.shape == "rect":
+                y0, y1 = sgn * t.edge_y, sgn * (t.edge_y - 0.012)
+                verts = [(-t.width / 2, y0, 0.0005), (t.width / 2, y0, 0.0005),
+                         (t.width / 2, y1, 0.0005), (-t.width / 2, y1, 0.0005)]
+                tris = [(0, 1, 2), (0, 2, 3)] if sgn > 0 else [(0, 2, 1), (0, 3, 2)]
+            else:  # the arc of the rim nearest the player
+                verts, tris = [], []  # type: ignore[var-annotated]
+                n = 24
+                for k in range(n + 1):
+                    a = math.radians(-150 + 120 * k / n) * (1 if player == 1 else -1)
+                    c, s = math.cos(a), math.sin(a)
+                    verts += [(t.radius * c, t.radius * s, 0.0005),
+                              ((t.radius - 0.012) * c, (t.radius - 0.012) * s, 0.0005)]
+                    if k < n:
+                        i = 2 * k
+                        tris += [(i, i + 2, i + 1), (i + 1, i + 2, i + 3)]
+            band = node.attachNewNode(_mesh(f"edge{player}", verts, tris, [colour] * len(verts),
+                                            normal=(0, 0, 1)))
+            band.setTwoSided(True)
+            band.setDepthOffset(1)
+
+    def _build_foul_zones(self) -> None:
+        """Behind each edge line: one foot back and one foot up, tinted red (DESIGN.md)."""
+        t = self.table
+        half_w = t.width / 2 if t.shape == "rect" else t.radius
+        zones = self._static.attachNewNode("foul-zones")
+        zones.setTransparency(TransparencyAttrib.M_alpha)
+        zones.setDepthWrite(False)
+        zones.setTwoSided(True)
+        zones.setLightOff(1)
+        zones.setBin("transparent", 10)
+        floor_fill = (*FOUL_COLOUR, 0.18)
+        end_fill = (*FOUL_COLOUR, 0.14)
+        line = (*FOUL_COLOUR, 0.8)
+        w = 0.004  # m: half-width of the outline bands
+        for player in (1, 2):
+            sgn = -1 if player == 1 else 1
+            y_edge, y_back = sgn * t.edge_y, sgn * (t.edge_y + FOOT)
+            x0, x1 = -half_w, half_w
+            # The tinted side-view square of the rulebook at both ends, the zone's floor at
+            # table height, and its far top edge: a box that never hides the table.
+            zones.attachNewNode(_mesh("foul-floor", [(x0, y_edge, 0.0), (x1, y_edge, 0.0),
+                                                     (x1, y_back, 0.0), (x0, y_back, 0.0)],
+                                      [(0, 1, 2), (0, 2, 3)], [floor_fill] * 4, normal=(0, 0, 1),
+                                      lit=False))
+            for x in (x0, x1):
+                zones.attachNewNode(_mesh("foul-end", [(x, y_edge, 0.0), (x, y_back, 0.0),
+                                                       (x, y_back, FOOT), (x, y_edge, FOOT)],
+                                          [(0, 1, 2), (0, 2, 3)], [end_fill] * 4,
+                                          normal=(1, 0, 0), lit=False))
+                for a, b in (((x, y_edge, FOOT), (x, y_back, FOOT)),
+                             ((x, y_back, 0.0), (x, y_back, FOOT)),
+                             ((x, y_edge, 0.0), (x, y_edge, FOOT))):
+                    zones.attachNewNode(_band(a, b, w, line))
+            zones.attachNewNode(_band((x0, y_back, FOOT), (x1, y_back, FOOT), w, line))
+            zones.attachNewNode(_band((x0, y_back, 0.0), (x1, y_back, 0.0), w, line))
+
+    def _build_obstacles(self) -> None:
+        stone = (0.55, 0.56, 0.6, 1.0)
+        top = (0.68, 0.69, 0.72, 1.0)
+        node = self._static.attachNewNode("obstacles")
+        for ob in self.table.obstacles:
+            if ob.kind == "box":
+                sx, sy, sz = ob.size
+                part = node.attachNewNode(_box((-sx / 2, -sy / 2, 0.0), (sx / 2, sy / 2, sz), stone, top))
+            else:
+                r, h = ob.size[0], ob.size[1]
+                part = node.attachNewNode(_cylinder(r, 0.0, h, stone, top))
+            part.setPos(ob.position[0], ob.position[1], 0.0)
+            part.setH(ob.yaw_deg)
+
+    def _build_lights(self) -> None:
+        amb = AmbientLight("ambient")
+        amb.setColor((0.42, 0.42, 0.45, 1))
+        key = DirectionalLight("key")
+        key.setColor((0.78, 0.76, 0.70, 1))
+        key_np = self.root.attachNewNode(key)
+        key_np.lookAt(Vec3(*LIGHT_DIR))
+        fill = PointLight("lamp")
+        fill.setColor((0.25, 0.24, 0.22, 1))
+        fill.setAttenuation((1, 0, 0.05))
+        fill_np = self.root.attachNewNode(fill)
+        fill_np.setPos(-1.0, -1.2, 1.6)
+        for light in (self.root.attachNewNode(amb), key_np, fill_np):
+            self._static.setLight(light)
+            self.dice_root.setLight(light)
+
+
+# -- geometry helpers ------------------------------------------------------------------------
+
+
+def _unit(v: tuple[float, float, float]) -> tuple[float, float, float]:
+    n = math.sqrt(sum(c * c for c in v))
+    return (v[0] / n, v[1] / n, v[2] / n)
+
+
+def _mesh(name: str, verts: list[tuple[float, float, float]], tris: list[tuple[int, int, int]],
+          colours: list[Colour], normal: tuple[float, float, float] | None = None,
+          lit: bool = True) -> GeomNode:
+    """Triangles with one shared normal (flat normals from the first triangle when none
+    is given). Lit meshes carry their colour as a material, one Geom per colour: the
+    software renderer multiplies a lit vertex colour in twice, a material once, and on a
+    GPU a material is the fixed-function way too. Unlit meshes (marks) keep vertex colours."""
+    if normal is None:
+        a, b, c = (np.array(verts[i]) for i in tris[0])
+        n = np.cross(b - a, c - a)
+        nn = float(np.linalg.norm(n))
+        normal = (0.0, 0.0, 1.0) if nn < 1e-12 else tuple((n / nn).tolist())  # type: ignore[assignment]
+    assert normal is not None
+    faces = [([verts[i] for i in t], normal, colours[t[0]]) for t in tris]
+    return _faces_node(name, faces, lit)
+
+
+def _band(a: tuple[float, float, float], b: tuple[float, float, float], w: float,
+          colour: Colour) -> GeomNode:
+    """A thin unlit band from a to b, widened across the direction in the plane that
+    contains z (vertical segments widen along x; horizontal ones along z)."""
+    d = np.subtract(b, a)
+    side = np.array([0.0, 0.0, w]) if abs(d[2]) < 1e-9 else np.array([w, 0.0, 0.0])
+    pa, pb = np.array(a), np.array(b)
+    verts = [tuple((pa - side).tolist()), tuple((pb - side).tolist()),
+             tuple((pb + side).tolist()), tuple((pa + side).tolist())]
+    return _mesh("band", verts, [(0, 1, 2), (0, 2, 3)], [colour] * 4,  # type: ignore[arg-type]
+                 normal=(0, 0, 1), lit=False)
+
+
+def _box(lo: tuple[float, float, float], hi: tuple[float, float, float], side: Colour,
+         top: Colour) -> GeomNode:
+    return _box_faces(lo, hi, side, top)
+
+
+def _box_faces(lo: tuple[float, float, float], hi: tuple[float, float, float], side: Colour,
+               top: Colour | None = None, lit: bool = True) -> GeomNode:
+    x0, y0, z0 = lo
+    x1, y1, z1 = hi
+    faces: list[Polygon] = [
+        ([(x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)], (0, 0, 1), top or side),
+        ([(x0, y1, z0), (x1, y1, z0), (x1, y0, z0), (x0, y0, z0)], (0, 0, -1), side),
+        ([(x0, y0, z0), (x1, y0, z0), (x1, y0, z1), (x0, y0, z1)], (0, -1, 0), side),
+        ([(x1, y1, z0), (x0, y1, z0), (x0, y1, z1), (x1, y1, z1)], (0, 1, 0), side),
+        ([(x1, y0, z0), (x1, y1, z0), (x1, y1, z1), (x1, y0, z1)], (1, 0, 0), side),
+        ([(x0, y1, z0), (x0, y0, z0), (x0, y0, z1), (x0, y1, z1)], (-1, 0, 0), side),
+    ]
+    return _faces_node("box", faces, lit)
+
+
+def _cylinder(radius: float, z0: float, z1: float, side: Colour, top: Colour, n: int = 48) -> GeomNode:
+    faces: list[Polygon] = []
+    ring = [(radius * math.cos(2 * math.pi * k / n), radius * math.sin(2 * math.pi * k / n))
+            for k in range(n)]
+    faces.append(([(x, y, z1) for x, y in ring], (0, 0, 1), top))
+    faces.append(([(x, y, z0) for x, y in reversed(ring)], (0, 0, -1), side))
+    for k in range(n):
+        (xa, ya), (xb, yb) = ring[k], ring[(k + 1) % n]
+        mid = 2 * math.pi * (k + 0.5) / n
+        faces.append(([(xa, ya, z0), (xb, yb, z0), (xb, yb, z1), (xa, ya, z1)],
+                      (math.cos(mid), math.sin(mid), 0.0), side))
+    return _faces_node("cylinder", faces)
+
+
+def _faces_node(name: str, faces: list[Polygon], lit: bool = True) -> GeomNode:
+    """Convex polygons (vertices, normal, colour) as one node: lit ones grouped into one
+    Geom per colour with a material, unlit ones with vertex colours."""
+    node = GeomNode(name)
+    groups: dict[Colour, list[tuple[list[tuple[float, float, float]], tuple[float, float, float]]]]
+    groups = {}
+    for verts, normal, colour in faces:
+        key = colour if lit else (1.0, 1.0, 1.0, 1.0)
+        groups.setdefault(key, []).append((verts, normal))
+    colour_of = {id(f[0]): f[2] for f in faces}
+    for colour, polys in groups.items():
+        fmt = GeomVertexFormat.getV3n3() if lit else GeomVertexFormat.getV3n3c4()
+        data = GeomVertexData(name, fmt, Geom.UH_static)
+        vw, nw = GeomVertexWriter(data, "vertex"), GeomVertexWriter(data, "normal")
+        cw = None if lit else GeomVertexWriter(data, "color")
+        prim = GeomTriangles(Geom.UH_static)
+        row = 0
+        for verts, normal in polys:
+            for v in verts:
+                vw.addData3(*v)
+                nw.addData3(*normal)
+                if cw is not None:
+                    cw.addData4(*colour_of[id(verts)])
+            for k in range(1, len(verts) - 1):
+                prim.addVertices(row, row + k, row + k + 1)
+            row += len(verts)
+        geom = Geom(data)
+        geom.addPrimitive(prim)
+        if lit:
+            mat = Material(f"{name}-material")
+            mat.setAmbient(colour)
+            mat.setDiffuse(colour)
+            node.addGeom(geom, RenderState.make(MaterialAttrib.make(mat)))
+        else:
+            node.addGeom(geom)
+    return node
