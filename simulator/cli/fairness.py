@@ -1,0 +1,165 @@
+"""`tabletop fairness`: the throw-fairness lab.
+
+    tabletop fairness run benchmarks/experiments/fair-paper-d8.yaml --out runs/fair --workers 2
+    tabletop fairness run EXP.yaml --out DIR --backend ray --ray-address HOST:6379
+    tabletop fairness run EXP.yaml --out DIR --stop sprt --p1 0.2 --face 6
+    tabletop fairness report DIR [--json]
+    tabletop fairness compare DIR_A DIR_B
+    tabletop fairness series DIR... --png series.png
+
+A run interrupted at any moment resumes when given the same command again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from simulator.cli.main import UsageError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("fairness", help="throw-fairness experiments: run, report, compare")
+    sub = p.add_subparsers(dest="fairness_command", metavar="ACTION")
+    sub.required = True
+
+    r = sub.add_parser("run", help="run (or resume) an experiment into a results directory")
+    r.add_argument("config", help="experiment YAML (see benchmarks/experiments/)")
+    r.add_argument("--out", required=True, help="results directory (SQLite inside)")
+    r.add_argument("--throws", type=int, default=None, help="number of throws (default: the config's)")
+    r.add_argument("--workers", type=int, default=1, help="parallel workers (default 1)")
+    r.add_argument("--backend", choices=("local", "ray"), default="local")
+    r.add_argument("--ray-address", default=None,
+                   help="Ray cluster address (HOST:PORT or 'auto'); default: start a local one")
+    r.add_argument("--stop", choices=("sprt",), default=None,
+                   help="stop when a sequential test decides (Wald's SPRT on one face)")
+    r.add_argument("--p1", type=float, default=None, help="SPRT: the face's probability under H1")
+    r.add_argument("--face", type=int, default=None, help="SPRT: the face tested (default: the "
+                   "config's stop face, else the first face)")
+    r.add_argument("--sprt-alpha", type=float, default=None, help="SPRT false-alarm rate (0.01)")
+    r.add_argument("--sprt-beta", type=float, default=None, help="SPRT miss rate (0.05)")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.set_defaults(func=run_cmd)
+
+    rep = sub.add_parser("report", help="statistics, verdict and plots of a results directory")
+    rep.add_argument("dir")
+    rep.add_argument("--json", action="store_true", help="print the report as JSON")
+    rep.add_argument("--alpha", type=float, default=None, help="significance level (default: "
+                     "the experiment's)")
+    rep.add_argument("--shift", type=float, default=None,
+                     help="face-probability shift for the power analysis (default 1/(4k))")
+    rep.add_argument("--plots", default=None, help="directory for PNG plots (default DIR/plots)")
+    rep.add_argument("--no-plots", action="store_true")
+    rep.set_defaults(func=report_cmd)
+
+    c = sub.add_parser("compare", help="homogeneity test between two experiments")
+    c.add_argument("dir_a")
+    c.add_argument("dir_b")
+    c.add_argument("--alpha", type=float, default=0.01)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=compare_cmd)
+
+    s = sub.add_parser("series", help="plot bias against the series parameter of several runs")
+    s.add_argument("dirs", nargs="+")
+    s.add_argument("--png", required=True, help="output PNG")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=series_cmd)
+
+
+def run_cmd(args: argparse.Namespace) -> int:
+    from simulator.experiments import load_experiment, run_experiment
+    from simulator.experiments.config import parse_stop
+
+    exp = load_experiment(args.config)
+    if args.stop == "sprt":
+        if args.p1 is None:
+            raise UsageError("--stop sprt needs --p1 (the face's probability under H1)")
+        base = exp.stop.to_json() if exp.stop else {}
+        raw = {"rule": "sprt", "face": args.face if args.face is not None else base.get("face"),
+               "p1": args.p1, "alpha": args.sprt_alpha or base.get("alpha", 0.01),
+               "beta": args.sprt_beta or base.get("beta", 0.05)}
+        if raw["face"] is None:
+            del raw["face"]
+        exp = exp.with_(stop=parse_stop(raw, "--stop", exp.faces))
+    elif args.p1 is not None or args.face is not None:
+        raise UsageError("--p1 and --face go with --stop sprt")
+    if args.throws is not None and args.throws < 1:
+        raise UsageError(f"--throws must be at least 1 (got {args.throws})")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    if args.ray_address and args.backend != "ray":
+        raise UsageError("--ray-address goes with --backend ray")
+    summary = run_experiment(exp, args.out, throws=args.throws, workers=args.workers,
+                             backend=args.backend, ray_address=args.ray_address,
+                             progress=not args.no_progress)
+    rate = f", {summary.throws_per_s:.1f} throws/s" if summary.ran else ""
+    print(f"{exp.name}: {summary.stored} throws stored in {args.out} "
+          f"(this run: {summary.ran} in {summary.seconds:.1f} s{rate})")
+    if summary.stop is not None:
+        s = summary.stop
+        print(f"SPRT on face {s['face']} (p1 {s['p1']}): {s['decision']} after {s['throws']} throws "
+              f"({s['on_table']} on the table)")
+    elif exp.stop is not None:
+        print(f"SPRT undecided after {summary.stored} throws (the --throws cap)")
+    return 0
+
+
+def report_cmd(args: argparse.Namespace) -> int:
+    from simulator.experiments.report import build_report, render_text
+
+    rep = build_report(args.dir, alpha=args.alpha, shift=args.shift)
+    if not args.no_plots:
+        from simulator.experiments.plots import write_report_plots
+
+        paths = write_report_plots(rep, args.plots or Path(args.dir) / "plots")
+        rep["plots"] = [str(p) for p in paths]
+    if args.json:
+        json.dump(rep, sys.stdout, indent=2)
+        print()
+    else:
+        print(render_text(rep))
+        for p in rep.get("plots", []):
+            print(f"plot: {p}")
+    return 0
+
+
+def compare_cmd(args: argparse.Namespace) -> int:
+    from simulator.experiments.report import compare, render_compare
+
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be strictly between 0 and 1 (got {args.alpha})")
+    res = compare(args.dir_a, args.dir_b, args.alpha)
+    if args.json:
+        json.dump(res, sys.stdout, indent=2)
+        print()
+    else:
+        print(render_compare(res))
+    return 0
+
+
+def series_cmd(args: argparse.Namespace) -> int:
+    from simulator.experiments.plots import series_plot
+    from simulator.experiments.report import build_report
+
+    reports = [build_report(d) for d in args.dirs]
+    for d, r in zip(args.dirs, reports, strict=True):
+        if not r["experiment"].get("series"):
+            raise UsageError(f"{d}: the experiment has no 'series' field to plot against")
+    names = {r["experiment"]["series"]["name"] for r in reports}
+    if len(names) > 1:
+        raise UsageError(f"the directories belong to different series: {', '.join(sorted(names))}")
+    path = series_plot(reports, args.png)
+    rows = [{"dir": d, "value": r["experiment"]["series"]["value"], "throws": r["throws"],
+             "chi2_p": r["chi2_p"], "verdict": r["verdict"]} for d, r in zip(args.dirs, reports,
+                                                                              strict=True)]
+    rows.sort(key=lambda x: x["value"])
+    if args.json:
+        json.dump({"series": names.pop(), "points": rows, "plot": str(path)}, sys.stdout, indent=2)
+        print()
+    else:
+        for x in rows:
+            print(f"{x['value']:>8g}  {x['throws']:>7} throws  chi2 p {x['chi2_p']:.3g}  {x['verdict']}")
+        print(f"plot: {path}")
+    return 0

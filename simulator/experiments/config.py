@@ -1,0 +1,425 @@
+"""A fairness experiment as YAML: the die, the table, the throw distribution, how many
+throws (or a sequential stopping rule), the seed and the physics settings.
+
+Throw i of an experiment is drawn from its own generator, `default_rng([seed, i])`, so a
+throw depends only on the experiment and its index: never on the chunk it ran in, the
+backend, the worker count, or an interruption.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, TypeGuard
+
+import numpy as np
+import yaml
+from scipy.spatial.transform import Rotation
+
+from dice_models import DataError, DieModel, load_die, parse_die
+from simulator.physics import PhysicsSettings, TableSpec, Throw, die_shape
+from simulator.physics.settings import parse_table, surface_from
+from simulator.physics.world import MAX_SPEED
+
+TOP_LEVEL = ("name", "description", "die", "table", "surface", "throw", "throws", "chunk_size",
+             "seed", "physics", "stop", "alpha", "series")
+THROW_KEYS = ("height", "speed", "elevation_deg", "spin", "area", "orientation")
+PHYSICS_KEYS = ("time_step", "solver_iterations", "gravity", "settle_linear", "settle_angular",
+                "hold_time", "max_time")
+MAX_THROWS = 100_000_000
+
+
+@dataclass(frozen=True)
+class ThrowDistribution:
+    """Where and how a die is released: the centre's height above the table (m), the speed
+    (m/s) in a uniformly random horizontal direction tilted by `elevation_deg`, the spin
+    magnitude (rad/s) about a uniformly random axis, the release point uniform in the box
+    |x| <= area[0], |y| <= area[1] (m), and the orientation: uniform over rotations or a
+    fixed face down (value) with a random yaw."""
+
+    height: tuple[float, float] = (0.15, 0.35)
+    speed: tuple[float, float] = (0.2, 1.5)
+    elevation_deg: tuple[float, float] = (-30.0, 30.0)
+    spin: tuple[float, float] = (0.0, 25.0)
+    area: tuple[float, float] = (0.1, 0.1)
+    orientation: str | int = "uniform"
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """Wald's sequential probability ratio test on one face: H0 p = 1/k against H1 p = p1,
+    with error rates alpha (false alarm) and beta (miss); `throws` caps it."""
+
+    face: int
+    p1: float
+    alpha: float = 0.01
+    beta: float = 0.05
+    rule: str = "sprt"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Series:
+    """Where an experiment sits in a series: the parameter's name and value, and the face
+    whose probability the series is expected to move."""
+
+    name: str
+    parameter: str
+    value: float
+    face: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    source: str
+    die: DieModel
+    table: TableSpec
+    throw: ThrowDistribution
+    throws: int
+    chunk_size: int
+    seed: int
+    physics: PhysicsSettings
+    stop: StopRule | None = None
+    alpha: float = 0.01
+    series: Series | None = None
+    description: str = ""
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        return die_shape(self.die).values
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that decides the throws' results (not their number, the chunking or
+        the labels): two runs with the same identity give the same rows."""
+        table = self.table.to_json()
+        table.pop("source", None)
+        physics = asdict(self.physics)
+        return {
+            "die": self.die.to_json(),
+            "table": table,
+            "throw": self.throw.to_json(),
+            "seed": self.seed,
+            "physics": physics,
+            "stop": self.stop.to_json() if self.stop else None,
+        }
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.identity(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            **self.identity(),
+            "throws": self.throws,
+            "chunk_size": self.chunk_size,
+            "alpha": self.alpha,
+            "series": self.series.to_json() if self.series else None,
+            "fingerprint": self.fingerprint(),
+        }
+
+    def with_(self, **changes: Any) -> Experiment:
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class DrawnThrow:
+    """One drawn throw and the facts about its release that the report bins by."""
+
+    index: int
+    throw: Throw
+    initial_down: int  # face value pointing down at release
+    height: float  # m
+    speed: float  # m/s
+    spin: float  # rad/s
+    energy_j: float  # kinetic (translation + rotation) plus potential above the table, J
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "file"
+        raise DataError(path, where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                        show_value=False) from None
+    return parse_experiment(data, str(path), base_dir=path.parent)
+
+
+def parse_experiment(data: Any, source: str, base_dir: Path | None = None) -> Experiment:
+    if not isinstance(data, dict):
+        raise DataError(source, "(top level)", "expected a mapping of experiment fields",
+                        type(data).__name__)
+    for key in data:
+        if key not in TOP_LEVEL:
+            raise DataError(source, str(key), f"unknown field{_hint(str(key), TOP_LEVEL)}",
+                            show_value=False)
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str) or not name:
+        raise DataError(source, "name", "must be a non-empty string", name)
+    die = _parse_die(data.get("die"), source, base_dir)
+    shape = die_shape(die)
+    table = _parse_table(data.get("table"), data.get("surface"), source, base_dir)
+    throw = _parse_throw(data.get("throw", {}), source, shape.values, shape.poly.circumradius, table)
+    throws = _int(source, "throws", data.get("throws", 1000), 1, MAX_THROWS)
+    chunk = _int(source, "chunk_size", data.get("chunk_size", 50), 1, 100_000)
+    seed = _int(source, "seed", data.get("seed", 0), 0, 2**63 - 1)
+    physics = _parse_physics(data.get("physics", {}), source)
+    alpha = _prob(source, "alpha", data.get("alpha", 0.01))
+    stop = None
+    if data.get("stop") is not None:
+        stop = parse_stop(data["stop"], source, shape.values)
+    series = _parse_series(data.get("series"), source, shape.values)
+    desc = data.get("description", "")
+    if not isinstance(desc, str):
+        raise DataError(source, "description", "must be a string", desc)
+    return Experiment(name=name, source=source, die=die, table=table, throw=throw, throws=throws,
+                      chunk_size=chunk, seed=seed, physics=physics, stop=stop, alpha=alpha,
+                      series=series, description=desc.strip())
+
+
+def parse_stop(raw: Any, source: str, faces: tuple[int, ...]) -> StopRule:
+    if not isinstance(raw, dict):
+        raise DataError(source, "stop", "must be a mapping {rule: sprt, face, p1, alpha, beta}", raw)
+    rule = raw.get("rule", "sprt")
+    if rule != "sprt":
+        raise DataError(source, "stop.rule", "the only stopping rule is sprt", rule)
+    face = raw.get("face", faces[0])
+    if not isinstance(face, int) or face not in faces:
+        raise DataError(source, "stop.face", f"must be one of the die's faces {list(faces)}", face)
+    p1 = _prob(source, "stop.p1", raw.get("p1"))
+    if abs(p1 - 1.0 / len(faces)) < 1e-9:
+        raise DataError(source, "stop.p1", f"must differ from the fair 1/{len(faces)}", p1)
+    alpha = _prob(source, "stop.alpha", raw.get("alpha", 0.01))
+    beta = _prob(source, "stop.beta", raw.get("beta", 0.05))
+    return StopRule(face=face, p1=p1, alpha=alpha, beta=beta)
+
+
+def draw_throw(exp: Experiment, index: int) -> DrawnThrow:
+    """Throw `index` of the experiment, from its own generator."""
+    d = exp.throw
+    shape = die_shape(exp.die)
+    rng = np.random.default_rng([exp.seed, index])
+    h = rng.uniform(*d.height)
+    speed = rng.uniform(*d.speed)
+    az = rng.uniform(0.0, 2 * math.pi)
+    el = math.radians(rng.uniform(*d.elevation_deg))
+    x = rng.uniform(-d.area[0], d.area[0])
+    y = rng.uniform(-d.area[1], d.area[1])
+    vel = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)]) * speed
+    axis = rng.normal(size=3)
+    axis /= np.linalg.norm(axis)
+    spin_mag = rng.uniform(*d.spin)
+    spin = axis * spin_mag
+    if d.orientation == "uniform":
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        rot = Rotation.from_quat(q).as_matrix()
+    else:
+        bottom = shape.values.index(int(d.orientation))
+        rot = shape.poly.rest_rotation(bottom, float(rng.uniform(0.0, 360.0)))
+        q = Rotation.from_matrix(rot).as_quat()
+    down, _ = shape.poly.face_down(rot)
+    inertia_world = rot @ shape.mass.inertia @ rot.T
+    energy = (0.5 * shape.mass.mass * float(vel @ vel) + 0.5 * float(spin @ inertia_world @ spin)
+              + shape.mass.mass * exp.physics.gravity * h)
+    throw = Throw(release=(float(x), float(y), float(h)),
+                  velocity=(float(vel[0]), float(vel[1]), float(vel[2])),
+                  spin=(float(spin[0]), float(spin[1]), float(spin[2])),
+                  orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
+    return DrawnThrow(index=index, throw=throw, initial_down=shape.values[down], height=float(h),
+                      speed=float(speed), spin=float(spin_mag), energy_j=float(energy))
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _parse_die(raw: Any, source: str, base_dir: Path | None) -> DieModel:
+    if raw is None:
+        raise DataError(source, "die", "is missing: give a die name (e.g. paper-d8) or a mapping",
+                        show_value=False)
+    if isinstance(raw, str):
+        path = Path(raw)
+        if base_dir is not None and path.suffix in (".yaml", ".yml") and not path.is_absolute():
+            path = base_dir / path
+        try:
+            return load_die(path if path.suffix in (".yaml", ".yml") else raw)
+        except DataError as exc:
+            if exc.source == "die":  # unknown name: say which experiment file asked for it
+                raise DataError(source, "die", str(exc).split(": ", 2)[-1], show_value=False) from None
+            raise
+    if not isinstance(raw, dict):
+        raise DataError(source, "die", "must be a die name or a mapping", raw)
+    if "model" in raw:  # a shipped die with some fields changed (mass, mass model, tampering)
+        base = _parse_die(raw["model"], source, base_dir).to_json()
+        for key in ("name", "mass", "mass_model", "com_offset", "values"):
+            if key in raw:
+                base[key] = raw[key]
+        base.setdefault("name", raw.get("name", base["name"]))
+        unknown = set(raw) - {"model", "name", "mass", "mass_model", "com_offset", "values"}
+        if unknown:
+            key = sorted(unknown)[0]
+            raise DataError(source, f"die.{key}", "unknown field (with 'model', a die takes name, "
+                            "mass, mass_model, com_offset, values)", show_value=False)
+        return parse_die(base, f"{source}: die")
+    return parse_die(raw, f"{source}: die")
+
+
+def _parse_table(raw: Any, surface: Any, source: str, base_dir: Path | None) -> TableSpec:
+    if raw is None:
+        table = TableSpec(source=source)
+    elif isinstance(raw, str):
+        path = Path(raw)
+        if base_dir is not None and not path.is_absolute():
+            path = base_dir / path
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise DataError(source, "table", f"cannot read {raw}: {exc.strerror}",
+                            show_value=False) from None
+        except yaml.YAMLError as exc:
+            raise DataError(path, "file", f"malformed YAML: {getattr(exc, 'problem', exc)}",
+                            show_value=False) from None
+        table = parse_table(data, str(path))
+    elif isinstance(raw, dict):
+        table = parse_table(raw, f"{source}: table")
+    else:
+        raise DataError(source, "table", "must be a mapping of table fields or a table file", raw)
+    if surface is not None:
+        table = table.with_surface(surface_from(surface, source, "surface"))
+    return table
+
+
+def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: float,
+                 table: TableSpec) -> ThrowDistribution:
+    if not isinstance(raw, dict):
+        raise DataError(source, "throw", "must be a mapping of throw ranges", raw)
+    for key in raw:
+        if key not in THROW_KEYS:
+            raise DataError(source, f"throw.{key}", f"unknown field{_hint(str(key), THROW_KEYS)}",
+                            show_value=False)
+    base = ThrowDistribution()
+    height = _range(source, "throw.height", raw.get("height", list(base.height)), 0.0, 5.0)
+    if height[0] <= circumradius:
+        raise DataError(source, "throw.height", f"the lowest release must clear the die: above "
+                        f"its circumradius {circumradius:.4f} m", list(height))
+    speed = _range(source, "throw.speed", raw.get("speed", list(base.speed)), 0.0, MAX_SPEED)
+    elev = _range(source, "throw.elevation_deg", raw.get("elevation_deg", list(base.elevation_deg)),
+                  -90.0, 90.0)
+    spin = _range(source, "throw.spin", raw.get("spin", list(base.spin)), 0.0, 1000.0)
+    area_raw = raw.get("area", list(base.area))
+    if (not isinstance(area_raw, list) or len(area_raw) != 2
+            or not all(_finite(v) and float(v) >= 0 for v in area_raw)):
+        raise DataError(source, "throw.area", "must be [half_x, half_y], non-negative lengths in m",
+                        area_raw)
+    area = (float(area_raw[0]), float(area_raw[1]))
+    if not table.contains_xy(area[0], area[1], inset=circumradius):
+        raise DataError(source, "throw.area", "releases must lie over the table, a die's size "
+                        "inside its edge", area_raw)
+    orient = raw.get("orientation", "uniform")
+    if isinstance(orient, dict) and set(orient) == {"face_down"}:
+        orient = orient["face_down"]
+        if not isinstance(orient, int) or isinstance(orient, bool) or orient not in faces:
+            raise DataError(source, "throw.orientation.face_down",
+                            f"must be one of the die's faces {list(faces)}", orient)
+    elif orient != "uniform":
+        raise DataError(source, "throw.orientation", "must be 'uniform' or {face_down: VALUE}",
+                        orient)
+    return ThrowDistribution(height=height, speed=speed, elevation_deg=elev, spin=spin,
+                             area=area, orientation=orient)
+
+
+def _parse_physics(raw: Any, source: str) -> PhysicsSettings:
+    if not isinstance(raw, dict):
+        raise DataError(source, "physics", "must be a mapping of physics settings", raw)
+    known = {f.name for f in fields(PhysicsSettings)}
+    changes: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in PHYSICS_KEYS or key not in known:
+            raise DataError(source, f"physics.{key}", f"unknown setting{_hint(str(key), PHYSICS_KEYS)}",
+                            show_value=False)
+        if key == "solver_iterations":
+            changes[key] = _int(source, f"physics.{key}", value, 1, 10_000)
+        elif not _finite(value) or float(value) <= 0:
+            raise DataError(source, f"physics.{key}", "must be a positive number", value)
+        else:
+            changes[key] = float(value)
+    settings = PhysicsSettings(**changes)
+    if settings.time_step > 0.02:
+        raise DataError(source, "physics.time_step", "must be at most 0.02 s", settings.time_step)
+    return settings
+
+
+def _parse_series(raw: Any, source: str, faces: tuple[int, ...]) -> Series | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise DataError(source, "series", "must be a mapping {name, parameter, value, face}", raw)
+    name, param, value = raw.get("name"), raw.get("parameter"), raw.get("value")
+    if not isinstance(name, str) or not name:
+        raise DataError(source, "series.name", "must be a non-empty string", name)
+    if not isinstance(param, str) or not param:
+        raise DataError(source, "series.parameter", "must be a non-empty string", param)
+    if not _finite(value):
+        raise DataError(source, "series.value", "must be a number", value)
+    face = raw.get("face")
+    if face is not None and (not isinstance(face, int) or face not in faces):
+        raise DataError(source, "series.face", f"must be one of the die's faces {list(faces)}", face)
+    return Series(name=name, parameter=param, value=float(value), face=face)
+
+
+def _range(source: str, name: str, raw: Any, lo: float, hi: float) -> tuple[float, float]:
+    if _finite(raw):
+        raw = [raw, raw]
+    if not isinstance(raw, list) or len(raw) != 2 or not all(_finite(v) for v in raw):
+        raise DataError(source, name, "must be [low, high] (or one number)", raw)
+    a, b = float(raw[0]), float(raw[1])
+    if a > b:
+        raise DataError(source, name, "low is above high", raw)
+    if a < lo or b > hi:
+        raise DataError(source, name, f"must lie within [{lo:g}, {hi:g}]", raw)
+    return (a, b)
+
+
+def _int(source: str, name: str, raw: Any, lo: int, hi: int) -> int:
+    if not isinstance(raw, int) or isinstance(raw, bool) or not lo <= raw <= hi:
+        raise DataError(source, name, f"must be an integer in [{lo}, {hi}]", raw)
+    return raw
+
+
+def _prob(source: str, name: str, raw: Any) -> float:
+    if not _finite(raw) or not 0 < float(raw) < 1:
+        raise DataError(source, name, "must be a probability strictly between 0 and 1", raw)
+    return float(raw)
+
+
+def _finite(x: Any) -> TypeGuard[int | float]:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
+
+
+def _hint(word: str, choices: tuple[str, ...]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {close[0]}?" if close else f"; known: {', '.join(choices)}"

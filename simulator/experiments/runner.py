@@ -1,0 +1,322 @@
+"""Running an experiment: throws in chunks on local processes or a Ray cluster, each chunk
+committed to the store as it arrives, resumable after any interruption.
+
+Chunk c holds the throw indices in [c * chunk_size, (c + 1) * chunk_size) not yet stored.
+Throw i is drawn from its own seed (config.draw_throw) and simulated in a fresh Bullet
+world (World rebuilds for every throw), so its row is the same whichever process, backend
+or run computes it; the store's primary key on the index makes "none twice" structural.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scipy.spatial.transform import Rotation
+
+from dice_models import DataError
+from simulator.experiments.config import Experiment, StopRule, draw_throw
+from simulator.experiments.stats import Sprt
+from simulator.experiments.store import Store, ThrowRow
+from simulator.physics import PhysicsError, World, die_shape
+from simulator.physics.settings import versions
+
+BACKENDS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    out: str
+    throws_target: int
+    stored: int  # rows in the store after this run
+    ran: int  # throws simulated by this run
+    seconds: float
+    stop: dict[str, Any] | None  # the sequential test's decision, if it made one
+
+    @property
+    def throws_per_s(self) -> float:
+        return self.ran / self.seconds if self.seconds > 0 else 0.0
+
+
+class ThrowSimulator:
+    """Simulates throws of one experiment in this process; one per worker."""
+
+    def __init__(self, exp: Experiment) -> None:
+        self.exp = exp
+        self.shape = die_shape(exp.die)
+        self.world = World(exp.table, exp.physics)
+
+    def run(self, indices: list[int]) -> list[ThrowRow]:
+        return [self.one(i) for i in indices]
+
+    def one(self, index: int) -> ThrowRow:
+        drawn = draw_throw(self.exp, index)
+        world = self.world
+        try:
+            report = world.throw("die", self.exp.die, drawn.throw)
+        except PhysicsError as exc:
+            return ThrowRow(index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
+                            drawn.energy_j, "error", type(exc).__name__, None, None, 0.0, 0)
+        finally:
+            world.scene.clear()
+        out = report.outcome
+        rot = Rotation.from_quat(out.quaternion).as_matrix()
+        down, _ = self.shape.poly.face_down(rot)
+        return ThrowRow(index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
+                        drawn.energy_j, out.status, out.reason, int(out.face),
+                        int(self.shape.values[down]), float(report.sim_time_s), int(report.steps))
+
+
+def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, workers: int = 1,
+                   backend: str = "local", ray_address: str | None = None,
+                   progress: bool = True) -> RunSummary:
+    """Run (or resume) `exp` into `out` until it holds `throws` throws (the experiment's
+    count by default) or its stopping rule decides."""
+    if backend not in BACKENDS:
+        raise DataError("--backend", "backend", "must be local or ray", backend)
+    if workers < 1:
+        raise DataError("--workers", "workers", "must be at least 1", workers)
+    target = exp.throws if throws is None else throws
+    if target < 1:
+        raise DataError("--throws", "throws", "must be at least 1", target)
+    store = Store.create_or_open(out, exp)
+    t0 = time.perf_counter()
+    ran = 0
+    try:
+        seq = _Sequential(exp.stop, len(exp.faces)) if exp.stop is not None else None
+        decision = store.stop_decision()
+        if seq is not None and decision is None:
+            decision = seq.feed(store.rows())
+            if decision is not None:  # killed between the deciding chunk and recording it
+                store.record_stop(decision)
+        if decision is not None:
+            return RunSummary(str(out), target, store.count(), 0, 0.0, decision)
+        done = store.done_indices()
+        chunks = list(_missing_chunks(target, exp.chunk_size, done))
+        todo = sum(len(c) for c in chunks)
+        bar = _Progress(target, len(done), exp.name, enabled=progress and todo > 0)
+        stream = _backend(backend)(exp, chunks, workers, ray_address)
+        try:
+            with bar:
+                for rows in stream:
+                    store.add_chunk(rows)
+                    ran += len(rows)
+                    bar.advance(len(rows))
+                    if seq is not None:
+                        decision = seq.feed(rows)
+                        if decision is not None:
+                            store.record_stop(decision)
+                            break
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        seconds = time.perf_counter() - t0
+        store.log_run({"backend": backend, "workers": workers, "ray_address": ray_address,
+                       "ran": ran, "seconds": round(seconds, 3), "target": target,
+                       "pid": os.getpid(), "versions": versions()})
+        return RunSummary(str(out), target, store.count(), ran, seconds, decision)
+    finally:
+        store.close()
+
+
+# -- sequential stopping ------------------------------------------------------------------
+
+
+class _Sequential:
+    """Feeds rows to the SPRT in throw order (chunks arrive in any order), so the stopping
+    point is the same whatever the backend or worker count."""
+
+    def __init__(self, rule: StopRule, k: int) -> None:
+        self.rule = rule
+        self.sprt = Sprt(1.0 / k, rule.p1, rule.alpha, rule.beta)
+        self.next = 0
+        self.pending: dict[int, ThrowRow] = {}
+
+    def feed(self, rows: list[ThrowRow]) -> dict[str, Any] | None:
+        for r in rows:
+            self.pending[r.idx] = r
+        while self.next in self.pending:
+            row = self.pending.pop(self.next)
+            self.next += 1
+            if row.status != "on_table":
+                continue  # no face: no evidence either way
+            verdict = self.sprt.update(row.face == self.rule.face)
+            if verdict is not None:
+                return {"rule": "sprt", "decision": verdict, "throws": self.next,
+                        "on_table": self.sprt.n, "llr": self.sprt.llr, "face": self.rule.face,
+                        "p1": self.rule.p1}
+        return None
+
+
+def sprt_over(rows: list[ThrowRow], rule: StopRule, k: int) -> dict[str, Any]:
+    """The SPRT's state after `rows` (in throw order): its decision, or 'undecided'."""
+    seq = _Sequential(rule, k)
+    decision = seq.feed(rows)
+    if decision is not None:
+        return decision
+    return {"rule": "sprt", "decision": "undecided", "throws": seq.next, "on_table": seq.sprt.n,
+            "llr": seq.sprt.llr, "face": rule.face, "p1": rule.p1}
+
+
+# -- chunks and backends ------------------------------------------------------------------
+
+
+def _missing_chunks(target: int, size: int, done: set[int]) -> Iterator[list[int]]:
+    for start in range(0, target, size):
+        chunk = [i for i in range(start, min(start + size, target)) if i not in done]
+        if chunk:
+            yield chunk
+
+
+Stream = Iterator[list[ThrowRow]]
+
+
+def _backend(name: str) -> Callable[[Experiment, list[list[int]], int, str | None], Stream]:
+    return _ray_stream if name == "ray" else _local_stream
+
+
+def _local_stream(exp: Experiment, chunks: list[list[int]], workers: int,
+                  _address: str | None) -> Stream:
+    if workers == 1 or len(chunks) <= 1:
+        sim = ThrowSimulator(exp)
+        for chunk in chunks:
+            yield sim.run(chunk)
+        return
+    ctx = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                               initargs=(exp,))
+    pending: set[Future[list[ThrowRow]]] = set()
+    queue = iter(chunks)
+    try:
+        for chunk in _take(queue, 2 * workers):
+            pending.add(pool.submit(_worker_run, chunk))
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                for chunk in _take(queue, 1):
+                    pending.add(pool.submit(_worker_run, chunk))
+                yield fut.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_WORKER: dict[str, ThrowSimulator] = {}
+
+
+def _init_worker(exp: Experiment) -> None:
+    # Ctrl-C goes to the whole process group; the parent alone decides what to do with it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER["sim"] = ThrowSimulator(exp)
+
+
+def _worker_run(indices: list[int]) -> list[ThrowRow]:
+    return _WORKER["sim"].run(indices)
+
+
+def _ray_stream(exp: Experiment, chunks: list[list[int]], workers: int,
+                address: str | None) -> Stream:
+    try:
+        import ray
+    except ImportError:
+        raise DataError("--backend", "backend", "ray is not installed: pip install 'tabletop[ray]'",
+                        show_value=False) from None
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False,
+                                  "include_dashboard": False}
+        try:
+            if address:
+                ray.init(address=address, **kwargs)
+            else:
+                ray.init(num_cpus=workers, **kwargs)
+        except ConnectionError as exc:
+            raise DataError("--ray-address", "ray_address", f"cannot reach the Ray cluster: {exc}",
+                            address) from None
+        started = True
+    remote = ray.remote(num_cpus=1)(ray_run_chunk)
+    exp_ref = ray.put(exp)
+    window = 2 * max(workers, int(ray.cluster_resources().get("CPU", 1)) if address else workers)
+    pending: list[Any] = []
+    queue = iter(chunks)
+    try:
+        for chunk in _take(queue, window):
+            pending.append(remote.remote(exp_ref, chunk))
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for chunk in _take(queue, 1):
+                pending.append(remote.remote(exp_ref, chunk))
+            yield ray.get(ready[0])
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()
+
+
+def ray_run_chunk(exp: Experiment, indices: list[int]) -> list[ThrowRow]:
+    """A Ray task: one chunk, on a simulator kept per worker process and experiment."""
+    key = exp.fingerprint()
+    sim = _WORKER.get(key)
+    if sim is None:
+        sim = _WORKER[key] = ThrowSimulator(exp)
+    return sim.run(indices)
+
+
+def _take(it: Iterator[list[int]], n: int) -> list[list[int]]:
+    out = []
+    for _ in range(n):
+        try:
+            out.append(next(it))
+        except StopIteration:
+            break
+    return out
+
+
+class _Progress:
+    """A rich progress bar on stderr: throws done, throws per second, time left."""
+
+    def __init__(self, total: int, done: int, label: str, enabled: bool) -> None:
+        self.enabled = enabled
+        self.total, self.done, self.label = total, done, label
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} throws/s"), TextColumn("left"),
+                TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+            self._progress.start()
+            self._task = self._progress.add_task(self.label, total=self.total,
+                                                 completed=self.done, rate="-")
+            self._t0 = time.perf_counter()
+            self._ran = 0
+        return self
+
+    def advance(self, n: int) -> None:
+        if self._progress is not None:
+            self._ran += n
+            rate = self._ran / max(1e-9, time.perf_counter() - self._t0)
+            self._progress.update(self._task, advance=n, rate=f"{rate:.0f}")
+
+    def __exit__(self, *_: Any) -> None:
+        if self._progress is not None:
+            self._progress.stop()

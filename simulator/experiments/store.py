@@ -1,0 +1,204 @@
+"""The results of one experiment: an SQLite file in the output directory, one row per throw,
+committed a chunk at a time (a chunk's rows go in one transaction, so a run killed at any
+moment leaves whole chunks and nothing else).
+
+The directory belongs to one experiment, named by its fingerprint (`Experiment.identity`);
+opening it for another experiment is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from dice_models import DataError
+from simulator.experiments.config import Experiment
+
+DB_NAME = "results.sqlite"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class ThrowRow:
+    """One throw: what was released and how it ended. `face` is the face value up and
+    `final_down` the face value down (None when the simulation failed)."""
+
+    idx: int
+    initial_down: int
+    height_m: float
+    speed_ms: float
+    spin_rads: float
+    energy_j: float
+    status: str  # 'on_table', 'off_table' or 'error'
+    reason: str | None  # off_table: fell_off, leaning (cocked), overhang; error: its class
+    face: int | None
+    final_down: int | None
+    settle_time_s: float
+    steps: int
+
+
+COLUMNS = tuple(f.name for f in fields(ThrowRow))
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS throws (
+    idx INTEGER PRIMARY KEY,
+    initial_down INTEGER NOT NULL,
+    height_m REAL NOT NULL,
+    speed_ms REAL NOT NULL,
+    spin_rads REAL NOT NULL,
+    energy_j REAL NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    face INTEGER,
+    final_down INTEGER,
+    settle_time_s REAL NOT NULL,
+    steps INTEGER NOT NULL
+);
+"""
+
+
+class Store:
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    # -- opening ----------------------------------------------------------------------
+
+    @classmethod
+    def create_or_open(cls, out_dir: str | Path, exp: Experiment) -> Store:
+        """The store of `exp` in `out_dir`: new, or the one a previous run left (which must
+        be the same experiment)."""
+        out = Path(out_dir)
+        db = out / DB_NAME
+        if out.exists() and not out.is_dir():
+            raise DataError(out, "--out", "is a file, not a directory", show_value=False)
+        if db.exists() and db.stat().st_size > 0:
+            store = cls.open(out)
+            theirs = store.experiment_json()
+            if theirs.get("fingerprint") != exp.fingerprint():
+                store.close()
+                raise DataError(out, "experiment", f"holds results of another experiment "
+                                f"({theirs.get('name')!r} from {theirs.get('source')}; "
+                                f"{_first_difference(theirs, exp.to_json())} differs); "
+                                "choose another --out", show_value=False)
+            return store
+        out.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(db, isolation_level=None)
+        store = cls(conn, db)
+        with store.transaction():  # schema and identity at once: a kill leaves all or nothing
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            store._set("format", FORMAT)
+            store._set("experiment", exp.to_json())
+        return store
+
+    @classmethod
+    def open(cls, out_dir: str | Path) -> Store:
+        """An existing store, for reading (report, compare) or resuming."""
+        out = Path(out_dir)
+        db = out / DB_NAME
+        if not db.is_file():
+            raise DataError(out, "directory", f"holds no experiment results ({DB_NAME} missing)",
+                            show_value=False)
+        try:
+            conn = sqlite3.connect(db, isolation_level=None)
+            fmt = conn.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise DataError(db, "file", f"is not a results database ({exc})",
+                            show_value=False) from None
+        if fmt is None or json.loads(fmt[0]) != FORMAT:
+            conn.close()
+            raise DataError(db, "format", f"unsupported results format (expected {FORMAT})",
+                            fmt[0] if fmt else None)
+        return cls(conn, db)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- reading ----------------------------------------------------------------------
+
+    def experiment_json(self) -> dict[str, Any]:
+        return self._get("experiment") or {}
+
+    def done_indices(self) -> set[int]:
+        return {r[0] for r in self.conn.execute("SELECT idx FROM throws")}
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM throws").fetchone()[0])
+
+    def rows(self, limit: int | None = None) -> list[ThrowRow]:
+        """Rows in throw order; with `limit`, only throws with index below it."""
+        sql = f"SELECT {', '.join(COLUMNS)} FROM throws"
+        args: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " WHERE idx < ?"
+            args = (limit,)
+        return [ThrowRow(*r) for r in self.conn.execute(sql + " ORDER BY idx", args)]
+
+    def iter_rows(self) -> Iterator[ThrowRow]:
+        sql = f"SELECT {', '.join(COLUMNS)} FROM throws ORDER BY idx"
+        for r in self.conn.execute(sql):
+            yield ThrowRow(*r)
+
+    def stop_decision(self) -> dict[str, Any] | None:
+        return self._get("stop_decision")
+
+    def run_log(self) -> list[dict[str, Any]]:
+        return self._get("runs") or []
+
+    # -- writing ----------------------------------------------------------------------
+
+    def add_chunk(self, rows: Sequence[ThrowRow]) -> None:
+        """Commit one chunk's rows at once. A throw index already stored is a bug of ours
+        (the runner only hands out missing ones), so the primary key refuses it."""
+        with self.transaction():
+            self.conn.executemany(
+                f"INSERT INTO throws ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                [astuple(r) for r in rows])
+
+    def record_stop(self, decision: dict[str, Any]) -> None:
+        """Record a sequential test's decision and drop throws past its stopping point (they
+        ran only because chunks run ahead in parallel), in one transaction."""
+        with self.transaction():
+            self.conn.execute("DELETE FROM throws WHERE idx >= ?", (int(decision["throws"]),))
+            self._set("stop_decision", decision)
+
+    def log_run(self, entry: dict[str, Any]) -> None:
+        with self.transaction():
+            self._set("runs", [*self.run_log(), entry])
+
+    def transaction(self) -> _Transaction:
+        return _Transaction(self.conn)
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _get(self, key: str) -> Any:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def _set(self, key: str, value: Any) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                          (key, json.dumps(value, sort_keys=True)))
+
+
+class _Transaction:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: Any, *_: Any) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _first_difference(theirs: dict[str, Any], ours: dict[str, Any]) -> str:
+    for key in ("die", "table", "throw", "seed", "physics", "stop"):
+        if theirs.get(key) != ours.get(key):
+            return f"'{key}'"
+    return "the physics version"
