@@ -189,7 +189,7 @@ def _arrow(draw: ImageDraw.ImageDraw, frame: FaceFrame, arrow: Arrow) -> None:
     if arrow.label:
         x, y = frame.along(arrow.corner, ARROW_TIP_D + 0.56 * shape.head_length)
         text_colour = (255, 255, 255) if arrow.colour in LIGHT_TEXT else INK
-        font = _font("bold", shape.text_height * frame.side_px)
+        font = art_font("bold", shape.text_height * frame.side_px)
         draw.text((x, y), arrow.label, fill=text_colour, font=font, anchor="mm")
 
 
@@ -245,7 +245,7 @@ def _centre_and_lines(draw: ImageDraw.ImageDraw, frame: FaceFrame, die: CrewDie,
         draw.text((cx, frame.row(f)), text, fill=colour, font=font, anchor="mm",
                   stroke_width=max(1, round(0.006 * s)), stroke_fill=PAPER)
     draw.text((cx, frame.row(number_row)), str(side.number), fill=INK,
-              font=_font("bold", 0.06 * s), anchor="mm")
+              font=art_font("bold", 0.06 * s), anchor="mm")
 
 
 def _shield(draw: ImageDraw.ImageDraw, frame: FaceFrame, block: int, colour: str) -> None:
@@ -262,7 +262,7 @@ def _shield(draw: ImageDraw.ImageDraw, frame: FaceFrame, block: int, colour: str
     pts.append((cx - w * s, cy + shoulder * s))
     draw.polygon(pts, fill=GAME_COLOURS[colour], outline=INK, width=max(1, round(0.006 * s)))
     text_colour = (255, 255, 255) if colour in LIGHT_TEXT else INK
-    draw.text((cx, cy + 0.005 * s), str(block), fill=text_colour, font=_font("bold", 0.085 * s),
+    draw.text((cx, cy + 0.005 * s), str(block), fill=text_colour, font=art_font("bold", 0.085 * s),
               anchor="mm")
 
 
@@ -274,9 +274,9 @@ def _badge(draw: ImageDraw.ImageDraw, frame: FaceFrame, points: int) -> None:
     r = 0.075 * s
     draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=PAPER, outline=INK,
                  width=max(1, round(0.008 * s)))
-    draw.text((cx, cy - 0.012 * s), str(points), fill=INK, font=_font("bold", 0.075 * s),
+    draw.text((cx, cy - 0.012 * s), str(points), fill=INK, font=art_font("bold", 0.075 * s),
               anchor="mm")
-    draw.text((cx, cy + 0.042 * s), "pts", fill=INK, font=_font("regular", 0.03 * s),
+    draw.text((cx, cy + 0.042 * s), "pts", fill=INK, font=art_font("regular", 0.03 * s),
               anchor="mm")
 
 
@@ -286,10 +286,10 @@ def _text_colour(colour: str) -> tuple[int, int, int]:
 
 
 def _fit(text: str, style: str, height: float, max_width: float) -> ImageFont.FreeTypeFont:
-    font = _font(style, height)
+    font = art_font(style, height)
     width = font.getlength(text)
     if width > max_width:
-        font = _font(style, height * max_width / width)
+        font = art_font(style, height * max_width / width)
     return font
 
 
@@ -297,7 +297,8 @@ _FONT_FILES = {"regular": "DejaVuSans.ttf", "bold": "DejaVuSans-Bold.ttf",
                "italic": "DejaVuSans-Oblique.ttf"}
 
 
-def _font(style: str, px: float) -> ImageFont.FreeTypeFont:
+def art_font(style: str, px: float) -> ImageFont.FreeTypeFont:
+    """The art's font ('regular', 'bold' or 'italic') at a height of about `px` pixels."""
     return _font_at(style, max(6, round(px)))
 
 

@@ -1,0 +1,146 @@
+"""`tabletop dice`: the Deep White Sea crews: list, show, face art, paper nets, check a file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from dice_models.crews import CORNERS, CrewDie, Side, all_dice, find_die, load_crew_file
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "dice", help="Deep White Sea crew dice: list, show, art, net, check",
+        description="The project's Deep White Sea crews (dice_models/crews/). Dice are named "
+                    "by their full name (quote it) or its slug, e.g. warden-ilse-varga.")
+    dsub = p.add_subparsers(dest="dice_command", metavar="ACTION")
+    dsub.required = True
+
+    q = dsub.add_parser("list", help="every die with team, class and points")
+    q.add_argument("--json", action="store_true", help="print a JSON list of objects")
+    q.set_defaults(func=run_list)
+
+    q = dsub.add_parser("show", help="the eight sides of a die as a table")
+    q.add_argument("name", help="die name or slug")
+    q.add_argument("--json", action="store_true", help="print the whole die as JSON")
+    q.set_defaults(func=run_show)
+
+    q = dsub.add_parser("art", help="write the eight face images (PNG) of a die")
+    q.add_argument("name", help="die name or slug")
+    q.add_argument("--out", type=Path, required=True, help="output folder")
+    q.add_argument("--size", type=int, default=512, help="image size in pixels (default 512)")
+    q.set_defaults(func=run_art)
+
+    q = dsub.add_parser("net", help="write a printable paper net of a die, true scale")
+    q.add_argument("name", help="die name or slug")
+    q.add_argument("--out", type=Path, required=True,
+                   help="output file: .svg, .pdf (300 dpi) or .png (300 dpi)")
+    q.add_argument("--paper", choices=("a4", "letter"), default="a4", help="page size")
+    q.set_defaults(func=run_net)
+
+    q = dsub.add_parser("check", help="validate a die or crew YAML file of your own")
+    q.add_argument("file", type=Path)
+    q.set_defaults(func=run_check)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    dice = all_dice()
+    if args.json:
+        print(json.dumps([d.to_json() for d in dice], indent=2))
+        return 0
+    rows = [("name", "team", "class", "points")]
+    rows += [(d.name, d.team, d.die_class, str(d.points)) for d in dice]
+    _print_table(rows, right={3})
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    die = find_die(args.name)
+    if args.json:
+        print(json.dumps(die.to_full_json(), indent=2))
+        return 0
+    print(f"{die.name}: {die.team}, {die.die_class}, {die.points} points "
+          f"({die.geometry}, edge {die.edge * 1000:.0f} mm; {die.source})")
+    rows = [("side", "arrows", "shield", "effect", "flavour", "dots", "press: to side")]
+    for side in die.sides:
+        rows.append((str(side.number), _arrows_text(side), _shield_text(side),
+                     _effect_text(side), side.flavour, _dots_text(side), _press_text(die, side)))
+    _print_table(rows, right={0})
+    print("Corners are read with the side number upright; on the die, top is the corner on "
+          "the z axis.")
+    return 0
+
+
+def run_art(args: argparse.Namespace) -> int:
+    from simulator.art.faces import write_die_art
+    from simulator.cli.main import UsageError
+
+    if not 64 <= args.size <= 4096:
+        raise UsageError(f"--size must be 64..4096 pixels (got {args.size})")
+    die = find_die(args.name)
+    paths = write_die_art(die, args.out, args.size)
+    for path in paths:
+        print(path)
+    return 0
+
+
+def run_net(args: argparse.Namespace) -> int:
+    from simulator.art.net import write_net
+    from simulator.cli.main import UsageError
+
+    if args.out.suffix.lower() not in (".svg", ".pdf", ".png"):
+        raise UsageError(f"--out must end in .svg, .pdf or .png (got {str(args.out)!r})")
+    die = find_die(args.name)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    path = write_net(die, args.out, args.paper)
+    print(f"{path}: {die.name}, two halves with tabs A-F, edge {die.edge * 1000:.0f} mm, "
+          f"{args.paper} paper; print at 100%")
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    crew = load_crew_file(args.file)
+    names = ", ".join(d.name for d in crew.dice)
+    print(f"{args.file}: ok: {len(crew.dice)} {'die' if len(crew.dice) == 1 else 'dice'} "
+          f"of team {crew.team}: {names}")
+    return 0
+
+
+def _arrows_text(side: Side) -> str:
+    return "; ".join(f"{a.corner}: {a.range} {a.colour} {a.label or a.effect}"
+                     for a in side.arrows) or "-"
+
+
+def _shield_text(side: Side) -> str:
+    return "-" if side.shield is None else f"{side.shield.block} {side.shield.colour}"
+
+
+def _effect_text(side: Side) -> str:
+    if side.effect is None:
+        return "-"
+    text = f"{side.effect.text} ({side.effect.colour})"
+    return f"{text}, optional" if side.effect.optional else text
+
+
+def _dots_text(side: Side) -> str:
+    parts = [f"green {c}" for c in side.green]
+    if side.red is not None:
+        parts.append(f"red {side.red}")
+    return ", ".join(parts) or "-"
+
+
+def _press_text(die: CrewDie, side: Side) -> str:
+    return " ".join(f"{c}->{die.neighbour(side.number, c)}" for c in CORNERS)
+
+
+def _print_table(rows: list[tuple[str, ...]], right: set[int] | frozenset[int] = frozenset()
+                 ) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for k, row in enumerate(rows):
+        cells = [c.rjust(w) if i in right else c.ljust(w)
+                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        print("  ".join(cells).rstrip())
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
