@@ -20,6 +20,7 @@ SUBCOMMANDS = [
     "play",
     "replay",
     "games",
+    "dice",
     "fairness",
 ]
 
