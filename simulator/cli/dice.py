@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -135,8 +136,8 @@ def _press_text(die: CrewDie, side: Side) -> str:
     return " ".join(f"{c}->{die.neighbour(side.number, c)}" for c in CORNERS)
 
 
-def _print_table(rows: list[tuple[str, ...]], right: set[int] | frozenset[int] = frozenset()
-                 ) -> None:
+def _print_table(rows: Sequence[tuple[str, ...]],
+                 right: set[int] | frozenset[int] = frozenset()) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for k, row in enumerate(rows):
         cells = [c.rjust(w) if i in right else c.ljust(w)
