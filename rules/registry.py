@@ -15,6 +15,9 @@ How to plug a game in
      raises `RulesError` naming the field and value.
    - `heuristic(state) -> list[float]`, one value in [0, 1] per player (how well each
      stands); the generic `greedy` and `mcts` bots use it to judge unfinished games.
+   - optionally `make_bot(kind, rng, **settings) -> Agent` for players the game names in
+     its `GameSpec.bots` beyond the generic ones (e.g. D-Day Dice's `expectimax`), and
+     `BOT_SETTINGS = {kind: {setting: value}}` for the generic players' defaults.
 
 2. The state class follows `rules.core.protocols.GameState` plus a few runner needs:
 
@@ -152,5 +155,54 @@ register(GameSpec(
                    "dice in the pool at the start (default: 3 per player)"),
         OptionSpec("max_rounds", int, 200,
                    "house limit: after this many rounds the most dice wins"),
+    ),
+))
+
+
+register(GameSpec(
+    name="dday",
+    title="D-Day Dice",
+    min_players=1,
+    max_players=4,
+    package="rules.dday",
+    options=(
+        OptionSpec("map", str, "greyrock-cove",
+                   "battle map: a shipped map name or a map YAML file"),
+        OptionSpec("dmc15", bool, False,
+                   "Additional Rule: Dead Man's Chest gives 15 EP instead of 20"),
+        OptionSpec("binoculars_on_fire", bool, False,
+                   "Additional Rule: Binoculars may change a Machine-Gun or Minefield roll"),
+    ),
+    bots=("random", "greedy", "expectimax"),
+))
+
+register(GameSpec(
+    name="dicewar",
+    title="DiceWar: Light of Dragons",
+    min_players=2,
+    max_players=2,
+    package="rules.dicewar",
+    options=(
+        OptionSpec("tribes", str, "emberfen",
+                   "tribe for both players, or two separated by a comma (names or YAML files)"),
+        OptionSpec("ruins", bool, False, "play the Location 'The Ruins'"),
+        OptionSpec("max_plies", int, 400,
+                   "house limit: after this many turns more victory points wins"),
+    ),
+))
+
+register(GameSpec(
+    name="diceland-hex",
+    title="Diceland (hex tiles)",
+    min_players=2,
+    max_players=2,
+    package="rules.diceland_hex",
+    options=(
+        OptionSpec("board", str, "compact",
+                   "preset board name, a board YAML file, or 'random'"),
+        OptionSpec("tiles", int, 20, "tile count of a random board (even, 8 to 36)"),
+        OptionSpec("terrain", bool, False, "play the terrain variant"),
+        OptionSpec("max_rounds", int, 200,
+                   "house limit: after this many rounds the game ends as if no one attacked"),
     ),
 ))

@@ -43,6 +43,10 @@ def make_agent(kind: str, module: ModuleType, rng: np.random.Generator,
         return MCTSBot(module, rng, **settings)
     if kind == "human":
         return HumanPlayer()
+    maker = getattr(module, "make_bot", None)
+    if maker is not None:  # a game's own players (e.g. D-Day Dice's expectimax)
+        agent: Agent = maker(kind, rng, **settings)
+        return agent
     raise RulesError(f"unknown player kind {kind!r}")
 
 
