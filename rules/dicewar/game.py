@@ -338,8 +338,10 @@ class DiceWarState:
         p = self.player
         left = SETUP_POWER - self._setup_power(p)
         row = home_row(p)
-        return [("place", c, power) for c in range(SIZE) if self.board[row * SIZE + c] == 0
-                for power in range(1, min(6, left) + 1)]
+        empty = [c for c in range(SIZE) if self.board[row * SIZE + c] == 0]
+        # Only placements after which the rest of the 10 still fits in the empty fields.
+        powers = [pw for pw in range(1, min(6, left) + 1) if left - pw <= 6 * (len(empty) - 1)]
+        return [("place", c, pw) for c in empty for pw in powers]
 
     def _war_actions(self, p: int) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
