@@ -150,7 +150,7 @@ def dot_centre(size: int, corner: str) -> tuple[float, float]:
 
 def arrow_probe(size: int, corner: str) -> tuple[float, float]:
     """A pixel inside the arrow head at `corner`, clear of its text."""
-    return FaceFrame(size).along(corner, ARROW_TIP_D + 0.035)
+    return FaceFrame(size).along(corner, ARROW_TIP_D + 0.025)
 
 
 def shield_probe(size: int) -> tuple[float, float]:
