@@ -43,6 +43,7 @@ DOT_RED = (220, 30, 30)
 PAPER = (246, 243, 234)  # the face background
 INK = (30, 30, 30)
 LIGHT_TEXT = {"red", "green", "dark blue", "purple", "black"}  # colours that take white text
+PALE_INKS = {GAME_COLOURS["yellow"], GAME_COLOURS["ice blue"]}
 
 BORDER = 0.025  # team border band along each edge
 DOT_D, DOT_R = 0.115, 0.027
@@ -242,8 +243,12 @@ def _centre_and_lines(draw: ImageDraw.ImageDraw, frame: FaceFrame, die: CrewDie,
     stack.extend(reversed(lines))
     for (text, style, colour, height), f in zip(stack, rows, strict=False):
         font = _fit(text, style, height * s, LINE_WIDTH * s)
+        # pale inks (yellow, ice blue) get a thin dark outline to read on the paper;
+        # the others a paper-coloured halo that keeps them clear of arrow tails
+        pale = colour in PALE_INKS
         draw.text((cx, frame.row(f)), text, fill=colour, font=font, anchor="mm",
-                  stroke_width=max(1, round(0.006 * s)), stroke_fill=PAPER)
+                  stroke_width=max(1, round((0.002 if pale else 0.006) * s)),
+                  stroke_fill=INK if pale else PAPER)
     draw.text((cx, frame.row(number_row)), str(side.number), fill=INK,
               font=art_font("bold", 0.06 * s), anchor="mm")
 
