@@ -95,6 +95,18 @@ class ThrowResult:
     foul_reason: str | None
     outcome: DiePose
     disturbed: tuple[tuple[DiePose, DiePose], ...] = ()
+    # What simulated it (physics settings, versions, table), recorded in game logs.
+    physics: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "foul": self.foul,
+            "foul_reason": self.foul_reason,
+            "outcome": self.outcome.to_json(),
+            "disturbed": [{"before": b.to_json(), "after": a.to_json()}
+                          for b, a in self.disturbed],
+            "physics": self.physics,
+        }
 
 
 @dataclass(frozen=True)
@@ -107,15 +119,30 @@ class TipResult:
 
 
 class Table(Protocol):
-    def throw(self, die: str, spec: ThrowSpec) -> ThrowResult: ...
+    """The table as a rule engine sees it. `player` is the thrower's seat in table terms
+    (1 at y = -depth/2, 2 at y = +depth/2); a die that ends off the table (fell off,
+    leaning, overhanging) leaves the table, whether thrown or knocked. `can_tip` answers
+    what `tip` would (None, or what blocks it) without moving anything. `clone` is an
+    independent copy (for bots searching ahead); `to_json` / the implementation's
+    `from_json` restore the exact scene; `describe` names the table and its settings."""
+
+    def throw(self, die: str, spec: ThrowSpec, player: int = 1) -> ThrowResult: ...
 
     def tip(self, die: str, corner: str) -> TipResult: ...
+
+    def can_tip(self, die: str, corner: str) -> str | None: ...
 
     def place(self, die: str, face: int, yaw_deg: float, xy: tuple[float, float]) -> DiePose: ...
 
     def remove(self, die: str) -> None: ...
 
     def snapshot(self) -> list[DiePose]: ...
+
+    def clone(self) -> Table: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def describe(self) -> dict[str, Any]: ...
 
 
 class GameState(Protocol):
