@@ -93,19 +93,23 @@ def load_die(name_or_path: str | Path) -> DieModel:
 
 
 def load_die_file(path: str | Path) -> DieModel:
+    return parse_die(read_yaml(path), str(path))
+
+
+def read_yaml(path: str | Path) -> Any:
+    """Parse a YAML file with the safe loader; unreadable or malformed files raise one line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "file"
         raise DataError(path, where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
                         show_value=False) from None
-    return parse_die(data, str(path))
 
 
 def parse_die(data: Any, source: str = "<inline>") -> DieModel:

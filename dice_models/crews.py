@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from dice_models import DataError, load_die
+from dice_models import DataError, load_die, read_yaml
 
 CREWS_DIR = Path(__file__).parent / "crews"
 
@@ -390,18 +388,7 @@ def load_crew(team_or_path: str | Path) -> Crew:
 
 def load_crew_file(path: str | Path) -> Crew:
     """A crew file (`team` + `dice`) or a file holding one die (with its own `team`)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "file"
-        raise DataError(path, where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                        show_value=False) from None
+    data = read_yaml(path)
     return parse_crew(data, str(path))
 
 
