@@ -287,6 +287,19 @@ def test_custom_face_order_is_honoured(tmp_path: Path) -> None:
         assert die.neighbour(n, die.side(n).red) == n - 1
 
 
+def test_a_team_of_your_own_needs_a_border(tmp_path: Path) -> None:
+    data = _valid()
+    data["team"] = "Silver"
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(DataError, match="needs a 'border' colour"):
+        load_crew_file(path)
+    data["border"] = "#A0A0B0"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    crew = load_crew_file(path)
+    assert crew.team == "Silver" and crew.dice[0].border == "#a0a0b0"
+
+
 def test_effect_tables_are_consistent() -> None:
     assert set(SHOT_EFFECTS) == {"Command", "Repair", "Confuse", "Call Ally", "Jump"}
     assert set(CONTINUOUS_EFFECTS) == {"Hold", "Freeze", "Protection", "Power Up"}
