@@ -22,6 +22,7 @@ SUBCOMMANDS = [
     "games",
     "dice",
     "fairness",
+    "bench",
 ]
 
 
