@@ -10,7 +10,7 @@ from rules.dday.battlemap import SPECIALISTS, BattleMap
 if TYPE_CHECKING:
     from rules.dday.game import DDayState
 
-CELL = 24
+CELL = 28
 
 
 def render_map(bm: BattleMap, markers: dict[str, str] | None = None) -> str:
