@@ -43,7 +43,7 @@ import numpy as np
 from dice_models import DataError
 from dice_models.crews import Crew, CrewDie, Side, load_crew
 from rules.core.protocols import TERMINAL_PLAYER, DiePose, RulesError, Table, ThrowSpec
-from rules.deep_white_sea.geometry import face_distance, sees_through
+from rules.deep_white_sea.geometry import Octahedron, face_distance, sees_through
 from rules.deep_white_sea.kinematic import KinematicTable
 
 WIN_POINTS = 50
@@ -57,6 +57,7 @@ ENEMY_EFFECTS = ("Hold", "Freeze", "Confuse")
 DECISIONS = ("place", "main", "foul", "shoot", "cmd", "tip", "throw", "aim")
 
 Action = tuple[Any, ...]
+_OCT = Octahedron(0.05)  # yaw conventions only: they do not depend on the die's size
 
 # Table kinds: name -> (make from options, restore from to_json). The simulator layer adds
 # 'physics' (simulator.physics_table) so that rules never import PyBullet.
@@ -251,6 +252,43 @@ class DWSState:
 
     def seat_dice(self, seat: int) -> list[str]:
         return [d for d, die in self.dice.items() if die.seat == seat]
+
+    def setup_position(self, placements: dict[str, tuple[int, float, tuple[float, float]]],
+                       to_move: int, where: dict[str, str] | None = None) -> None:
+        """Set up a position (tests, puzzles, tutorials): every die in `placements` rests
+        on the table as (side, yaw_deg, (x, y)); the others are in hand unless `where`
+        says 'reserve'. Then `to_move` starts a normal turn (continuous effects are checked
+        as at any turn start)."""
+        for d in list(self.poses):
+            self.table.remove(d)
+        self.poses.clear()
+        self.poison.clear()
+        self.effects.clear()
+        for d in self.dice:
+            self.where[d] = (where or {}).get(d, "hand")
+        for d, (side, yaw, xy) in placements.items():
+            crew = self.dice[d].crew
+            self.poses[d] = self.table.place(d, crew.face_of_side(side) + 1, yaw, xy)
+            self.where[d] = "play"
+        self.winner = None
+        self.stack = [{"t": "end", "player": to_move}, {"t": "main", "player": to_move},
+                      {"t": "poison", "player": to_move}, {"t": "turn", "player": to_move}]
+        self._legal = None
+        self._run()
+
+    def side_arrow_corner(self, die: str, side: int) -> str:
+        """The corner of the first sight arrow on `side` ('top' if it has none)."""
+        arrows = self.dice[die].crew.side(side).arrows
+        return arrows[0].corner if arrows else "top"
+
+    def yaw_facing(self, die: str, side: int, corner: str, direction_deg: float) -> float:
+        """The yaw (deg) at which `die` resting on `side` points its `corner` (an arrow's
+        corner) in `direction_deg` (counter-clockwise from +x)."""
+        crew = self.dice[die].crew
+        axis = crew.corner_axis(side, corner)
+        corners = _OCT.top_corners(crew.face_of_side(side), 0.0, (0.0, 0.0))
+        x, y = corners[axis]
+        return direction_deg - math.degrees(math.atan2(y, x))
 
     # -- reading the table --------------------------------------------------------------
 
