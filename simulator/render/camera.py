@@ -79,11 +79,13 @@ class OrbitCamera:
 
 
 def thrower_view(table: TableSpec, player: int) -> OrbitCamera:
-    """Seated behind `player`'s edge, looking across the table."""
+    """Seated behind `player`'s edge, looking across the table, with the floor behind the
+    edge (where a throw is released) in the lower part of the picture."""
     heading = 0.0 if player == 1 else 180.0
     reach = max(table.edge_y * 2, table.width if table.shape == "rect" else table.radius * 2)
-    return OrbitCamera(target=(0.0, 0.0, 0.0), heading=heading, pitch=-38.0,
-                       distance=0.95 * reach + 0.3)
+    toward = -1.0 if player == 1 else 1.0
+    return OrbitCamera(target=(0.0, toward * 0.67 * table.edge_y, 0.0), heading=heading,
+                       pitch=-55.0, distance=0.95 * reach + 0.45, fov=50.0)
 
 
 def top_view(table: TableSpec, aspect: float = 16 / 9) -> OrbitCamera:

@@ -31,6 +31,7 @@ def configure_panda(software: bool = True) -> None:
         "notify-level-x11display fatal",  # the software pipe probes X first: not an error
         "notify-level-device fatal",  # no /dev/input in containers
         "notify-level-glxdisplay fatal",
+        "notify-level-display error",  # 'Known pipe types' at startup is not news
         "textures-power-2 up",
         "framebuffer-multisample false",
         "window-title tabletop",
