@@ -327,3 +327,52 @@ def test_die_on_a_die_in_the_tray_is_cocked():
     world.place("a", d6, 1, 0.0, (0.0, 0.0))
     rep = world.throw("b", d6, Throw((0.004, 0.0, 0.04), (0.0, 0.0, 0.0)))
     assert rep.outcome.status == "off_table" and rep.outcome.reason == "leaning"
+
+
+# -- typed failures ------------------------------------------------------------------------
+
+def test_die_that_never_settles_raises():
+    from simulator.physics import NotSettledError, PhysicsSettings
+
+    world = World(settings=PhysicsSettings(max_time=0.2))
+    with pytest.raises(NotSettledError, match="did not come to rest within 0.2 s"):
+        world.throw("a", D8, Throw((0.0, -0.8, 0.4), (0.0, 1.5, 0.5), (3.0, 1.0, 0.0)))
+
+
+@pytest.mark.parametrize("height", [0.02, 0.05, 0.3, 0.5, 1.0])
+def test_fastest_legal_throw_straight_down_does_not_tunnel(height):
+    world = World()
+    rep = world.throw("a", D8, Throw((0.0, 0.0, height), (0.0, 0.0, -49.9), (5.0, 3.0, 0.0)))
+    assert rep.settled
+    x, y, z = rep.outcome.position
+    if rep.outcome.reason == "fell_off":  # it may bounce far, but over the edge, not through
+        assert not TableSpec().contains_xy(x, y)
+    else:
+        assert z > 0
+
+
+def test_die_below_the_table_inside_its_footprint_is_a_tunnel():
+    from simulator.physics import TunnelError
+
+    world = World()
+    world._build({})
+    world._add_body("a", die_shape(D8), _pose((0.0, 0.0, -0.3)))
+    with pytest.raises(TunnelError, match="passed through the table"):
+        world._run_to_rest(False)
+
+
+def test_non_finite_state_raises():
+    from simulator.physics import NonFiniteError
+
+    world = World()
+    world._build({})
+    body = world._add_body("a", die_shape(D8), _pose((0.0, 0.0, 0.2)))
+    world._client.resetBaseVelocity(body.bid, [float("nan"), 0.0, 0.0], [0.0, 0.0, 0.0])
+    with pytest.raises(NonFiniteError, match="non-finite"):
+        world._run_to_rest(False)
+
+
+def _pose(position):
+    from simulator.physics import Pose
+
+    return Pose(position, (0.0, 0.0, 0.0, 1.0))

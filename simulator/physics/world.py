@@ -27,7 +27,12 @@ from simulator.physics.settings import (
 
 FOOT = 0.3048  # m: the foul zone is one foot back from the edge and one foot high
 MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
-TABLE_THICKNESS = 0.05  # m
+# The table's collision slab is half a metre thick although a table top is a few cm: Bullet's
+# CCD does not act on multibody dice, and at the 50 m/s speed limit a die moves 0.21 m per
+# 1/240 s step; a slab thicker than twice that always pushes a die out through its top.
+# (Maximal-coordinate bodies get CCD but ignore our 0.1 mm collision margin and rest 1 mm
+# high: tested on PyBullet 3.2.7.)
+TABLE_THICKNESS = 0.5  # m
 TIP_ANGLE = math.pi - math.acos(-1.0 / 3.0)  # 70.53 deg: roll of an octahedron over an edge
 FLAT_DEG = 2.0  # a die rests flat when its bottom face is within this of horizontal
 FLAT_HEIGHT = 0.0015  # m: ... and its bottom corners are this close to the table surface
@@ -467,8 +472,7 @@ class World:
             fallen = None
             for i in live:
                 pos = get_pose(bids[i])[0]
-                if pos[2] < floors[i]:
-                    self._fall_off(active[i], step)
+                if pos[2] < floors[i] and self._fall_off(active[i], step):
                     fallen = i
                     continue
                 lin, ang = get_vel(bids[i])
@@ -497,16 +501,25 @@ class World:
         raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
                               f"{s.max_time:.1f} s of simulated time")
 
-    def _fall_off(self, body: _Body, step: int) -> None:
+    def _fall_off(self, body: _Body, step: int) -> bool:
+        """A die whose centre dropped below the table surface: off the edge it has fallen
+        off (removed, True); inside the table's footprint it is either still being pushed
+        out of the slab (False) or, past the slab's middle, through it (TunnelError)."""
         pose = self._pose_of(body)
-        x, y, _ = pose.position
+        x, y, z = pose.position
+        if not all(math.isfinite(v) for v in pose.position):
+            raise NonFiniteError(f"die {body.name} turned non-finite at step {step}: "
+                                 f"position {pose.position}")
         if self.table.contains_xy(x, y, inset=-1e-3):
-            raise TunnelError(f"die {body.name} passed through the table at ({x:.3f}, {y:.3f}) m "
-                              f"at step {step}")
+            if z < -TABLE_THICKNESS / 2:
+                raise TunnelError(f"die {body.name} passed through the table at ({x:.3f}, {y:.3f}) m "
+                                  f"at step {step}")
+            return False
         body.last_pos = np.array(pose.position)
         body.last_orn = pose.quaternion
         body.removed = True
         self._client.removeBody(body.bid)
+        return True
 
     def _frame(self, t: float, bodies: list[_Body]) -> Frame:
         poses = {}
