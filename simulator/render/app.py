@@ -982,6 +982,30 @@ def display_problem() -> str | None:
     return None
 
 
+NO_DISPLAY_HINT = ("use --headless to play in the terminal, or `tabletop render --game "
+                   "deep-white-sea --out table.png` for a picture")
+
+
+def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
+    """The `tabletop play deep-white-sea` window (called by simulator.cli.play). Without
+    --players it is two people at one screen; the table is the physics table."""
+    from simulator.cli.main import UsageError
+
+    problem = display_problem()
+    if problem is not None:
+        raise UsageError(f"{problem}: {NO_DISPLAY_HINT}")
+    if getattr(args, "players", None) is None:
+        players = ["human", "human"]
+    for kind in players:
+        if kind not in ("human", "random", "greedy", "planner"):
+            raise UsageError(f"--players: {kind!r} cannot play in the window (human, random, "
+                             "greedy or planner)")
+    options = dict(options)
+    options.setdefault("table", "physics")
+    return play_window(players, int(getattr(args, "seed", 0)), options,
+                       log_path=getattr(args, "log", None))
+
+
 def play_window(players: list[str], seed: int, options: dict[str, Any],
                 log_path: str | None = None, bot_settings: dict[str, dict[str, Any]] | None = None,
                 ) -> int:

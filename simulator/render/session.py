@@ -215,7 +215,7 @@ class GameSession:
         if world is None:  # a table without physics: fly the arc, then settle on the outcome
             return ThrowAnim(die, throw, Playback({}, 0.0), 0.0, False)
         rec = World(world.table, world.settings)
-        rec.scene = dict(world.scene)
+        rec.scene = dict(physics_scene(self.state.table) or {})
         t0 = time.perf_counter()
         report = rec.throw(die, load_die(self.crew(die).geometry), throw, player=player,
                            record=True)
@@ -285,11 +285,11 @@ def play_turns(session: GameSession, turns: int, on_action: Callable[[Outcome], 
 def poses_of(state: Any, shape_of: Callable[[str], DieShape]) -> dict[str, PoseT]:
     """The pose of every die in play: the physics' exact pose where the table is physical,
     else the resting pose its face and yaw describe."""
-    world = physics_world(state.table)
+    scene = physics_scene(state.table) or {}
     out: dict[str, PoseT] = {}
     for name, dp in state.poses.items():
-        if world is not None and name in world.scene:
-            p = world.scene[name].pose
+        if name in scene:
+            p = scene[name].pose
             out[name] = (p.position, p.quaternion)
         else:
             out[name] = resting_pose(shape_of(name), dp)
@@ -311,6 +311,16 @@ def physics_world(table: Any) -> World | None:
         if isinstance(w, World):
             return w
     return None
+
+
+def physics_scene(table: Any) -> dict[str, Any] | None:
+    """The resting dice of a physics-backed table (name -> PlacedDie). The table's own
+    scene, not its world's: clones share one World, and a bot may be searching on one."""
+    scene = getattr(table, "scene", None)
+    if isinstance(scene, dict):
+        return scene
+    world = physics_world(table)
+    return None if world is None else world.scene
 
 
 def _register_physics_table() -> None:

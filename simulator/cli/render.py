@@ -1,0 +1,88 @@
+"""`tabletop render`: play K turns headless with bots and write a picture of the table.
+
+    tabletop render --game deep-white-sea --seed 3 --turns 8 --out table.png --size 1280x720
+
+Drawn by Panda3D's software renderer into an offscreen buffer: no display, no GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+
+from simulator.cli.main import UsageError
+
+GAMES = ("deep-white-sea",)
+PLAYERS = ("random", "greedy", "planner")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("render", help="play some turns headless and write a picture")
+    p.add_argument("--game", default="deep-white-sea", help="game to play (deep-white-sea)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the bots and who goes first")
+    p.add_argument("--turns", type=int, default=6, help="turns to play before the picture")
+    p.add_argument("--out", required=True, help="PNG file to write")
+    p.add_argument("--size", default="1280x720", help="picture size WIDTHxHEIGHT in pixels")
+    p.add_argument("--players", default="random,random",
+                   help=f"two bots, comma-separated ({', '.join(PLAYERS)})")
+    p.add_argument("--view", default="overview", choices=("overview", "top", "thrower"),
+                   help="camera: overview (oblique), top, or the next thrower's view")
+    p.add_argument("--crews", default=None, help="the two crews, e.g. white,blue")
+    p.add_argument("--no-caption", action="store_true", help="leave out the score line")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.game not in GAMES:
+        import difflib
+
+        close = difflib.get_close_matches(args.game, GAMES, n=1)
+        hint = f"; did you mean {close[0]}?" if close else f"; renderable: {', '.join(GAMES)}"
+        raise UsageError(f"--game {args.game!r} has no table to draw{hint}")
+    size = parse_size(args.size)
+    if args.turns < 0:
+        raise UsageError(f"--turns must be 0 or more (got {args.turns})")
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    if len(players) != 2 or any(p not in PLAYERS for p in players):
+        raise UsageError(f"--players takes two of {', '.join(PLAYERS)} (got {args.players!r})")
+    if not args.out.lower().endswith(".png"):
+        raise UsageError(f"--out {args.out!r}: the picture is a PNG file (name it .png)")
+    # Panda3D loads here, not when `tabletop` builds its parser.
+    from PIL import Image
+
+    from simulator.render.picture import SessionPicture
+    from simulator.render.session import GameSession, play_turns
+
+    options = {"table": "physics"}
+    if args.crews:
+        options["crews"] = args.crews
+    session = GameSession(players, args.seed, options)
+    t0 = time.perf_counter()
+    actions = play_turns(session, args.turns)
+    t_play = time.perf_counter() - t0
+    picture = SessionPicture(session, size)
+    t1 = time.perf_counter()
+    pixels = picture.render(args.view, caption=not args.no_caption)
+    t_draw = time.perf_counter() - t1
+    try:
+        Image.fromarray(pixels).save(args.out)
+    except OSError as exc:
+        raise UsageError(f"--out {args.out}: cannot write ({exc.strerror})") from None
+    st = session.state
+    print(f"{args.out}: {size[0]}x{size[1]} px, turn {st.turn}, {actions} actions, "
+          f"{len(st.poses)} dice in play, score {st.scores[0]}-{st.scores[1]}; "
+          f"play {t_play:.2f} s, draw {t_draw * 1000:.0f} ms", file=sys.stderr)
+    picture.close()
+    return 0
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not m:
+        raise UsageError(f"--size must be WIDTHxHEIGHT in pixels, e.g. 1280x720 (got {text!r})")
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (16 <= w <= 8192 and 16 <= h <= 8192):
+        raise UsageError(f"--size {text!r}: each side must be 16..8192 px")
+    return w, h

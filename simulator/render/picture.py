@@ -1,0 +1,107 @@
+"""Pictures of a game in progress with the offscreen software renderer: what
+`tabletop render` writes and the README shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from simulator.render.camera import OrbitCamera, overview, thrower_view, top_view
+from simulator.render.looks import CELL, PLAYER_COLOURS, crew_look
+from simulator.render.offscreen import OffscreenRenderer
+from simulator.render.session import GameSession
+
+VIEWS = ("overview", "top", "thrower")
+
+
+def camera_for(view: str, session: GameSession, size: tuple[int, int]) -> OrbitCamera:
+    table = session.table_spec
+    if view == "top":
+        return top_view(table, size[0] / size[1])
+    if view == "thrower":
+        st = session.state
+        seat = 0 if st.is_terminal() else int(st.current_player())
+        return thrower_view(table, seat + 1)
+    return overview(table)
+
+
+class SessionPicture:
+    """An offscreen renderer showing a session's table (dice and poison counters)."""
+
+    def __init__(self, session: GameSession, size: tuple[int, int] = (1280, 720)) -> None:
+        from simulator.render.scene import TableScene
+
+        self.session = session
+        self.size = size
+        self.renderer = OffscreenRenderer(size)
+        self.scene = TableScene(session.table_spec)
+        self.renderer.show(self.scene.root)
+
+    def update(self) -> None:
+        s = self.session
+        poses = s.poses()
+        for name in list(self.scene.dice):
+            if name not in poses:
+                self.scene.remove_die(name)
+        for name, (pos, quat) in poses.items():
+            if name in self.scene.dice:
+                self.scene.move_die(name, pos, quat)
+            else:
+                crew = s.crew(name)
+                self.scene.add_die(name, s.shape(name), crew_look(crew, CELL),
+                                   tuple(crew.side_on_face(f) for f in range(8)), pos, quat)
+        self.scene.clear_overlay()
+        st = s.state
+        for die, seat in st.poison.items():
+            if die in st.poses:
+                x, y = st.poses[die].position[:2]
+                self.scene.coin((x + 0.03, y + 0.03), (0.2, 0.75, 0.25, 1.0))
+                self.scene.ring((x + 0.03, y + 0.03), 0.009, (*PLAYER_COLOURS[seat + 1], 1.0),
+                                0.003, 0.0016)
+
+    def render(self, view: str | OrbitCamera = "overview", caption: bool = True) -> np.ndarray:
+        self.update()
+        cam = view if isinstance(view, OrbitCamera) else camera_for(view, self.session, self.size)
+        self.renderer.set_camera(cam)
+        pixels = self.renderer.render()
+        if caption:
+            pixels = np.asarray(_caption(Image.fromarray(pixels), self.session))
+        return pixels
+
+    def close(self) -> None:
+        self.renderer.close()
+
+
+def _caption(img: Image.Image, session: GameSession) -> Image.Image:
+    st = session.state
+    names = [session.player_name(seat) for seat in (0, 1)]
+    line1 = (f"Deep White Sea, turn {st.turn}: {names[0]} {st.scores[0]} - "
+             f"{st.scores[1]} {names[1]}")
+    in_play = [session.crew(d).name + f" (P{session.seat_of(d) + 1}, side {st.side(d).number})"
+               for d in sorted(st.poses)]
+    line2 = "in play: " + (", ".join(in_play) if in_play else "-")
+    draw = ImageDraw.Draw(img, "RGBA")
+    size = max(12, img.size[1] // 40)
+    font: Any = ImageFont.load_default(size=size)
+    pad = size // 2
+    lines = [line1, *_wrap(line2, max(40, img.size[0] // (size // 2 + 1)))]
+    height = len(lines) * (size + 4) + 2 * pad
+    draw.rectangle((0, 0, img.size[0], height), fill=(0, 0, 0, 140))
+    for i, text in enumerate(lines):
+        draw.text((pad, pad + i * (size + 4)), text, fill=(245, 242, 230, 255), font=font)
+    return img
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    out, cur = [], ""
+    for word in text.split(" "):
+        if cur and len(cur) + 1 + len(word) > width:
+            out.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    out.append(cur)
+    return out
