@@ -24,6 +24,7 @@ SUBCOMMANDS = [
     "dice",
     "fairness",
     "bench",
+    "render",
 ]
 
 
