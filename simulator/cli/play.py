@@ -54,13 +54,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = registry.lookup(args.game)
+    load_plugins(spec)
     if args.players:
         players = [p.strip() for p in args.players.split(",") if p.strip()]
     else:
         players = ["random"] * spec.min_players
     options: dict[str, Any] = {key[4:]: value for key, value in vars(args).items()
                                if key.startswith("opt_") and value is not None}
-    window = spec.extra.get("window")
+    window = spec.extra.get("window") or _window_of(spec.name)
     if window is not None and not args.headless:
         return int(window(args, players, options))
     roller = make_roller(args.dice)
@@ -90,6 +91,26 @@ def run(args: argparse.Namespace) -> int:
     if args.log:
         print(f"log written to {args.log}", file=sys.stderr)
     return 0
+
+
+# Games with a 3D window: 'module:function(args, players, options)', imported only when
+# the window is wanted, so the rest of the command never loads Panda3D.
+WINDOWS = {"deep-white-sea": "simulator.render.app:launch"}
+
+
+def _window_of(game: str) -> Any:
+    target = WINDOWS.get(game)
+    if target is None:
+        return None
+    module, _, func = target.partition(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def load_plugins(spec: registry.GameSpec) -> None:
+    """Import the simulator-side modules a game names in `extra['plugins']` (e.g. Deep
+    White Sea's physics table, which registers itself with the pure engine)."""
+    for name in spec.extra.get("plugins", ()):
+        importlib.import_module(name)
 
 
 def make_roller(kind: str) -> DiceRoller:

@@ -13,10 +13,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("log", help="a JSON-lines game log written by `tabletop play --log`")
     p.add_argument("--verify", action="store_true",
                    help="re-run the log through the engine and report the first mismatch")
+    p.add_argument("--view", action="store_true",
+                   help="play the log in the 3D window (deep-white-sea): Space pauses, N steps, "
+                        "+/- change the speed")
+    p.add_argument("--speed", type=float, default=1.0, help="--view: playback speed (1 = real)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.view:
+        return _view(args)
     if args.verify:
         result = verify_log(args.log)
         if result.ok:
@@ -43,3 +49,17 @@ def run(args: argparse.Namespace) -> int:
         for event in line.get("events", []):
             print(f"  {event}")
     return 0
+
+
+def _view(args: argparse.Namespace) -> int:
+    from simulator.cli.main import UsageError
+
+    if not 0.05 <= args.speed <= 16:
+        raise UsageError(f"--speed must be between 0.05 and 16 (got {args.speed})")
+    # Panda3D loads only here.
+    from simulator.render.app import display_problem, replay_window
+
+    problem = display_problem()
+    if problem is not None:
+        raise UsageError(f"{problem}: leave out --view to tell the game in the terminal")
+    return replay_window(args.log, speed=args.speed)
