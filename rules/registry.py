@@ -206,3 +206,22 @@ register(GameSpec(
                    "house limit: after this many rounds the game ends as if no one attacked"),
     ),
 ))
+
+register(GameSpec(
+    name="deep-white-sea",
+    title="Diceland: Deep White Sea",
+    min_players=2,
+    max_players=2,
+    package="rules.deep_white_sea",
+    options=(
+        OptionSpec("crews", str, "white,blue",
+                   "crew for both players, or two separated by a comma (names or YAML files)"),
+        OptionSpec("table", str, "physics", "the table that adjudicates throws and tips",
+                   choices=("physics", "kinematic")),
+        OptionSpec("max_turns", int, 200,
+                   "house limit: after this many turns the higher score wins"),
+    ),
+    bots=("random", "greedy", "planner"),
+    # The physics table lives in the simulator layer; the CLI imports it before playing.
+    extra={"plugins": ("simulator.physics_table",)},
+))

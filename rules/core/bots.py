@@ -34,7 +34,13 @@ class Agent(Protocol):
 
 def make_agent(kind: str, module: ModuleType, rng: np.random.Generator,
                **settings: Any) -> Agent:
-    """Build the player named `kind` for a game module (see `rules.registry`)."""
+    """Build the player named `kind` for a game module (see `rules.registry`). A game
+    that lists a kind in `OWN_PLAYERS` (e.g. Deep White Sea's random, whose throws need
+    specs) gets its own `make_bot` for it instead of the generic player."""
+    maker = getattr(module, "make_bot", None)
+    if maker is not None and kind in getattr(module, "OWN_PLAYERS", ()):
+        own: Agent = maker(kind, rng, **settings)
+        return own
     if kind == "random":
         return RandomBot(rng)
     if kind == "greedy":

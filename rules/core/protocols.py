@@ -22,6 +22,11 @@ class RulesError(ValueError):
     """A user-caused rules problem (illegal action, corrupt save): one clear line."""
 
 
+class TableError(RuntimeError):
+    """The table could not say what happened (a physics simulation that failed to settle,
+    tunnelled or blew up). Bots searching ahead skip such candidates."""
+
+
 @runtime_checkable
 class DiceRoller(Protocol):
     name: str

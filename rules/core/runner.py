@@ -5,9 +5,12 @@ log that `verify_log` can re-run.
 Log format (one JSON object per line):
 
 - header: `{"type": "header", "format": 1, "game", "players", "seed", "options",
-  "roller", "initial_digest"}`
+  "roller", "initial_digest"}`, plus `world` when the state describes its table
+  (`world_info()`: the physics table's settings and versions)
 - `{"type": "chance", "step", "kind", "n", "faces", "events", "digest"}`
-- `{"type": "action", "step", "player", "action", "text", "events", "digest"}`
+- `{"type": "action", "step", "player", "action", "text", "events", "digest"}`, plus
+  `results` when the state reports what its table did (`take_results()`: Deep White Sea
+  throws with their outcome and physics settings), re-checked by `verify_log`
 - `{"type": "end", "steps", "returns", "winners"}`
 
 `digest` is a short hash of the state after the step. Seeds: one `SeedSequence(seed)` is
@@ -107,9 +110,13 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             log.flush()
 
     names = [_player_label(state, i, kind) for i, kind in enumerate(players)]
-    write({"type": "header", "format": LOG_FORMAT, "game": game, "players": list(players),
-           "names": names, "seed": seed, "options": resolved, "roller": roller.name,
-           "initial_digest": digest(state)})
+    header = {"type": "header", "format": LOG_FORMAT, "game": game, "players": list(players),
+              "names": names, "seed": seed, "options": resolved, "roller": roller.name,
+              "initial_digest": digest(state)}
+    world_info = getattr(state, "world_info", None)
+    if world_info is not None:  # e.g. the physics table and its settings
+        header["world"] = world_info()
+    write(header)
     emit(f"{spec.title}: {', '.join(names)}; seed {seed}; dice: {roller.name}")
     state.take_events()
     step = 0
@@ -135,9 +142,13 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             emit(f"{names[player]}: {text}")
             for e in events:
                 emit(f"  {e}")
-            write({"type": "action", "step": step, "player": player,
-                   "action": to_json(action), "text": text, "events": events,
-                   "digest": digest(state)})
+            line = {"type": "action", "step": step, "player": player,
+                    "action": to_json(action), "text": text, "events": events,
+                    "digest": digest(state)}
+            results = _take_results(state)
+            if results:  # what the table reported (throws: outcome, physics settings)
+                line["results"] = results
+            write(line)
     record.returns = [float(r) for r in state.returns()]
     best = max(record.returns)
     record.winners = [i for i, r in enumerate(record.returns) if r == best]
@@ -196,9 +207,12 @@ def verify_log(path: str | Path) -> VerifyResult:
                                         f"{line['player'] + 1} moves, game says "
                                         f"{state.current_player() + 1}")
                 action = from_json(line["action"])
-                if action not in state.legal_actions():
+                if not is_legal(state, action):
                     return VerifyResult(False, steps, f"{where}: illegal action {line['text']!r}")
                 state.apply_action(action)
+                if _take_results(state) != line.get("results", []):
+                    return VerifyResult(False, steps, f"{where}: the table's outcome of "
+                                        f"{line['text']!r} differs from the log")
             elif kind == "end":
                 if not state.is_terminal():
                     return VerifyResult(False, steps, f"{where}: log ends, game goes on")
@@ -240,6 +254,21 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
         raise RulesError(f"{path}: line 1: log format {lines[0].get('format')!r} "
                          f"is not {LOG_FORMAT}")
     return lines
+
+
+def is_legal(state: Any, action: Any) -> bool:
+    """A game with parametric actions (a throw carrying its spec) says itself what is legal
+    (`is_legal`); otherwise the action must be one of `legal_actions()`."""
+    check = getattr(state, "is_legal", None)
+    if check is not None:
+        return bool(check(action))
+    return action in state.legal_actions()
+
+
+def _take_results(state: Any) -> list[Any]:
+    take = getattr(state, "take_results", None)
+    # Through JSON, so fresh results compare equal to the ones read back from a log.
+    return [] if take is None else list(json.loads(json.dumps(list(take()))))
 
 
 def to_json(action: Any) -> Any:

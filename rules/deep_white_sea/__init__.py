@@ -2,7 +2,9 @@
 adjudicated from what a `Table` reports, a kinematic table, and bots.
 
 Plug-in functions for `rules.registry`: `new_game`, `deserialize`, `heuristic`,
-`greedy_action`, and `make_agent` (the game's own `random`, `greedy` and `planner`).
+`greedy_action`, and `make_bot` for the game's own players (`OWN_PLAYERS`: random,
+greedy and planner, whose throws carry specs, and the terminal human who enters aim,
+speed and spin). `save_game` / `load_game` keep a game in progress as JSON.
 Options: `crews` ('white,blue': one or two crew names or YAML paths), `table`
 ('physics' or 'kinematic'; 'physics' is registered by `simulator.physics_table`),
 `max_turns` (house limit).
@@ -10,6 +12,8 @@ Options: `crews` ('white,blue': one or two crew names or YAML paths), `table`
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,13 +21,16 @@ import numpy as np
 from rules.core.protocols import RulesError
 from rules.deep_white_sea.bots import (
     BOT_SETTINGS,
+    OWN_PLAYERS,
     GreedyBot,
+    HumanPlayer,
     PlannerBot,
     RandomBot,
     aimed_throw,
     greedy_action,
     heuristic,
-    make_agent,
+    human_throw,
+    make_bot,
     random_throw,
     throw_action,
     value,
@@ -71,8 +78,30 @@ def deserialize(data: dict[str, Any]) -> DWSState:
     return deserialize_state(data)
 
 
+def save_game(state: DWSState, path: str | Path) -> None:
+    """Write a game in progress as JSON (the table's exact scene included)."""
+    Path(path).write_text(json.dumps(state.serialize(), indent=1))
+
+
+def load_game(path: str | Path) -> DWSState:
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise RulesError(f"{path}: cannot read save ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise RulesError(f"{path}: not a JSON save ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise RulesError(f"{path}: not a deep-white-sea save")
+    return deserialize_state(data)
+
+
 __all__ = [
     "BOT_SETTINGS",
+    "OWN_PLAYERS",
+    "HumanPlayer",
+    "human_throw",
+    "save_game",
+    "load_game",
     "DEFAULT_CREWS",
     "TABLE_KINDS",
     "WIN_POINTS",
@@ -85,7 +114,7 @@ __all__ = [
     "deserialize",
     "greedy_action",
     "heuristic",
-    "make_agent",
+    "make_bot",
     "make_table",
     "new_game",
     "random_throw",

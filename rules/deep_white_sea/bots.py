@@ -32,6 +32,7 @@ MY_THREAT = 0.3
 OPP_THREAT = 0.6
 DAMAGE_SHARE = 0.25  # a hit that only damages is worth this share of the target's points
 BOT_SETTINGS: dict[str, dict[str, Any]] = {"planner": {"throws": 200}, "greedy": {"throws": 8}}
+OWN_PLAYERS = ("random", "greedy", "planner", "human")
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,14 +220,16 @@ class PlannerBot:
         return best
 
 
-def make_agent(kind: str, rng: np.random.Generator, **settings: Any) -> Any:
+def make_bot(kind: str, rng: np.random.Generator, **settings: Any) -> Any:
     if kind == "random":
         return RandomBot(rng)
     if kind == "greedy":
         return GreedyBot(rng, **settings)
     if kind == "planner":
         return PlannerBot(rng, **settings)
-    return None
+    if kind == "human":
+        return HumanPlayer()
+    raise ValueError(f"deep-white-sea has no player {kind!r}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -292,3 +295,67 @@ def _follow_up(state: DWSState, seat: int, rng: np.random.Generator, judge: Any,
 
 def _t3(a: np.ndarray) -> tuple[float, float, float]:
     return (float(a[0]), float(a[1]), float(a[2]))
+
+
+class HumanPlayer:
+    """Plays in the terminal: numbered choices; a throw is entered as aim (x y on the
+    table, m), speed (m/s along the table) and spin (rad/s), released from behind the
+    player's own edge, a foot and a bit back."""
+
+    name = "human"
+
+    def __init__(self, input_fn: Any = input, output_fn: Any = print) -> None:
+        self.input_fn = input_fn
+        self.output_fn = output_fn
+
+    def step(self, state: DWSState) -> Action:
+        actions = state.legal_actions()
+        seat = state.current_player()
+        self.output_fn(state.render())
+        for i, a in enumerate(actions, 1):
+            self.output_fn(f"  {i:3d}. {state.action_to_string(a)}")
+        while True:
+            answer = self._ask(f"{state.player_name(seat)}, choose 1-{len(actions)}: ")
+            if answer.isdigit() and 1 <= int(answer) <= len(actions):
+                break
+            self.output_fn(f"  please type a number from 1 to {len(actions)}")
+        action = actions[int(answer) - 1]
+        if action[0] != "throw":
+            return action
+        while True:
+            text = self._ask("  aim x y (m), speed (m/s), spin (rad/s), e.g. '0 0.1 2.5 10': ")
+            try:
+                x, y, speed, spin = (float(v) for v in text.split())
+                spec = human_throw(state, seat, (x, y), speed, spin)
+            except ValueError as exc:
+                self.output_fn(f"  {exc or 'need four numbers'}")
+                continue
+            return throw_action(action[1], spec)
+
+    def _ask(self, prompt: str) -> str:
+        try:
+            return str(self.input_fn(prompt)).strip()
+        except EOFError:
+            from rules.core.protocols import RulesError
+
+            raise RulesError("input closed while waiting for a human player's choice") from None
+
+
+def human_throw(state: DWSState, seat: int, aim: tuple[float, float], speed: float,
+                spin: float) -> ThrowSpec:
+    """A throw from 0.35 m behind `seat`'s edge, 0.15 m up, landing at `aim` (m) with
+    horizontal `speed` (m/s), spinning `spin` rad/s about the table's x axis (topspin)."""
+    width, depth = table_size(state)
+    if not (math.isfinite(speed) and 0.3 <= speed <= 15.0):
+        raise ValueError("speed must be 0.3 to 15 m/s")
+    if not (math.isfinite(spin) and abs(spin) <= 200.0):
+        raise ValueError("spin must be -200 to 200 rad/s")
+    if abs(aim[0]) > width / 2 or abs(aim[1]) > depth / 2:
+        raise ValueError(f"aim must lie on the table ({width} x {depth} m)")
+    sign = -1.0 if seat == 0 else 1.0
+    release = np.array([aim[0], sign * (depth / 2 + 0.35), 0.15])
+    dist = math.hypot(aim[0] - release[0], aim[1] - release[1])
+    t = dist / speed
+    vel = (np.array([aim[0], aim[1], 0.03]) - release) / t
+    vel[2] += 0.5 * GRAVITY * t
+    return ThrowSpec(release=_t3(release), velocity=_t3(vel), spin=(-sign * spin, 0.0, 0.0))

@@ -246,6 +246,10 @@ class DWSState:
         out, self._results = self._results, []
         return out
 
+    def world_info(self) -> dict[str, Any]:
+        """The table and its settings, for the game log's header."""
+        return self.table.describe()
+
     def player_name(self, seat: int) -> str:
         team = self.dice[self.seat_dice(seat)[0]].crew.team
         return f"P{seat + 1} {team}"

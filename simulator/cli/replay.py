@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from rules import registry
 from rules.core.runner import read_log, verify_log
+from simulator.cli.play import load_plugins
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -21,6 +23,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    game = read_log(args.log)[0].get("game")
+    if isinstance(game, str) and game in registry.GAMES:
+        load_plugins(registry.GAMES[game])  # e.g. the physics table a log was played on
     if args.view:
         return _view(args)
     if args.verify:
