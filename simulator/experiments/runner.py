@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -214,7 +215,24 @@ _WORKER: dict[str, ThrowSimulator] = {}
 def _init_worker(exp: Experiment) -> None:
     # Ctrl-C goes to the whole process group; the parent alone decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
     _WORKER["sim"] = ThrowSimulator(exp)
+
+
+def _die_with_parent() -> None:
+    """A run killed with SIGKILL cannot stop its workers; on Linux, ask the kernel to end
+    each worker when its parent dies (PR_SET_PDEATHSIG), so none lingers."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:  # the parent died before the request was made
+        os._exit(1)
 
 
 def _worker_run(indices: list[int]) -> list[ThrowRow]:

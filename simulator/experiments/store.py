@@ -8,6 +8,8 @@ opening it for another experiment is refused before anything is written.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -85,6 +87,12 @@ class Store:
                                 f"({theirs.get('name')!r} from {theirs.get('source')}; "
                                 f"{_first_difference(theirs, exp.to_json())} differs); "
                                 "choose another --out", show_value=False)
+            theirs_code = store._get("physics_code")
+            if theirs_code != physics_code():
+                store.close()
+                raise DataError(out, "physics_code", f"was started with other physics code "
+                                f"({theirs_code}, now {physics_code()}): resuming would mix "
+                                "results; choose another --out", show_value=False)
             return store
         out.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(db, isolation_level=None)
@@ -94,6 +102,7 @@ class Store:
                 if statement.strip():
                     conn.execute(statement)
             store._set("format", FORMAT)
+            store._set("physics_code", physics_code())
             store._set("experiment", exp.to_json())
         return store
 
@@ -195,6 +204,23 @@ class _Transaction:
 
     def __exit__(self, exc_type: Any, *_: Any) -> None:
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+@functools.cache
+def physics_code() -> str:
+    """A digest of the code that decides a throw's result (physics, geometry, die models):
+    a run resumed under other code would mix two physics in one experiment."""
+    import dice_models
+    import simulator.geometry
+    import simulator.physics
+
+    h = hashlib.sha256()
+    for pkg in (simulator.physics, simulator.geometry, dice_models):
+        root = Path(str(pkg.__file__)).parent
+        for f in sorted(root.glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _first_difference(theirs: dict[str, Any], ours: dict[str, Any]) -> str:
