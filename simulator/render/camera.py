@@ -109,4 +109,4 @@ def overview(table: TableSpec) -> OrbitCamera:
     """The picture `tabletop render` takes: an oblique view over player 1's shoulder."""
     reach = max(table.edge_y * 2, table.width if table.shape == "rect" else table.radius * 2)
     return OrbitCamera(target=(0.0, 0.05, 0.0), heading=20.0, pitch=-48.0,
-                       distance=1.05 * reach + 0.35)
+                       distance=0.85 * reach + 0.3)

@@ -55,7 +55,7 @@ LIGHT_DIR = (0.35, 0.55, -1.0)  # key light, pointing from the lamp down onto th
 SHADOW_Z = 0.0006  # m above the felt: shadows sit just over it
 SHADOW_ALPHA = 0.42
 ROOM_HALF = 3.2  # m: half the width of the room around the table
-ROOM_HEIGHT = 2.6  # m from floor to ceiling
+ROOM_HEIGHT = 3.2  # m from floor to ceiling: a top view from 2 m up stays inside the room
 Colour = tuple[float, float, float, float]
 Polygon = tuple[list[tuple[float, float, float]], tuple[float, float, float], Colour]
 
@@ -327,7 +327,7 @@ class TableScene:
         ceiling = [(-s, -s, top), (-s, s, top), (s, s, top), (s, -s, top)]
         room.attachNewNode(_mesh("ceiling", ceiling, [(0, 1, 2), (0, 2, 3)],
                                  [(0.9, 0.88, 0.84, 1.0)] * 4, normal=(0, 0, -1)))
-        room.setTwoSided(True)
+        # One-sided, facing in: an orbit that leaves the room sees through the walls.
 
     def _table_half(self) -> tuple[float, float]:
         t = self.table

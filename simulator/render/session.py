@@ -329,13 +329,11 @@ def _register_physics_table() -> None:
 
 
 def _make_bot(module: Any, kind: str, rng: np.random.Generator, settings: dict[str, Any]) -> Any:
-    defaults = getattr(module, "BOT_SETTINGS", {}).get(kind, {})
-    agent = module.make_agent(kind, rng, **{**defaults, **settings})
-    if agent is None:
-        from rules.core.bots import make_agent
+    """The seat's bot, as the runner builds it (the game's own players where it has them)."""
+    from rules.core.bots import make_agent
 
-        agent = make_agent(kind, module, rng, **settings)
-    return agent
+    defaults = getattr(module, "BOT_SETTINGS", {}).get(kind, {})
+    return make_agent(kind, module, rng, **{**defaults, **settings})
 
 
 def _spec_of(values: Any) -> ThrowSpec:
