@@ -91,7 +91,7 @@ def golden_check(spec: SuiteSpec, run: dict[str, Any], base: dict[str, Any] | No
     p = min(p_status, p_where)
     floor = spec.alpha / 2
     same = sum(_case_diff(a, b) is None for a, b in zip(old, results, strict=True))
-    return Check("golden.throws", round(p, 4), f"{n} cases", f"p >= {floor:g} (fingerprint "
+    return Check("golden.throws", p, f"{n} cases", f"p >= {floor:g} (fingerprint "
                  f"differs: {', '.join(fp_diff)})", p >= floor,
                  f"statistical: statuses p={p_status:.3f}, resting distance from centre "
                  f"p={p_where:.3f}; {same}/{n} cases still identical")
@@ -145,7 +145,7 @@ def drift_checks(spec: SuiteSpec, now: dict[str, Any], base: dict[str, Any] | No
             continue
         old = base[key]
         p = homogeneity([old["counts"], dist["counts"]])
-        out.append(Check(name, round(p, 4), f"n={old['throws']}", f"p >= {floor:.4g}", p >= floor,
+        out.append(Check(name, p, f"n={old['throws']}", f"p >= {floor:.4g}", p >= floor,
                          _largest_shift(old["counts"], dist["counts"])))
     return out
 
@@ -161,10 +161,10 @@ def convergence_checks(spec: SuiteSpec, now: dict[str, Any],
         pair = ", ".join(f"{k}: p={homogeneity([ref, runs[k]['counts']]):.3f}" for k in labels[1:])
         old = None
         if base is not None and key in base:
-            old = round(homogeneity([base[key][k]["counts"] for k in base[key]]), 4)
+            old = homogeneity([base[key][k]["counts"] for k in base[key]])
         why = (f"{labels[0]} vs {pair}" if p_all >= floor else
                f"time step or iterations change outcomes ({_largest_spread(runs)}); vs {labels[0]}: {pair}")
-        out.append(Check(f"convergence.{key}", round(p_all, 4), old, f"p >= {floor:.4g}",
+        out.append(Check(f"convergence.{key}", p_all, old, f"p >= {floor:.4g}",
                          p_all >= floor, why))
     return out
 
