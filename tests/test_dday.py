@@ -602,6 +602,21 @@ def test_enemy_fire_and_machine_gun_special_damage():
     assert u.soldiers == 8 + 8 - (fire - 1) and u.specialists == ["medic"]
 
 
+def test_machine_gun_rolls_once_per_sector_for_every_unit_there():
+    s = map_state(lambda r: None, 2)
+    for seat in (0, 1):
+        at(s, "crossroads", seat)
+    final(s, (3, 3, 3, 3, 4, 4))
+    final(s, (3, 3, 3, 3, 4, 4))
+    s.apply_action(("stay",))
+    s.apply_action(("stay",))
+    assert s.chance[0] == "mg" and s.seat == 0
+    s.apply_chance((5,))
+    assert s.phase == "roll" and s.turn == 2  # unit 2 took the same roll: no second one
+    fire = s.map.sectors["crossroads"].enemy_fire + 5
+    assert [u.soldiers for u in s.units] == [16 - fire, 16 - fire]
+
+
 def test_storming_the_bunker_vp_and_defeat_vp():
     s = solo()
     u = s.units[0]

@@ -184,6 +184,7 @@ class DDayState:
         self.chance: list[Any] = []  # [purpose, n, indices]
         self.medal_awarded = False
         self.first_storm_turn = 0
+        self.mg_rolls: dict[str, int] = {}  # this turn's machine-gun roll per sector
         self.events: list[str] = []
         self._start_turn()
 
@@ -251,6 +252,7 @@ class DDayState:
         s.chance = [list(c) if isinstance(c, list) else c for c in self.chance]
         s.medal_awarded = self.medal_awarded
         s.first_storm_turn = self.first_storm_turn
+        s.mg_rolls = dict(self.mg_rolls)
         s.events = []
         return s
 
@@ -274,6 +276,7 @@ class DDayState:
             "chance": self.chance,
             "medal_awarded": self.medal_awarded,
             "first_storm_turn": self.first_storm_turn,
+            "mg_rolls": dict(self.mg_rolls),
         }
 
     def render(self) -> str:
@@ -662,7 +665,10 @@ class DDayState:
             return
         sec = self.map.sectors[u.sector]
         if sec.machine_gun and not u.grenade:
-            self._ask_chance("mg", 1, [])
+            if u.sector in self.mg_rolls:  # one roll per sector and turn, for every unit there
+                self._fire_roll(u, self.mg_rolls[u.sector], "mg", shared=True)
+            else:
+                self._ask_chance("mg", 1, [])
         else:
             if sec.machine_gun:
                 self.events.append(f"unit {self.seat + 1}'s grenade silences the machine gun")
@@ -712,14 +718,20 @@ class DDayState:
             u.surge_value = faces[0]
             self.node = "surge_colour"
         else:
-            u.fire_roll, u.fire_kind = faces[0], purpose
-            what = "machine-gun fire" if purpose == "mg" else "the minefield"
-            self.events.append(f"unit {s + 1} rolls {faces[0]} for {what}")
-            if (self.options["binoculars_on_fire"] and "binoculars" in u.items
-                    and self._items_ok(u)):
-                self.node = "fire_binoculars"
-            else:
-                self._fire_rolled()
+            if purpose == "mg":
+                self.mg_rolls[u.sector] = faces[0]
+            self._fire_roll(u, faces[0], purpose)
+
+    def _fire_roll(self, u: Unit, value: int, kind: str, shared: bool = False) -> None:
+        u.fire_roll, u.fire_kind = value, kind
+        what = "machine-gun fire" if kind == "mg" else "the minefield"
+        verb = "faces the sector's roll of" if shared else "rolls"
+        self.events.append(f"unit {self.seat + 1} {verb} {value} for {what}")
+        if (self.options["binoculars_on_fire"] and "binoculars" in u.items
+                and self._items_ok(u)):
+            self.node = "fire_binoculars"
+        else:
+            self._fire_rolled()
 
     def _ask_chance(self, purpose: str, n: int, idx: list[int]) -> None:
         self.node = "chance"
@@ -734,6 +746,7 @@ class DDayState:
         for i in self._active():
             self.units[i].new_turn()
         self.events.append(f"-- turn {self.turn} --")
+        self.mg_rolls = {}
         self.phase = "roll"
         self.queue = self._active()
         self.trading = False
@@ -1136,6 +1149,7 @@ def deserialize_state(data: Any) -> DDayState:
         s.chance = list(data["chance"])
         s.medal_awarded = bool(data["medal_awarded"])
         s.first_storm_turn = int(data["first_storm_turn"])
+        s.mg_rolls = {str(k): int(v) for k, v in data["mg_rolls"].items()}
         s.events = []
     except KeyError as exc:
         raise RulesError(f"dday save: missing field {exc.args[0]!r}") from None
