@@ -422,6 +422,22 @@ def test_bangalore_flamethrower_grenade_and_radios_before_combat():
     assert ("use", "bangalore") not in acts and ("use", "flamethrower") in acts
 
 
+def test_flamethrower_cuts_the_bunker_fire_by_ten_and_mobile_radio_adds_two():
+    s = solo()
+    u = s.units[0]
+    at(s, "bunker")
+    u.soldiers = 20
+    u.items += ["flamethrower", "mobile_radio"]
+    final(s, (3, 3, 3, 3, 4, 4))
+    s.apply_action(("use", "mobile_radio"))  # Phase 3
+    s.apply_action(("end_items",))
+    assert u.soldiers == 20 + 8 + 2 and s.node == "combat"
+    s.apply_action(("use", "flamethrower"))
+    s.apply_action(("fight",))
+    fire = s.map.sectors["bunker"].enemy_fire - 10
+    assert u.status == "won" and u.soldiers == 30 - fire
+
+
 def test_medal_item_replaces_a_soldier_with_a_specialist():
     s = solo()
     u = s.units[0]
