@@ -154,6 +154,7 @@ class TableApp:
         self._replay_next = 0.0
         self._step_requested = False
         self._pointer: tuple[float, float] | None = None
+        self._seen_seat = self._viewer_seat()
         self.setup()
 
     # -- setup / cleanup ----------------------------------------------------------------------
@@ -563,6 +564,11 @@ class TableApp:
 
     def _refresh(self) -> None:
         """Rebuild the choices, the overlay marks and the HUD text for the current decision."""
+        seat = self._viewer_seat()
+        if seat != self._seen_seat:  # hot-seat: the next person sits down at their edge
+            self._seen_seat = seat
+            if self.replay is None:
+                self.view_thrower()
         self.choices = self._make_choices()
         self._draw_overlay()
         self._refresh_texts()
