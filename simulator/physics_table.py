@@ -12,8 +12,11 @@ lets the planner try hundreds of throws per decision. Importing this module regi
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 from typing import Any
+
+import numpy as np
 
 from dice_models import DieModel, load_die
 from rules.core.protocols import DiePose, RulesError, TableError, ThrowResult, ThrowSpec, TipResult
@@ -25,11 +28,13 @@ from simulator.physics import (
     TableSpec,
     Throw,
     World,
+    die_shape,
 )
 from simulator.physics.settings import Obstacle, Surface, surface_from
-from simulator.physics.world import Outcome, PlacedDie, Pose
+from simulator.physics.world import Outcome, PlacedDie, Pose, tip_poses
 
 DIE_MODEL = "paper-d8"
+NEAR_M = 0.15  # m: dice centres farther apart cannot touch while one tips (50 mm dice)
 
 
 class PhysicsTable:
@@ -73,6 +78,8 @@ class PhysicsTable:
         return TipResult(report.rolled, _pose(report.after), report.blocked_by)
 
     def can_tip(self, die: str, corner: str) -> str | None:
+        if die in self.scene and not self._near(die):
+            return self._edge_only(die, corner)
         world = self._enter()
         try:
             report = world.tip(die, corner)
@@ -133,6 +140,28 @@ class PhysicsTable:
                 **self.world.physics_json()}
 
     # -- helpers ------------------------------------------------------------------------
+
+    def _near(self, die: str) -> bool:
+        """Could anything touch `die` during a tip? Only another die whose centre is
+        within NEAR_M, or an obstacle."""
+        if self.world.table.obstacles:
+            return True
+        x, y, _ = self.scene[die].pose.position
+        return any(math.hypot(p.pose.position[0] - x, p.pose.position[1] - y) < NEAR_M
+                   for n, p in self.scene.items() if n != die)
+
+    def _edge_only(self, die: str, corner: str) -> str | None:
+        """`can_tip` for a die with nothing near: only the table edge can block it (the same
+        end pose and edge rule as `World.tip`, without rebuilding the Bullet world)."""
+        if corner not in ("x", "y", "z"):
+            raise RulesError(f"corner must be one of x, y, z (got {corner!r})")
+        shape = die_shape(self.model)
+        final = tip_poses(shape, self.scene[die].pose, corner, samples=1)[-1]
+        bottom, _ = shape.poly.face_down(final.rotation())
+        world = shape.poly.vertices @ final.rotation().T + np.array(final.position)
+        corners = world[list(shape.poly.faces[bottom])]
+        table = self.world.table
+        return None if all(table.contains_xy(c[0], c[1]) for c in corners) else "table_edge"
 
     def _enter(self) -> World:
         self.world.scene = dict(self.scene)

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.protocols import ThrowSpec
+from rules.core.protocols import TableError, ThrowSpec
 from rules.deep_white_sea.game import DWSState, spec_to_tuple
-from rules.deep_white_sea.kinematic import FOOT, GRAVITY
+from rules.deep_white_sea.kinematic import FOOT, GRAVITY, KinematicTable, Resting
 
 Action = tuple[Any, ...]
 
@@ -31,6 +31,7 @@ Action = tuple[Any, ...]
 MY_THREAT = 0.3
 OPP_THREAT = 0.6
 DAMAGE_SHARE = 0.25  # a hit that only damages is worth this share of the target's points
+SIDE_WEIGHT = 0.1  # points per side number of a die in play: high sides are stronger
 BOT_SETTINGS: dict[str, dict[str, Any]] = {"planner": {"throws": 200}, "greedy": {"throws": 8}}
 OWN_PLAYERS = ("random", "greedy", "planner", "human")
 
@@ -106,7 +107,8 @@ def value(state: DWSState, seat: int) -> float:
         r = state.returns()
         return 1000.0 * (r[seat] - r[1 - seat])
     margin = state.scores[seat] - state.scores[1 - seat]
-    return margin + MY_THREAT * threat(state, seat) - OPP_THREAT * threat(state, 1 - seat)
+    return (margin + MY_THREAT * threat(state, seat) - OPP_THREAT * threat(state, 1 - seat)
+            + SIDE_WEIGHT * (_strength(state, seat) - _strength(state, 1 - seat)))
 
 
 def heuristic(state: DWSState) -> list[float]:
@@ -116,6 +118,10 @@ def heuristic(state: DWSState) -> list[float]:
     v = value(state, 0)
     p0 = 1.0 / (1.0 + math.exp(-v / 15.0))
     return [p0, 1.0 - p0]
+
+
+def _strength(state: DWSState, seat: int) -> float:
+    return float(sum(state.side(d).number for d in state.poses if state.dice[d].seat == seat))
 
 
 def _shot_value(state: DWSState, src: str, target: str, mode: str) -> float:
@@ -169,9 +175,12 @@ def greedy_action(state: DWSState, rng: np.random.Generator, throws: int = 8) ->
     best_v = -math.inf
     for a in _expand(state, rng, throws, seat):
         s = state.clone()
-        s.apply_action(a)
-        _follow_up(s, seat, rng, lambda st: float(st.scores[seat] - st.scores[1 - seat])
-                   + (1000.0 * (st.returns()[seat] - 0.5) if st.is_terminal() else 0.0))
+        try:
+            s.apply_action(a)
+            _follow_up(s, seat, rng, lambda st: float(st.scores[seat] - st.scores[1 - seat])
+                       + (1000.0 * (st.returns()[seat] - 0.5) if st.is_terminal() else 0.0))
+        except TableError:
+            continue
         v = float(s.scores[seat] - s.scores[1 - seat])
         if s.is_terminal():
             v += 1000.0 * (s.returns()[seat] - 0.5)
@@ -179,6 +188,8 @@ def greedy_action(state: DWSState, rng: np.random.Generator, throws: int = 8) ->
             best, best_v = [a], v
         elif abs(v - best_v) <= 1e-9:
             best.append(a)
+    if not best:
+        return state.legal_actions()[-1]  # every try failed on the table: pass / decline
     # Among equals, prefer doing something over passing or declining.
     active = [a for a in best if a[0] not in ("pass", "decline")]
     pool = active or best
@@ -187,37 +198,71 @@ def greedy_action(state: DWSState, rng: np.random.Generator, throws: int = 8) ->
 
 class PlannerBot:
     """Simulates candidate actions in a copy of the world; see the module docstring.
-    `last_stats` records the last decision's candidates and time."""
+
+    On a kinematic table every candidate is judged there. On any other table (physics)
+    the candidates are first judged on a kinematic mirror of the scene (same dice, same
+    poses), then the `recheck` best are simulated again on a copy of the real table and the
+    best of those is played. `last_stats` records the last decision's candidate counts and
+    time."""
 
     name = "planner"
 
-    def __init__(self, rng: np.random.Generator, throws: int = 200) -> None:
+    def __init__(self, rng: np.random.Generator, throws: int = 200, recheck: int = 5) -> None:
         self.rng = rng
         self.throws = throws
+        self.recheck = recheck
         self.last_stats: dict[str, float] = {}
 
     def step(self, state: DWSState) -> Action:
         seat = state.current_player()
         t0 = time.perf_counter()
         candidates = _expand(state, self.rng, self.throws, seat, aimed=True)
+        n_throws = sum(a[0] == "throw" for a in candidates)
         if len(candidates) == 1:
-            self.last_stats = {"candidates": 1, "throws": 0, "seconds": 0.0}
+            self.last_stats = {"candidates": 1, "throws": n_throws, "rechecked": 0,
+                               "seconds": 0.0}
             return candidates[0]
-        best, best_v = candidates[0], -math.inf
-        n_throws = 0
-        for a in candidates:
+        if state.table_kind == "kinematic":
+            scored = self._judge(state, candidates, seat)
+            rechecked = 0
+        else:
+            mirror = state.clone_with_table(kinematic_mirror(state), "kinematic")
+            first = self._judge(mirror, candidates, seat)
+            best = [a for _v, _i, a in sorted(first, key=lambda t: (-t[0], t[1]))]
+            top = best[:self.recheck]
+            scored = self._judge(state, top, seat)
+            rechecked = len(top)
+        v, _i, action = max(scored, key=lambda t: (t[0], -t[1]))
+        self.last_stats = {"candidates": len(candidates), "throws": n_throws,
+                           "rechecked": rechecked, "seconds": time.perf_counter() - t0}
+        return action
+
+    def _judge(self, state: DWSState, candidates: list[Action],
+               seat: int) -> list[tuple[float, int, Action]]:
+        out = []
+        for i, a in enumerate(candidates):
             s = state.clone()
-            s.apply_action(a)
-            n_throws += a[0] == "throw"
-            _follow_up(s, seat, self.rng, lambda st: value(st, seat))
+            try:
+                s.apply_action(a)
+                _follow_up(s, seat, self.rng, lambda st: value(st, seat))
+            except TableError:
+                continue  # a throw the table could not settle: not a candidate
             v = value(s, seat)
             if a[0] in ("pass", "decline"):
                 v -= 0.01  # prefer acting when it costs nothing
-            if v > best_v:
-                best, best_v = a, v
-        self.last_stats = {"candidates": len(candidates), "throws": n_throws,
-                           "seconds": time.perf_counter() - t0}
-        return best
+            out.append((v, i, a))
+        if not out:  # every candidate failed on the table: any legal one will do
+            out.append((0.0, 0, candidates[0]))
+        return out
+
+
+def kinematic_mirror(state: DWSState) -> KinematicTable:
+    """A kinematic table with every die where `state`'s table has it."""
+    width, depth = table_size(state)
+    t = KinematicTable(width, depth)
+    for d, pose in state.poses.items():
+        t.dice[d] = Resting(pose.face - 1, pose.yaw_deg, pose.position[0], pose.position[1])
+    return t
 
 
 def make_bot(kind: str, rng: np.random.Generator, **settings: Any) -> Any:

@@ -226,6 +226,14 @@ class DWSState:
         c._legal = None if self._legal is None else list(self._legal)
         return c
 
+    def clone_with_table(self, table: Table, kind: str) -> DWSState:
+        """A copy of the game on another table holding the same dice (bots use a kinematic
+        mirror of the physics table for a fast first look)."""
+        c = self.clone()
+        c.table = table
+        c.table_kind = kind
+        return c
+
     def serialize(self) -> dict[str, Any]:
         return {
             "game": "deep-white-sea", "format": 1, "crews": self.crew_names,
