@@ -117,7 +117,9 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
     if world_info is not None:  # e.g. the physics table and its settings
         header["world"] = world_info()
     write(header)
-    emit(f"{spec.title}: {', '.join(names)}; seed {seed}; dice: {roller.name}")
+    source = (f"table: {header['world'].get('kind')}" if "world" in header
+              else f"dice: {roller.name}")
+    emit(f"{spec.title}: {', '.join(names)}; seed {seed}; {source}")
     state.take_events()
     step = 0
     while not state.is_terminal():
