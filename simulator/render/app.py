@@ -155,6 +155,7 @@ class TableApp:
         self._step_requested = False
         self._pointer: tuple[float, float] | None = None
         self._seen_seat = self._viewer_seat()
+        self._banner_until = 0.0
         self.setup()
 
     # -- setup / cleanup ----------------------------------------------------------------------
@@ -382,6 +383,8 @@ class TableApp:
         self.drag = None
         self.preview = None
         self.message = ""
+        if self.idle():
+            self._sync_dice()
         self._refresh()
 
     def toggle_pause(self) -> None:
@@ -414,6 +417,8 @@ class TableApp:
         if mouse is not None and mouse != self._pointer:
             self.on_pointer(mouse)
         self._advance_animation(now)
+        if now > self._banner_until and self._banner.getText():
+            self._banner.setText("")
         if self.running is None and not self.queue:
             self._next_turn(now)
         if self.follow is not None and self.follow in self.scene.dice:
@@ -462,6 +467,11 @@ class TableApp:
         who = self.session.player_name(out.player)
         self.log_lines.append(f"{who}: {out.text}")
         self.log_lines.extend(out.events)
+        news = [e.strip() for e in out.events if not e.startswith("---")]
+        self._banner.setText("\n".join(_wrap(e, 80) for e in news[-3:]))
+        self._banner_until = time.perf_counter() + 4.0 + sum(
+            getattr(a, "duration", 0.0) or getattr(getattr(a, "playback", None), "duration", 0.0)
+            for a in out.anims) / self.speed
         now = time.perf_counter()
         for anim in out.anims:
             lead = BOT_WINDUP if bot and isinstance(anim, ThrowAnim) else 0.0
@@ -569,6 +579,8 @@ class TableApp:
             self._seen_seat = seat
             if self.replay is None:
                 self.view_thrower()
+        if self._human_to_act() and self.selected is None:
+            self.selected = self._die_to_act()
         self.choices = self._make_choices()
         self._draw_overlay()
         self._refresh_texts()
@@ -585,7 +597,7 @@ class TableApp:
                 out.append(Choice(f"throw {s.crew(a[1]).name}", arm=a[1]))
             elif a[0] == "shoot" and len(a) == 3:
                 out.append(Choice(f"{s.crew(a[1]).name}: {a[2]}", action=a))
-            elif a[0] == "foul":
+            elif a[0] in ("foul", "tip", "aim"):
                 out.append(Choice(s.state.action_to_string(a), action=a))
         if decision == "place":
             seen: list[str] = []
@@ -616,6 +628,7 @@ class TableApp:
         if decision == "place" and self.armed is not None:
             from rules.core.protocols import DiePose
 
+            self._sync_dice()  # an earlier preview die goes back to the hand
             crew = s.crew(self.armed)
             pose = DiePose(self.armed, "on_table", None, crew.face_of_side(self.place_side) + 1,
                            (0.0, 0.0, 0.0), self.place_yaw)
@@ -832,6 +845,9 @@ class TableApp:
                                     mayChange=True, parent=base.aspect2d) for seat in (0, 1)]
         self._log = OnscreenText(text="", pos=(-1.74, -0.52), scale=0.032, fg=fg, shadow=shadow,
                                  align=TextNode.ALeft, mayChange=True, parent=base.aspect2d)
+        self._banner = OnscreenText(text="", pos=(0, 0.8), scale=0.05, fg=(1, 1, 1, 1),
+                                    shadow=shadow, align=TextNode.ACenter, mayChange=True,
+                                    parent=base.aspect2d)
         self._prompt = OnscreenText(text="", pos=(0.25, -0.62), scale=0.036,
                                     fg=(1.0, 0.92, 0.6, 1), shadow=shadow, align=TextNode.ALeft,
                                     mayChange=True, parent=base.aspect2d)
@@ -903,6 +919,18 @@ class TableApp:
 
     # -- helpers ----------------------------------------------------------------------------
 
+    def _die_to_act(self) -> str | None:
+        """The die a decision is about: the landed die that may shoot, the commanded ally."""
+        st = self.session.state
+        if st.is_terminal() or not st.stack:
+            return None
+        task = st.stack[-1]
+        if task.get("t") == "shoot":
+            return str(task["die"])
+        if task.get("t") == "cmd" and task["idx"] < len(task["order"]):
+            return str(task["order"][task["idx"]])
+        return None
+
     def _human_to_act(self) -> bool:
         s = self.session
         return (self.replay is None and not s.state.is_terminal() and not s.is_bot_turn()
@@ -943,7 +971,7 @@ class TableApp:
     def _on_window_event(self, window: Any) -> None:
         if window is not None and window.isClosed():
             self.cleanup()
-            self.base.userExit()
+        self.base.windowEvent(window)  # ShowBase's own: lens aspect on resize, exit on close
 
 
 _DECISION_WORDS = {
