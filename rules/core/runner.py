@@ -110,9 +110,9 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             log.flush()
 
     names = [_player_label(state, i, kind) for i, kind in enumerate(players)]
-    header = {"type": "header", "format": LOG_FORMAT, "game": game, "players": list(players),
-              "names": names, "seed": seed, "options": resolved, "roller": roller.name,
-              "initial_digest": digest(state)}
+    header: dict[str, Any] = {"type": "header", "format": LOG_FORMAT, "game": game, "players": list(players),
+                              "names": names, "seed": seed, "options": resolved,
+                              "roller": roller.name, "initial_digest": digest(state)}
     world_info = getattr(state, "world_info", None)
     if world_info is not None:  # e.g. the physics table and its settings
         header["world"] = world_info()
