@@ -20,7 +20,7 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 from dice_models import DataError, DieModel, load_die, parse_die
-from simulator.physics import PhysicsSettings, TableSpec, Throw, die_shape
+from simulator.physics import DieShape, PhysicsSettings, TableSpec, Throw, die_shape
 from simulator.physics.settings import parse_table, surface_from
 from simulator.physics.world import MAX_SPEED
 
@@ -216,10 +216,11 @@ def parse_stop(raw: Any, source: str, faces: tuple[int, ...]) -> StopRule:
     return StopRule(face=face, p1=p1, alpha=alpha, beta=beta)
 
 
-def draw_throw(exp: Experiment, index: int) -> DrawnThrow:
-    """Throw `index` of the experiment, from its own generator."""
+def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> DrawnThrow:
+    """Throw `index` of the experiment, from its own generator (`shape`: the die's, if the
+    caller has it at hand)."""
     d = exp.throw
-    shape = die_shape(exp.die)
+    shape = shape or die_shape(exp.die)
     rng = np.random.default_rng([exp.seed, index])
     h = rng.uniform(*d.height)
     speed = rng.uniform(*d.speed)
@@ -235,7 +236,7 @@ def draw_throw(exp: Experiment, index: int) -> DrawnThrow:
     if d.orientation == "uniform":
         q = rng.normal(size=4)
         q /= np.linalg.norm(q)
-        rot = Rotation.from_quat(q).as_matrix()
+        rot = quat_matrix((float(q[0]), float(q[1]), float(q[2]), float(q[3])))
     else:
         bottom = shape.values.index(int(d.orientation))
         rot = shape.poly.rest_rotation(bottom, float(rng.uniform(0.0, 360.0)))
@@ -250,6 +251,16 @@ def draw_throw(exp: Experiment, index: int) -> DrawnThrow:
                   orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
     return DrawnThrow(index=index, throw=throw, initial_down=shape.values[down], height=float(h),
                       speed=float(speed), spin=float(spin_mag), energy_j=float(energy))
+
+
+def quat_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
+    """Rotation matrix of a unit quaternion (x, y, z, w)."""
+    x, y, z, w = q
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ])
 
 
 # -- helpers ------------------------------------------------------------------------------

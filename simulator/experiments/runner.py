@@ -20,10 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scipy.spatial.transform import Rotation
-
 from dice_models import DataError
-from simulator.experiments.config import Experiment, StopRule, draw_throw
+from simulator.experiments.config import Experiment, StopRule, draw_throw, quat_matrix
 from simulator.experiments.stats import Sprt
 from simulator.experiments.store import Store, ThrowRow
 from simulator.physics import PhysicsError, World, die_shape
@@ -58,7 +56,7 @@ class ThrowSimulator:
         return [self.one(i) for i in indices]
 
     def one(self, index: int) -> ThrowRow:
-        drawn = draw_throw(self.exp, index)
+        drawn = draw_throw(self.exp, index, self.shape)
         world = self.world
         try:
             report = world.throw("die", self.exp.die, drawn.throw)
@@ -68,8 +66,7 @@ class ThrowSimulator:
         finally:
             world.scene.clear()
         out = report.outcome
-        rot = Rotation.from_quat(out.quaternion).as_matrix()
-        down, _ = self.shape.poly.face_down(rot)
+        down, _ = self.shape.poly.face_down(quat_matrix(out.quaternion))
         return ThrowRow(index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
                         drawn.energy_j, out.status, out.reason, int(out.face),
                         int(self.shape.values[down]), float(report.sim_time_s), int(report.steps))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import operator
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ class ThrowRow:
 
 
 COLUMNS = tuple(f.name for f in fields(ThrowRow))
+_as_tuple = operator.attrgetter(*COLUMNS)  # dataclasses.astuple deep-copies: slow per chunk
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS throws (
@@ -168,7 +170,7 @@ class Store:
         with self.transaction():
             self.conn.executemany(
                 f"INSERT INTO throws ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
-                [astuple(r) for r in rows])
+                [_as_tuple(r) for r in rows])
 
     def record_stop(self, decision: dict[str, Any]) -> None:
         """Record a sequential test's decision and drop throws past its stopping point (they
@@ -208,18 +210,21 @@ class _Transaction:
 
 @functools.cache
 def physics_code() -> str:
-    """A digest of the code that decides a throw's result (physics, geometry, die models):
-    a run resumed under other code would mix two physics in one experiment."""
+    """A digest of the code that decides a throw's row (physics, geometry, die models, the
+    throw sampler and simulator): a run resumed under other code would mix two physics in
+    one experiment."""
     import dice_models
     import simulator.geometry
     import simulator.physics
 
-    h = hashlib.sha256()
+    here = Path(__file__).parent
+    files = [here / "config.py", here / "runner.py"]
     for pkg in (simulator.physics, simulator.geometry, dice_models):
-        root = Path(str(pkg.__file__)).parent
-        for f in sorted(root.glob("*.py")):
-            h.update(f.name.encode())
-            h.update(f.read_bytes())
+        files += sorted(Path(str(pkg.__file__)).parent.glob("*.py"))
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
 

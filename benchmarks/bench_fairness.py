@@ -1,0 +1,113 @@
+"""Throughput of the fairness lab.
+
+1. Per worker: `tabletop fairness run` with one worker (drawing each throw from its seed,
+   simulating it with World, committing chunks to SQLite) against the bare PyBullet loop
+   of the physics benchmark on the same throws, interleaved in rounds in the same run so
+   machine noise hits both alike. Target: ratio >= 0.9.
+2. Scaling: the same experiment with 1 and with 2 local workers, alternated. Target on a
+   2-core machine: speed-up >= 1.8 (only reachable when both cores are free: the load
+   average is printed alongside).
+
+    python benchmarks/bench_fairness.py [--config benchmarks/experiments/fair-paper-d8.yaml]
+        [--throws 600] [--rounds 6] [--scale-throws 800] [--repeats 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bare_pybullet import BareLoop  # noqa: E402
+from simulator.experiments import Store, load_experiment, run_experiment  # noqa: E402
+from simulator.experiments.config import draw_throw  # noqa: E402
+from simulator.physics import die_shape  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default=str(HERE / "experiments" / "fair-paper-d8.yaml"))
+    ap.add_argument("--throws", type=int, default=600, help="throws per loop, part 1")
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--scale-throws", type=int, default=800, help="throws per run, part 2")
+    ap.add_argument("--repeats", type=int, default=2)
+    args = ap.parse_args()
+    exp = load_experiment(args.config)
+    print(f"experiment {exp.name}: die {exp.die.name}, surface {exp.table.surface.name}, "
+          f"dt {exp.physics.time_step:.6f} s, {exp.physics.solver_iterations} iterations, "
+          f"chunk {exp.chunk_size}")
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+    per_worker(exp, args.throws, args.rounds)
+    scaling(exp, args.scale_throws, args.repeats)
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+def per_worker(exp, n: int, rounds: int) -> None:
+    bare = BareLoop(die_shape(exp.die), exp.table, exp.physics)
+    per_round = max(1, n // rounds)
+    t_bare = t_lab = c_bare = c_lab = 0.0
+    faces_bare: list[int] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "lab"
+        for start in range(0, n, per_round):
+            stop = min(n, start + per_round)
+            throws = [draw_throw(exp, i).throw for i in range(start, stop)]
+            t0, p0 = time.perf_counter(), time.process_time()
+            for th in throws:
+                faces_bare.append(bare.throw(th)[0])
+            t1, p1 = time.perf_counter(), time.process_time()
+            run_experiment(exp, out, throws=stop, workers=1, progress=False)
+            t2, p2 = time.perf_counter(), time.process_time()
+            t_bare += t1 - t0
+            t_lab += t2 - t1
+            c_bare += p1 - p0
+            c_lab += p2 - p1
+        store = Store.open(out)
+        rows = store.rows()
+        store.close()
+    lab_faces = [r.face if r.reason != "fell_off" else -1 for r in rows]
+    agree = sum(a == b for a, b in zip(lab_faces, faces_bare, strict=True)) / n
+    print(f"\n1. per worker, {n} throws in {rounds} interleaved rounds")
+    print("   (wall clock; CPU time of this process in brackets, which other load does not inflate)")
+    print(f"   bare PyBullet loop      : {n / t_bare:8.1f} throws/s  [{n / c_bare:8.1f}]")
+    print(f"   fairness lab, 1 worker  : {n / t_lab:8.1f} throws/s  [{n / c_lab:8.1f}]"
+          "  (draw, simulate, classify, SQLite)")
+    print(f"   ratio                   : {t_bare / t_lab:8.3f}           [{c_bare / c_lab:8.3f}]"
+          "  (target >= 0.9)")
+    print(f"   same face in both       : {agree:8.1%}")
+
+
+def scaling(exp, n: int, repeats: int) -> None:
+    times: dict[int, list[float]] = {1: [], 2: []}
+    cpu: dict[int, list[float]] = {1: [], 2: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(repeats):
+            for workers in (1, 2):
+                c0 = _cpu_seconds()
+                summary = run_experiment(exp, Path(tmp) / f"w{workers}-{rep}", throws=n,
+                                         workers=workers, progress=False)
+                cpu[workers].append(_cpu_seconds() - c0)
+                times[workers].append(summary.seconds)
+    t1, t2 = min(times[1]), min(times[2])
+    print(f"\n2. scaling, {n} throws per run, best of {repeats}")
+    print(f"   1 worker  : {n / t1:8.1f} throws/s ({t1:.2f} s wall, {min(cpu[1]):.2f} s CPU)")
+    print(f"   2 workers : {n / t2:8.1f} throws/s ({t2:.2f} s wall, {min(cpu[2]):.2f} s CPU "
+          "incl. workers)")
+    print(f"   speed-up  : {t1 / t2:8.2f}  (target >= 1.8 on 2 free cores)")
+
+
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
