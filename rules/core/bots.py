@@ -145,7 +145,8 @@ class MCTSBot:
             node = node.children[action]
             path.append((node, player))
         depth = 0
-        while not s.is_terminal() and depth < self.rollout_depth:
+        # Playout; pending dice are always rolled, so a leaf is never judged mid-roll.
+        while not s.is_terminal() and (depth < self.rollout_depth or s.is_chance_node()):
             if s.is_chance_node():
                 self._chance(s)
                 continue

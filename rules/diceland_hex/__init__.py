@@ -1,0 +1,22 @@
+"""Diceland, the hex-tile game (2 players, d6): the engine in `rules.diceland_hex.game`
+(rules and decisions in its docstring), boards in `rules.diceland_hex.board` and the
+presets in `boards/`."""
+
+from rules.diceland_hex.board import Board, load_board, make_board, presets, random_board
+from rules.diceland_hex.game import HexState, deserialize, greedy_action, heuristic, new_game
+
+BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 20}}
+
+__all__ = [
+    "BOT_SETTINGS",
+    "Board",
+    "HexState",
+    "deserialize",
+    "greedy_action",
+    "heuristic",
+    "load_board",
+    "make_board",
+    "new_game",
+    "presets",
+    "random_board",
+]
