@@ -154,6 +154,7 @@ class TableApp:
         self._replay_next = 0.0
         self._step_requested = False
         self._pointer: tuple[float, float] | None = None
+        self._last_mouse: tuple[float, float] | None = None
         self._seen_seat = self._viewer_seat()
         self._banner_until = 0.0
         self.setup()
@@ -413,9 +414,13 @@ class TableApp:
 
     def _frame(self, task: Any) -> int:
         now = time.perf_counter()
+        # Only a mouse that really moved counts: a script driving the handlers must not be
+        # overridden by a pointer that sits still.
         mouse = self._mouse()
-        if mouse is not None and mouse != self._pointer:
-            self.on_pointer(mouse)
+        if mouse is not None and mouse != self._last_mouse:
+            if self._last_mouse is not None:
+                self.on_pointer(mouse)
+            self._last_mouse = mouse
         self._advance_animation(now)
         if now > self._banner_until and self._banner.getText():
             self._banner.setText("")

@@ -26,7 +26,7 @@ DEFAULT_HEIGHT = 0.12  # m: a hand low over the floor behind the edge
 DEFAULT_FLIGHT = 0.5  # s
 HEIGHT_RANGE = (0.03, 0.8)  # m
 FLIGHT_RANGE = (0.25, 1.2)  # s
-ROLL_SPIN = 0.45  # rad/s of forward roll per m/s of speed: a gentle underhand toss
+ROLL_SPIN = 4.0  # rad/s of forward roll per m/s of speed: an underhand toss rolls off the fingers
 SIDE_SPIN = 160.0  # rad/s per m of bow in the drag
 SPIN_LIMIT = 40.0  # rad/s per axis: no one flicks a paper die faster
 
