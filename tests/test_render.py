@@ -17,7 +17,7 @@ from simulator.physics import TableSpec, World, die_shape
 from simulator.physics.world import FOOT, Frame, Throw
 from simulator.render.camera import OrbitCamera, overview, thrower_view, top_view
 from simulator.render.gesture import GestureSettings, throw_from_drag
-from simulator.render.looks import atlas_uv, crew_look, solid_look
+from simulator.render.looks import crew_look, solid_look
 from simulator.render.playback import playback_of
 
 SIZE = (320, 180)
@@ -107,16 +107,46 @@ def test_textured_dice_change_the_picture_only_where_they_stand(renderer, placed
     assert (changed & ~claimed).sum() < 0.02 * changed.sum() + 5
 
 
-def test_texture_corners_follow_the_crew_format() -> None:
-    # Side 3 sits in atlas cell (2, 0); its 'top' corner is the image's top centre.
-    from dice_models.crews import CORNER_UV, axis_corner
+@pytest.mark.parametrize("face", [0, 3, 5])
+def test_each_image_corner_lands_on_its_model_corner(renderer, face) -> None:
+    # An atlas whose every face image has a red, a green and a blue disc near its top, left
+    # and right corners: seen from above, each disc must sit near the model corner on the
+    # body axis the crew format names for that corner.
+    from PIL import Image, ImageDraw
 
-    for face in range(8):
-        for axis in "xyz":
-            u, v = atlas_uv(face + 1, face, axis)
-            cu, cv = CORNER_UV[axis_corner(face, axis)]
-            col, row = face % 4, face // 4
-            assert math.isclose(u, (col + cu) / 4) and math.isclose(v, 1 - (row + cv) / 2)
+    from dice_models.crews import CORNER_UV, corner_axis
+    from simulator.render.looks import ATLAS_COLS, ATLAS_ROWS, CELL, DieLook
+
+    marks = {"top": (230, 20, 20), "left": (20, 200, 20), "right": (20, 40, 230)}
+    inset = 0.3  # fraction of the way from a corner to the face centre
+    atlas = Image.new("RGBA", (CELL * ATLAS_COLS, CELL * ATLAS_ROWS), (250, 250, 250, 255))
+    draw = ImageDraw.Draw(atlas)
+    centre = np.mean([CORNER_UV[c] for c in marks], axis=0)
+    for cell in range(8):
+        ox, oy = (cell % ATLAS_COLS) * CELL, (cell // ATLAS_COLS) * CELL
+        for corner, rgb in marks.items():
+            u, v = np.array(CORNER_UV[corner]) + inset * (centre - np.array(CORNER_UV[corner]))
+            r = 0.07 * CELL
+            draw.ellipse((ox + u * CELL - r, oy + v * CELL - r, ox + u * CELL + r,
+                          oy + v * CELL + r), fill=(*rgb, 255))
+    world = World(TABLE)
+    o = world.place("d", load_die("paper-d8"), face + 1, 23.0, (0.0, 0.0))
+    world.close()
+    scene = _scene_with({"d": (o.position, o.quaternion)}, {"d": DieLook(f"marks-{face}", atlas)})
+    renderer.show(scene.root)
+    camera = OrbitCamera(target=(0.0, 0.0, 0.0), pitch=-89.9, distance=0.22, fov=40.0)
+    renderer.set_camera(camera)
+    pixels = renderer.render().astype(int)
+    z_top = 2 * o.position[2]
+    corners = {c: np.array(o.top_corners[corner_axis(face, c)]) for c in marks}
+    mid = np.mean(list(corners.values()), axis=0)
+    for corner, rgb in marks.items():
+        xy = corners[corner] + inset * (mid - corners[corner])
+        col, row = camera.project((xy[0], xy[1], z_top), SIZE)
+        c, r = int(round(col)), int(round(row))
+        patch = pixels[r - 1:r + 2, c - 1:c + 2].reshape(-1, 3)
+        best = min(patch, key=lambda p: _hue_distance(p, np.array(rgb)))
+        assert _hue_distance(best, np.array(rgb)) < 0.25, (corner, (c, r), patch.tolist())
 
 
 def test_thrower_view_sees_the_release_area_behind_the_edge() -> None:
@@ -217,6 +247,19 @@ def test_play_without_a_display_says_so_in_one_line(monkeypatch, capsys) -> None
     assert main(["play", "deep-white-sea"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "display" in err and "--headless" in err and "render" in err
+
+
+def test_replay_view_without_a_display_says_so_in_one_line(monkeypatch, capsys, tmp_path) -> None:
+    from simulator.cli.main import main
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    log = tmp_path / "game.jsonl"
+    assert main(["play", "deep-white-sea", "--headless", "--players", "random,random",
+                 "--max-turns", "2", "--log", str(log), "--quiet"]) == 0
+    assert main(["replay", str(log), "--view"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "display" in err and "--view" in err
 
 
 def test_the_command_line_does_not_load_panda3d() -> None:
