@@ -540,7 +540,8 @@ class TableApp:
                 self.scene.move_die(name, *pose)
             return a.playback.finished(t)
         if isinstance(a, TipAnim):
-            self.scene.move_die(a.die, *a.at(t)) if a.die in self.scene.dice else None
+            if a.die in self.scene.dice:
+                self.scene.move_die(a.die, *a.at(t))
             return t >= a.duration
         if isinstance(a, VanishAnim):
             if a.die in self.scene.dice:
