@@ -211,6 +211,33 @@ def test_recorded_throw_played_back_ends_where_the_physics_left_the_die() -> Non
     world.close()
 
 
+def test_session_animations_end_where_the_engine_left_the_dice() -> None:
+    from simulator.render.session import GameSession, ThrowAnim, TipAnim, VanishAnim, play_turns
+
+    session = GameSession(["random", "random"], seed=3, options={"table": "physics"})
+    seen: dict[str, int] = {"throw": 0, "tip": 0, "vanish": 0}
+
+    def check(out) -> None:
+        now = session.poses()
+        for a in out.anims:
+            if isinstance(a, ThrowAnim):
+                seen["throw"] += 1
+                assert a.playback.duration > 0.1 and a.physics_s > 0
+                end = a.playback.poses_at(a.playback.duration)
+                for name, pose in end.items():
+                    if name in now:  # the recording is exactly what the engine's table did
+                        assert math.dist(pose[0], now[name][0]) < 1e-9
+            elif isinstance(a, TipAnim):
+                seen["tip"] += 1
+                assert math.dist(a.at(a.duration)[0], now[a.die][0]) < 1e-9
+            elif isinstance(a, VanishAnim):
+                seen["vanish"] += 1
+                assert a.die not in now
+
+    play_turns(session, 10, on_action=check)
+    assert seen["throw"] >= 4 and seen["tip"] + seen["vanish"] >= 1, seen
+
+
 # -- the command line -----------------------------------------------------------------------
 
 

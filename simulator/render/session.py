@@ -234,6 +234,9 @@ class GameSession:
         if throw_anim is not None:
             anims.append(throw_anim)
         moved_by_throw = set(throw_anim.playback.tracks) if throw_anim is not None else set()
+        if throw_anim is not None:  # dice the throw left off the table (on the floor,
+            end = throw_anim.playback.poses_at(throw_anim.playback.duration)  # leaning, ...)
+            anims += [VanishAnim(n, end[n]) for n in sorted(moved_by_throw) if n not in after]
         for name in sorted(before):
             if name in moved_by_throw:
                 continue
