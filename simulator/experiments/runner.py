@@ -12,9 +12,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +85,10 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
     target = exp.throws if throws is None else throws
     if target < 1:
         raise DataError("--throws", "throws", "must be at least 1", target)
+    if backend == "ray":  # fail on the setup before anything is written
+        _import_ray()
+        if ray_address:
+            _check_reachable(ray_address)
     store = Store.create_or_open(out, exp)
     t0 = time.perf_counter()
     ran = 0
@@ -100,7 +105,7 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
         chunks = list(_missing_chunks(target, exp.chunk_size, done))
         todo = sum(len(c) for c in chunks)
         bar = _Progress(target, len(done), exp.name, enabled=progress and todo > 0)
-        stream = _backend(backend)(exp, chunks, workers, ray_address)
+        stream = _backend(backend)(exp, chunks, workers, ray_address) if chunks else iter(())
         try:
             with bar:
                 for rows in stream:
@@ -174,7 +179,7 @@ def _missing_chunks(target: int, size: int, done: set[int]) -> Iterator[list[int
             yield chunk
 
 
-Stream = Iterator[list[ThrowRow]]
+Stream = Iterable[list[ThrowRow]]
 
 
 def _backend(name: str) -> Callable[[Experiment, list[list[int]], int, str | None], Stream]:
@@ -238,42 +243,78 @@ def _worker_run(indices: list[int]) -> list[ThrowRow]:
 
 def _ray_stream(exp: Experiment, chunks: list[list[int]], workers: int,
                 address: str | None) -> Stream:
+    """Connects at once (so a bad address fails before the progress bar shows), then
+    yields chunks as the cluster finishes them."""
+    return _RayStream(exp, chunks, workers, address)
+
+
+class _RayStream:
+    def __init__(self, exp: Experiment, chunks: list[list[int]], workers: int,
+                 address: str | None) -> None:
+        ray = self.ray = _import_ray()
+        self.started = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False,
+                                      "include_dashboard": False}
+            try:
+                if address:
+                    ray.init(address=address, **kwargs)
+                else:
+                    ray.init(num_cpus=workers, **kwargs)
+            except Exception as exc:  # ConnectionError, AuthenticationError, ...: the user's setup
+                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                hint = ("; a cluster started with token authentication also needs "
+                        "RAY_AUTH_MODE=token here" if "auth" in str(exc).lower() else "")
+                raise DataError("--ray-address", "ray_address", f"cannot start or reach Ray: "
+                                f"{first[:300]}{hint}", address) from None
+            self.started = True
+        self.exp, self.chunks, self.workers, self.address = exp, chunks, workers, address
+        self.pending: list[Any] = []
+
+    def __iter__(self) -> Iterator[list[ThrowRow]]:
+        ray = self.ray
+        remote = ray.remote(num_cpus=1)(ray_run_chunk)
+        exp_ref = ray.put(self.exp)
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        window = 2 * (max(self.workers, cpus) if self.address else self.workers)
+        queue = iter(self.chunks)
+        for chunk in _take(queue, window):
+            self.pending.append(remote.remote(exp_ref, chunk))
+        while self.pending:
+            ready, self.pending = ray.wait(self.pending, num_returns=1)
+            for chunk in _take(queue, 1):
+                self.pending.append(remote.remote(exp_ref, chunk))
+            yield ray.get(ready[0])
+
+    def close(self) -> None:
+        for ref in self.pending:
+            self.ray.cancel(ref, force=True)
+        self.pending = []
+        if self.started:
+            self.ray.shutdown()
+            self.started = False
+
+
+def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
         raise DataError("--backend", "backend", "ray is not installed: pip install 'tabletop[ray]'",
                         show_value=False) from None
-    started = False
-    if not ray.is_initialized():
-        kwargs: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False,
-                                  "include_dashboard": False}
-        try:
-            if address:
-                ray.init(address=address, **kwargs)
-            else:
-                ray.init(num_cpus=workers, **kwargs)
-        except ConnectionError as exc:
-            raise DataError("--ray-address", "ray_address", f"cannot reach the Ray cluster: {exc}",
-                            address) from None
-        started = True
-    remote = ray.remote(num_cpus=1)(ray_run_chunk)
-    exp_ref = ray.put(exp)
-    window = 2 * max(workers, int(ray.cluster_resources().get("CPU", 1)) if address else workers)
-    pending: list[Any] = []
-    queue = iter(chunks)
+    return ray
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in seconds on a wrong HOST:PORT; Ray itself retries for minutes."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        return  # 'auto', 'ray://...' forms: leave them to Ray
     try:
-        for chunk in _take(queue, window):
-            pending.append(remote.remote(exp_ref, chunk))
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            for chunk in _take(queue, 1):
-                pending.append(remote.remote(exp_ref, chunk))
-            yield ray.get(ready[0])
-    finally:
-        for ref in pending:
-            ray.cancel(ref, force=True)
-        if started:
-            ray.shutdown()
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise DataError("--ray-address", "ray_address", f"no Ray head answers there "
+                        f"({exc.strerror or exc}); start one with `ray start --head`",
+                        address) from None
 
 
 def ray_run_chunk(exp: Experiment, indices: list[int]) -> list[ThrowRow]:
