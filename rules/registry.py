@@ -101,7 +101,8 @@ class GameSpec:
             if key not in known:
                 raise RulesError(
                     f"{self.name} does not take option --{key.replace('_', '-')}"
-                    + did_you_mean(key, list(known), prefix="--"))
+                    + did_you_mean(key.replace("_", "-"),
+                                   [k.replace("_", "-") for k in known], prefix="--"))
             spec = known[key]
             if spec.choices is not None and value not in spec.choices:
                 raise RulesError(f"{self.name}: option {spec.flag}: {value!r} is not one of "
