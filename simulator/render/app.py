@@ -13,6 +13,7 @@ tipped dice over their edge, and asks the person for each decision.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -331,6 +332,11 @@ class TableApp:
 
     def choose_9(self) -> None:
         self.choose(8)
+
+    def press_button(self, index: int) -> None:
+        """A click on the index-th button of the choices column."""
+        if 0 <= index < len(self._button_calls):
+            self._button_calls[index]()
 
     def release_higher(self) -> None:
         self.gesture = self.gesture.higher(0.05)
@@ -854,7 +860,20 @@ class TableApp:
         self._banner = OnscreenText(text="", pos=(0, 0.8), scale=0.05, fg=(1, 1, 1, 1),
                                     shadow=shadow, align=TextNode.ACenter, mayChange=True,
                                     parent=base.aspect2d)
-        self._prompt = OnscreenText(text="", pos=(0.25, -0.62), scale=0.036,
+        # The choices as buttons down the right side: click one, or press its number key.
+        from direct.gui import DirectGuiGlobals as DGG
+        from direct.gui.DirectButton import DirectButton
+
+        self._buttons = []
+        self._button_calls: list[Callable[[], None]] = []
+        for i in range(10):
+            self._buttons.append(DirectButton(
+                text="", scale=0.038, pos=(1.72, 0, -0.22 - 0.068 * i), parent=base.aspect2d,
+                text_align=TextNode.ARight, text_fg=(1.0, 0.95, 0.75, 1), relief=DGG.FLAT,
+                frameColor=(0.05, 0.05, 0.08, 0.7), pad=(0.3, 0.25), command=self.press_button,
+                extraArgs=[i]))
+            self._buttons[-1].hide()
+        self._prompt = OnscreenText(text="", pos=(-0.3, -0.7), scale=0.036,
                                     fg=(1.0, 0.92, 0.6, 1), shadow=shadow, align=TextNode.ALeft,
                                     mayChange=True, parent=base.aspect2d)
         self.help_text = "Controls\n\n" + "\n".join(b.help for b in BINDINGS if b.help)
@@ -914,14 +933,22 @@ class TableApp:
         elif self.armed is not None:
             prompt.append(f"release height {self.gesture.height:.2f} m (Up/Down), flight "
                           f"{self.gesture.flight:.2f} s ([ ])")
-        for i, c in enumerate(self.choices):
-            prompt.append(f"{i + 1}  {c.label}")
+        labels = [f"{i + 1}  {c.label}" for i, c in enumerate(self.choices)]
+        self._button_calls = [functools.partial(self.choose, i) for i in range(len(self.choices))]
         if self._human_to_act() and any(a[0] in ("pass", "decline") for a in s.legal()):
-            prompt.append("P  pass / no shot")
+            labels.append("P  pass / no shot")
+            self._button_calls.append(self.pass_or_decline)
+        for i, button in enumerate(self._buttons):
+            if i < len(labels):
+                button["text"] = labels[i]
+                button.resetFrameSize()
+                button.show()
+            else:
+                button.hide()
         if self.last_physics_ratio is not None:
             prompt.append(f"last throw: physics to rest took {100 * self.last_physics_ratio:.0f}% "
                           "of its real duration")
-        self._prompt.setText("\n".join(_wrap(line, 64) for line in prompt[-14:]))
+        self._prompt.setText("\n".join(_wrap(line, 60) for line in prompt[-8:]))
 
     # -- helpers ----------------------------------------------------------------------------
 
