@@ -1063,6 +1063,8 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
         raise UsageError(f"{problem}: {NO_DISPLAY_HINT}")
     if getattr(args, "players", None) is None:
         players = ["human", "human"]
+    if len(players) != 2:
+        raise UsageError(f"--players: deep-white-sea takes two players, got {len(players)}")
     for kind in players:
         if kind not in ("human", "random", "greedy", "planner"):
             raise UsageError(f"--players: {kind!r} cannot play in the window (human, random, "
