@@ -28,6 +28,7 @@ HEIGHT_RANGE = (0.03, 0.8)  # m
 FLIGHT_RANGE = (0.25, 1.2)  # s
 ROLL_SPIN = 4.0  # rad/s of forward roll per m/s of speed: an underhand toss rolls off the fingers
 SIDE_SPIN = 160.0  # rad/s per m of bow in the drag
+AIM_Z = 0.03  # m: the flight ends with the die's centre a little over the felt, where it lands
 SPIN_LIMIT = 40.0  # rad/s per axis: no one flicks a paper die faster
 
 
@@ -62,7 +63,7 @@ def throw_from_drag(table: TableSpec, player: int, path: list[tuple[float, float
     start = np.array(path[0], dtype=float)
     end = np.array(path[-1], dtype=float)
     release = np.array([start[0], start[1], settings.height])
-    target = np.array([end[0], end[1], _resting_height(table)])
+    target = np.array([end[0], end[1], AIM_Z])
     t = settings.flight
     vel = (target - release) / t
     vel[2] += 0.5 * GRAVITY * t
@@ -107,10 +108,6 @@ def flight_time(throw: Throw, z_end: float = 0.02) -> float:
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _resting_height(table: TableSpec) -> float:
-    return 0.03  # m: aim the die's centre a little over the felt, where it meets it
 
 
 def _bow(path: list[tuple[float, float]]) -> float:

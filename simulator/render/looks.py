@@ -6,8 +6,7 @@ A die's eight face images go into one atlas (4 columns x 2 rows, side n in cell 
 die is one texture. Each face's corners take the image positions the crew format defines
 (`dice_models.crews.CORNER_UV`, via the corner name of each body axis), so the corners of
 the printed image sit on the corners of the model. The face images come from the dice art
-module (`simulator.art.faces.render_side`); a die without crew data (a bare paper d8)
-gets plain numbered faces.
+module (`simulator.art.faces.render_side`).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 
 from dice_models.crews import AXES, CORNER_UV, CrewDie, axis_corner
 
@@ -42,11 +41,6 @@ class DieLook:
 def crew_look(die: CrewDie, cell: int = CELL) -> DieLook:
     """The die's face art in an atlas of `cell`-pixel faces (a power of two)."""
     return _crew_look_cached(die, cell)
-
-
-def plain_look(label: str, border_hex: str, values: tuple[int, ...] = tuple(range(1, 9))) -> DieLook:
-    """A die without crew data (a bare paper-d8): numbered faces in a border colour."""
-    return _plain_look_cached(label, border_hex, values)
 
 
 def solid_look(rgb: tuple[int, int, int]) -> DieLook:
@@ -75,11 +69,6 @@ def face_uvs(side_of_face: tuple[int, ...], faces: tuple[tuple[int, ...], ...],
     return out
 
 
-def hex_rgb(text: str) -> tuple[int, int, int]:
-    text = text.lstrip("#")
-    return (int(text[0:2], 16), int(text[2:4], 16), int(text[4:6], 16))
-
-
 # -- helpers ------------------------------------------------------------------------------
 
 
@@ -91,29 +80,8 @@ def _crew_look_cached(die: CrewDie, cell: int) -> DieLook:
     return DieLook(f"crew-{die.slug}-{cell}", _atlas(cells, cell))
 
 
-@functools.cache
-def _plain_look_cached(label: str, border_hex: str, values: tuple[int, ...]) -> DieLook:
-    cells = [_plain_face(values[i] if i < len(values) else i + 1, hex_rgb(border_hex))
-             for i in range(8)]
-    return DieLook(f"plain-{label}-{border_hex}", _atlas(cells, CELL))
-
-
 def _atlas(cells: list[Image.Image], cell: int) -> Image.Image:
     atlas = Image.new("RGBA", (cell * ATLAS_COLS, cell * ATLAS_ROWS), (*PAPER, 255))
     for i, img in enumerate(cells):
         atlas.paste(img, ((i % ATLAS_COLS) * cell, (i // ATLAS_COLS) * cell))
     return atlas
-
-
-def _plain_face(value: int, border: tuple[int, int, int]) -> Image.Image:
-    """A numbered face in a border colour, for dice that carry no crew art."""
-    s = CELL
-    img = Image.new("RGBA", (s, s), (*border, 255))
-    d = ImageDraw.Draw(img)
-    pts = [(u * s, v * s) for u, v in (CORNER_UV[c] for c in ("top", "left", "right"))]
-    centre = (sum(p[0] for p in pts) / 3, sum(p[1] for p in pts) / 3)
-    inner = [(c[0] + (centre[0] - c[0]) * 0.12, c[1] + (centre[1] - c[1]) * 0.12) for c in pts]
-    d.polygon(inner, fill=(*PAPER, 255))
-    d.text(centre, str(value), fill=(20, 20, 20, 255), font=ImageFont.load_default(size=s // 4),
-           anchor="mm")
-    return img
