@@ -53,8 +53,9 @@ MIN_DRAG = 0.03  # m: a shorter drag is a click, not a throw
 @dataclass(frozen=True)
 class Binding:
     event: str  # Panda3D event name
-    method: str  # TableApp method called with no arguments
+    method: str  # TableApp method called with `args`
     help: str  # the line in the help overlay ('' = listed with the row before)
+    args: tuple[int, ...] = ()
 
 
 BINDINGS: tuple[Binding, ...] = (
@@ -70,11 +71,9 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("c", "view_thrower", "C: thrower's view (the player to act)"),
     Binding("t", "view_top", "T: top view"),
     Binding("f", "view_follow", "F: follow the die that moved last"),
-    Binding("1", "choose_1", "1-9: take the numbered choice (a die from your hand, a shot, "
-                             "a foul ruling)"),
-    Binding("2", "choose_2", ""), Binding("3", "choose_3", ""), Binding("4", "choose_4", ""),
-    Binding("5", "choose_5", ""), Binding("6", "choose_6", ""), Binding("7", "choose_7", ""),
-    Binding("8", "choose_8", ""), Binding("9", "choose_9", ""),
+    Binding("1", "choose", "1-9 or a click on the list at the right: take that choice (a die "
+                           "from your hand, a shot, a foul ruling)", (0,)),
+    *(Binding(str(k + 1), "choose", "", (k,)) for k in range(1, 9)),
     Binding("arrow_up", "release_higher", "Up / Down: release height of your throw"),
     Binding("arrow_down", "release_lower", ""),
     Binding("]", "loft_more", "[ / ]: loft of your throw (flight time)"),
@@ -171,7 +170,7 @@ class TableApp:
         base.setBackgroundColor(0.16, 0.15, 0.14, 1)
         base.camLens.setNearFar(0.02, 30.0)
         for b in BINDINGS:
-            base.accept(b.event, getattr(self, b.method))
+            base.accept(b.event, getattr(self, b.method), list(b.args))
         base.accept("window-event", self._on_window_event)
         self._make_hud()
         self._sync_dice()
@@ -305,33 +304,6 @@ class TableApp:
             self._refresh()
         elif choice.action is not None:
             self._apply(choice.action)
-
-    def choose_1(self) -> None:
-        self.choose(0)
-
-    def choose_2(self) -> None:
-        self.choose(1)
-
-    def choose_3(self) -> None:
-        self.choose(2)
-
-    def choose_4(self) -> None:
-        self.choose(3)
-
-    def choose_5(self) -> None:
-        self.choose(4)
-
-    def choose_6(self) -> None:
-        self.choose(5)
-
-    def choose_7(self) -> None:
-        self.choose(6)
-
-    def choose_8(self) -> None:
-        self.choose(7)
-
-    def choose_9(self) -> None:
-        self.choose(8)
 
     def press_button(self, index: int) -> None:
         """A click on the index-th button of the choices column."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -257,7 +256,7 @@ class GameSession:
 
     def _tip_between(self, name: str, a: PoseT, b: PoseT) -> TipAnim | None:
         shape = self.shape(name)
-        ra, rb = _rotation(a[1]), _rotation(b[1])
+        ra, rb = Pose(a[0], a[1]).rotation(), Pose(b[0], b[1]).rotation()
         fa, _ = shape.poly.face_up(ra)
         fb, _ = shape.poly.face_up(rb)
         if fa == fb or shape.poly.sign_vectors is None:
@@ -345,22 +344,8 @@ def _spec_of(values: Any) -> ThrowSpec:
                      spin=(v[6], v[7], v[8]), orientation=(v[9], v[10], v[11], v[12]))
 
 
-def _rotation(q: tuple[float, float, float, float]) -> np.ndarray:
-    x, y, z, w = q
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
-
-
 def quat_of(rot: np.ndarray) -> tuple[float, float, float, float]:
     from scipy.spatial.transform import Rotation
 
     q = Rotation.from_matrix(rot).as_quat()  # (x, y, z, w)
     return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))
-
-
-def yaw_of(q: tuple[float, float, float, float]) -> float:
-    r = _rotation(q)
-    return math.degrees(math.atan2(r[1, 0], r[0, 0]))
