@@ -33,6 +33,8 @@ def face_probabilities(rep: dict[str, Any], path: Path) -> Path:
     ax.errorbar(xs, p, yerr=[lo, hi], fmt="none", ecolor="black", capsize=4)
     ax.axhline(rep["fair_p"], color="green", ls="--", label=f"fair 1/{len(faces)}")
     ax.set_xticks(list(xs), [str(f["face"]) for f in faces])
+    top = max([f["ci_high"] for f in faces] + [rep["fair_p"]])
+    ax.set_ylim(0, 1.3 * top)  # headroom for the legend above the bars
     ax.set_xlabel("face up")
     ax.set_ylabel("probability")
     e = rep["experiment"]
@@ -77,7 +79,9 @@ def same_face_by_energy(rep: dict[str, Any], path: Path) -> Path:
         y = [b["rate"] for b in bins]
         err = [[r - b["ci_low"] for r, b in zip(y, bins, strict=True)],
                [b["ci_high"] - r for r, b in zip(y, bins, strict=True)]]
-        ax.errorbar(x, y, yerr=err, fmt="o-", capsize=4, label="same face down as at release")
+        level = f"{1 - rep['alpha']:.0%}"
+        ax.errorbar(x, y, yerr=err, fmt="o-", capsize=4,
+                    label=f"same face down as at release ({level} Wilson interval)")
     ax.axhline(dyn["same_face_fair"], color="green", ls="--", label="no memory of the start")
     ax.set_xlabel("release energy (mJ, kinetic + potential above the table)")
     ax.set_ylabel("same-face rate")
@@ -119,6 +123,7 @@ def series_plot(reports: list[dict[str, Any]], path: str | Path) -> Path:
     alpha = pts[0]["alpha"]
     ax2.axhline(-math.log10(alpha), color="black", ls=":", label=f"alpha {alpha:g}")
     ax2.set_yscale("symlog", linthresh=10)
+    ax2.set_ylim(bottom=0)
     ax2.set_xlabel(ser["parameter"])
     ax2.set_ylabel("evidence of bias")
     ax2.legend(fontsize=8)
