@@ -238,6 +238,20 @@ def test_session_animations_end_where_the_engine_left_the_dice() -> None:
     assert seen["throw"] >= 4 and seen["tip"] + seen["vanish"] >= 1, seen
 
 
+def test_a_game_played_through_the_session_writes_a_log_that_verifies(tmp_path) -> None:
+    from rules.core.runner import verify_log
+    from simulator.render.session import GameSession, play_turns
+
+    path = tmp_path / "window.jsonl"
+    with open(path, "w") as log:
+        session = GameSession(["random", "greedy"], seed=9,
+                              options={"table": "physics", "max_turns": 6}, log=log)
+        play_turns(session, 100)
+    assert session.state.is_terminal()
+    result = verify_log(path)
+    assert result.ok, result.message
+
+
 # -- the command line -----------------------------------------------------------------------
 
 

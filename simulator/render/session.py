@@ -119,10 +119,16 @@ class GameSession:
         self.history: list[Outcome] = []
         self.step = 0
         self._log = log
-        self._write({"type": "header", "format": LOG_FORMAT, "game": GAME,
-                     "players": self.players, "names": [self.player_name(s) for s in range(2)],
-                     "seed": seed, "options": self.options, "roller": "none",
-                     "initial_digest": digest(self.state)})
+        # The runner's log format (`rules.core.runner`), so `tabletop replay --verify` and
+        # the replay viewer read a game played in the window like any other.
+        header = {"type": "header", "format": LOG_FORMAT, "game": GAME,
+                  "players": self.players, "names": [self.player_name(s) for s in range(2)],
+                  "seed": seed, "options": self.options, "roller": "none",
+                  "initial_digest": digest(self.state)}
+        world_info = getattr(self.state, "world_info", None)
+        if world_info is not None:
+            header["world"] = world_info()
+        self._write(header)
 
     # -- reading ----------------------------------------------------------------------------
 
