@@ -244,7 +244,7 @@ def test_a_game_played_through_the_session_writes_a_log_that_verifies(tmp_path) 
 
     path = tmp_path / "window.jsonl"
     with open(path, "w") as log:
-        session = GameSession(["random", "greedy"], seed=9,
+        session = GameSession(["random", "random"], seed=9,
                               options={"table": "physics", "max_turns": 6}, log=log)
         play_turns(session, 100)
     assert session.state.is_terminal()
