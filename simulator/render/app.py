@@ -443,8 +443,18 @@ class TableApp:
             if self._bot_result:
                 self._apply(self._bot_result[0], bot=True)
 
-    def _apply(self, action: Any, bot: bool = False) -> Outcome:
-        out = self.session.apply(action)
+    def _apply(self, action: Any, bot: bool = False) -> Outcome | None:
+        from dice_models import DataError
+        from rules.core.protocols import RulesError, TableError
+
+        try:
+            out = self.session.apply(action)
+        except (RulesError, TableError, DataError) as exc:
+            # Say it in the window and let the person try again; the game goes on.
+            self.message = f"not possible: {exc}"
+            self.log_lines.append(self.message)
+            self._refresh()
+            return None
         self.selected = None
         self.message = ""
         who = self.session.player_name(out.player)
