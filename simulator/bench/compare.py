@@ -253,6 +253,16 @@ def sanity_checks(s: dict[str, Any], drift: dict[str, Any], conv: dict[str, Any]
                      move <= REST_MOVE_TOL and turn <= REST_TURN_TOL,
                      err or f"dice placed on every face, held 1 s while a die is dropped; "
                      f"worst {worst}"))
+    # The drift throws are single dice on an empty table: nothing to lean on, so a die at
+    # rest tilted ("leaning") is balanced on an edge, which a real die never is.
+    alone = {k: d["counts"].get("leaning", 0) / d["throws"] for k, d in drift.items() if d["throws"]}
+    cocked = sum(d["counts"].get("leaning", 0) for d in drift.values())
+    worst_alone = sorted(((v, k) for k, v in alone.items() if v), reverse=True)[:3]
+    out.append(Check("sanity.cocked_alone", f"{cocked}/{sum(d['throws'] for d in drift.values())}",
+                     None, "reported", None,
+                     ("dice at rest tilted on an empty table: " + ", ".join(
+                         f"{k} {v:.1%}" for v, k in worst_alone)) if worst_alone else
+                     "every die alone on the table came to rest flat"))
     errors = [(k, d) for k, d in drift.items() if d["error_count"]]
     errors += [(f"{k} {lab}", d) for k, runs in conv.items() for lab, d in runs.items()
                if d["error_count"]]

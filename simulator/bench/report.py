@@ -180,7 +180,7 @@ def _grouped(plt: Any, now: dict[str, Any], old: dict[str, dict[str, Any]], labe
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=90)
     plt.close(fig)
 

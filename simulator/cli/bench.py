@@ -2,7 +2,7 @@
 
     tabletop bench run [--suite smoke|full] [--baseline FILE] [--json FILE] [--markdown FILE]
                        [--set KEY=VALUE ...] [--only GROUP,...]
-    tabletop bench baseline --out FILE [--suite smoke|full] [--set KEY=VALUE ...]
+    tabletop bench baseline --out FILE [--suite smoke|full] [--markdown FILE] [--set KEY=VALUE ...]
 
 `run` exits 0 when every check passes, 1 when any regresses, 2 on a bad baseline or option.
 """
@@ -39,6 +39,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     _common(b)
     b.add_argument("--out", type=Path, metavar="FILE", required=True,
                    help="where to write the baseline, e.g. benchmarks/baselines/smoke.json")
+    b.add_argument("--markdown", type=Path, metavar="FILE",
+                   help="also write a Markdown report of the recorded run, with plots")
     b.set_defaults(func=record)
 
 
@@ -68,12 +70,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def record(args: argparse.Namespace) -> int:
-    from simulator.bench.report import text_table
+    from simulator.bench.report import text_table, write_markdown
 
     record_, _checks = run_suite(args.suite, args.overrides, None, None)
     write_json(record_, args.out)
     print(text_table(record_))
     print(f"wrote baseline {args.out}")
+    if args.markdown is not None:
+        print("wrote " + ", ".join(str(p) for p in write_markdown(record_, args.markdown)))
     if not record_["passed"]:
         print("warning: some checks that need no baseline failed; the baseline records them "
               "as they are", file=sys.stderr)
