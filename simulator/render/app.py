@@ -431,7 +431,10 @@ class TableApp:
             self._bot_result = []
 
             def think() -> None:
-                self._bot_result.append(s.bot_action())
+                try:
+                    self._bot_result.append(s.bot_action())
+                except Exception as exc:  # shown in the window; the bot's seat pauses
+                    self._bot_result.append(exc)
 
             self._bot = threading.Thread(target=think, daemon=True)
             self._bot.start()
@@ -440,8 +443,14 @@ class TableApp:
         elif not self._bot.is_alive():
             self._bot.join()
             self._bot = None
-            if self._bot_result:
-                self._apply(self._bot_result[0], bot=True)
+            result = self._bot_result[0] if self._bot_result else None
+            if isinstance(result, Exception):
+                self.paused = True
+                self.message = f"the bot failed ({type(result).__name__}: {result}); paused"
+                self.log_lines.append(self.message)
+                self._refresh_texts()
+            elif result is not None:
+                self._apply(result, bot=True)
 
     def _apply(self, action: Any, bot: bool = False) -> Outcome | None:
         from dice_models import DataError
