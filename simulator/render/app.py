@@ -1073,7 +1073,7 @@ def play_window(players: list[str], seed: int, options: dict[str, Any],
     log = open(log_path, "w") if log_path else None  # noqa: SIM115 - closed below
     try:
         session = GameSession(players, seed, options, log=log, bot_settings=bot_settings)
-        app = TableApp(session)
+        app = open_window(session)
         return app.run()
     finally:
         if log is not None:
@@ -1084,11 +1084,26 @@ def replay_window(log_path: str | Path, speed: float = 1.0,
                   on_ready: Callable[[TableApp], None] | None = None) -> int:
     """`tabletop replay LOG --view`: the logged game, played again in the window."""
     session, actions = replay_session(log_path)
-    app = TableApp(session, replay=actions, title=f"tabletop replay: {Path(log_path).name}")
+    app = open_window(session, replay=actions, title=f"tabletop replay: {Path(log_path).name}")
     app.speed = speed
     if on_ready is not None:
         on_ready(app)
     return app.run()
+
+
+def open_window(session: GameSession, **kwargs: Any) -> TableApp:
+    """The window, or one line saying why it cannot open (a display that is set but does
+    not answer, no OpenGL)."""
+    from simulator.cli.main import UsageError
+
+    try:
+        return TableApp(session, **kwargs)
+    except Exception as exc:
+        if "window" not in str(exc).lower():
+            raise
+        where = os.environ.get("DISPLAY", "the display")
+        raise UsageError(f"could not open a window on {where} ({exc}): {NO_DISPLAY_HINT}") \
+            from None
 
 
 def replay_session(log_path: str | Path) -> tuple[GameSession, list[Any]]:

@@ -31,7 +31,9 @@ def configure_panda(software: bool = True) -> None:
         "notify-level-x11display fatal",  # the software pipe probes X first: not an error
         "notify-level-device fatal",  # no /dev/input in containers
         "notify-level-glxdisplay fatal",
-        "notify-level-display error",  # 'Known pipe types' at startup is not news
+        "notify-level-display error",
+        "print-pipe-types false",  # 'Known pipe types' at every start is not news
+        "notify-level-ShowBase error",  # a window that cannot open is said in one line
         "textures-power-2 up",
         "framebuffer-multisample false",
         "window-title tabletop",
