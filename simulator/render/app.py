@@ -157,6 +157,7 @@ class TableApp:
         self._last_mouse: tuple[float, float] | None = None
         self._seen_seat = self._viewer_seat()
         self._banner_until = 0.0
+        self._cleaned = False
         self.setup()
 
     # -- setup / cleanup ----------------------------------------------------------------------
@@ -178,6 +179,9 @@ class TableApp:
         base.taskMgr.add(self._frame, "tabletop-frame")
 
     def cleanup(self) -> None:
+        if self._cleaned:
+            return
+        self._cleaned = True
         base = self.base
         base.taskMgr.remove("tabletop-frame")
         base.ignoreAll()
@@ -198,7 +202,7 @@ class TableApp:
             self.base.taskMgr.step()
 
     def idle(self) -> bool:
-        """Nothing animating, no bot thinking, no replay step pending."""
+        """Nothing animating and no bot thinking."""
         return self.running is None and not self.queue and self._bot is None
 
     # -- camera ---------------------------------------------------------------------------------
