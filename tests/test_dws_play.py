@@ -64,7 +64,7 @@ def test_random_play_conformance_kinematic_10000_actions() -> None:
 
 
 def test_random_play_conformance_physics_500_actions() -> None:
-    assert random_play("physics", 500, range(100, 200), check_all_every=50) == 500
+    assert random_play("physics", 500, range(100, 200), check_all_every=125) == 500
 
 
 def test_same_seed_same_game_and_state_clone_is_independent() -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.protocols import TableError, ThrowSpec
+from rules.core.protocols import RulesError, TableError, ThrowSpec
 from rules.deep_white_sea.game import DWSState, spec_to_tuple
 from rules.deep_white_sea.kinematic import FOOT, GRAVITY, KinematicTable, Resting
 
@@ -227,9 +227,11 @@ class PlannerBot:
             rechecked = 0
         else:
             mirror = state.clone_with_table(kinematic_mirror(state), "kinematic")
-            first = self._judge(mirror, candidates, seat)
+            failed: list[Action] = []
+            first = self._judge(mirror, candidates, seat, failed)
             best = [a for _v, _i, a in sorted(first, key=lambda t: (-t[0], t[1]))]
-            top = best[:self.recheck]
+            # Moves the mirror's coarser geometry refuses are judged on the real table.
+            top = best[:self.recheck] + failed
             scored = self._judge(state, top, seat)
             rechecked = len(top)
         v, _i, action = max(scored, key=lambda t: (t[0], -t[1]))
@@ -237,8 +239,8 @@ class PlannerBot:
                            "rechecked": rechecked, "seconds": time.perf_counter() - t0}
         return action
 
-    def _judge(self, state: DWSState, candidates: list[Action],
-               seat: int) -> list[tuple[float, int, Action]]:
+    def _judge(self, state: DWSState, candidates: list[Action], seat: int,
+               failed: list[Action] | None = None) -> list[tuple[float, int, Action]]:
         out = []
         for i, a in enumerate(candidates):
             s = state.clone()
@@ -247,6 +249,11 @@ class PlannerBot:
                 _follow_up(s, seat, self.rng, lambda st: value(st, seat))
             except TableError:
                 continue  # a throw the table could not settle: not a candidate
+            except RulesError:
+                if failed is None:
+                    raise
+                failed.append(a)  # legal on the real table, not on the mirror
+                continue
             v = value(s, seat)
             if a[0] in ("pass", "decline"):
                 v -= 0.01  # prefer acting when it costs nothing
@@ -381,8 +388,6 @@ class HumanPlayer:
         try:
             return str(self.input_fn(prompt)).strip()
         except EOFError:
-            from rules.core.protocols import RulesError
-
             raise RulesError("input closed while waiting for a human player's choice") from None
 
 
