@@ -3,7 +3,8 @@
 - `DiceRoller` for the d6 games: the seeded roller (`rules.core.rollers`) or the physics
   roller (`simulator.physics.roller.PhysicsRoller`) that throws dice into a tray.
 - `Table` for Deep White Sea: implemented by the PyBullet table
-  (`simulator.physics.table_adapter`) and by a kinematic table for tests and bot search.
+  (`simulator.physics_table`) and by a kinematic table for tests and bot search
+  (`rules.deep_white_sea.kinematic`).
 - `GameState`: the OpenSpiel-style vocabulary every engine follows.
 """
 
