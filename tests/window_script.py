@@ -111,8 +111,8 @@ def play(log_path: str) -> dict[str, Any]:
 
 def replay(log_path: str) -> dict[str, Any]:
     lines = [ln for ln in read_log(log_path)[1:] if ln.get("type") == "action"]
-    session, actions = replay_session(log_path)
-    app = TableApp(session, replay=actions)
+    session, actions, digests = replay_session(log_path)
+    app = TableApp(session, replay=actions, replay_digests=digests)
     app.speed = SPEED
     app.paused = True
     settle(app)
@@ -129,10 +129,11 @@ def replay(log_path: str) -> dict[str, Any]:
     while session.step < len(actions) and time.monotonic() < end:
         settle(app)
     final = session.step == len(actions) and digest(session.state) == lines[-1]["digest"]
+    warned = any("another table" in line for line in app.log_lines)
     _screenshot(app, log_path + ".replay.png")
     app.cleanup()
     return {"actions": len(actions), "stepped": matches, "held_while_paused": held,
-            "final_matches": final}
+            "final_matches": final, "warned_of_difference": warned}
 
 
 def _reach_targeted_shot(app: TableApp, session: GameSession) -> tuple[Any, ...] | None:

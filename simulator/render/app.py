@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from rules.core.protocols import ThrowSpec
-from rules.core.runner import from_json, read_log
+from rules.core.runner import digest, from_json, read_log
 from rules.deep_white_sea.geometry import baseline
 from simulator.render.camera import OrbitCamera, follow_view, thrower_view, top_view
 from simulator.render.gesture import GestureSettings, ThrowPreview, arc_of, flight_time, throw_from_drag
@@ -111,10 +111,12 @@ class Running:
 
 
 class TableApp:
-    """The window. `session` plays a game; `replay` (a list of logged actions) makes it a
-    viewer. Built lazily so importing this module does not open anything."""
+    """The window. `session` plays a game; `replay` (a list of logged actions, with the
+    digests the log recorded after each) makes it a viewer. Built lazily so importing this
+    module does not open anything."""
 
     def __init__(self, session: GameSession, replay: list[Any] | None = None,
+                 replay_digests: list[str | None] | None = None,
                  size: tuple[int, int] = WINDOW_SIZE, title: str = "tabletop: Deep White Sea",
                  software: bool = False) -> None:
         configure_panda(software=software)
@@ -129,6 +131,7 @@ class TableApp:
         self.base.win.requestProperties(props)
         self.session = session
         self.replay = list(replay) if replay is not None else None
+        self.replay_digests = list(replay_digests or [])
         self.size = size
         self.speed = 1.0
         self.paused = False
@@ -426,7 +429,13 @@ class TableApp:
             if self._step_requested or now >= self._replay_next:
                 self._step_requested = False
                 if s.step < len(self.replay):
-                    self._apply(self.replay[s.step], bot=True)
+                    k = s.step
+                    self._apply(self.replay[k], bot=True)
+                    logged = self.replay_digests[k] if k < len(self.replay_digests) else None
+                    if logged is not None and s.step == k + 1 and digest(s.state) != logged:
+                        # Another machine's or version's physics: say so, keep showing ours.
+                        self.log_lines.append(f"step {k + 1}: this physics gives another "
+                                              "table than the log's; showing this one")
                     self._replay_next = now + 0.6 / self.speed
             return
         if not s.is_bot_turn() or self.paused:
@@ -1087,8 +1096,9 @@ def play_window(players: list[str], seed: int, options: dict[str, Any],
 def replay_window(log_path: str | Path, speed: float = 1.0,
                   on_ready: Callable[[TableApp], None] | None = None) -> int:
     """`tabletop replay LOG --view`: the logged game, played again in the window."""
-    session, actions = replay_session(log_path)
-    app = open_window(session, replay=actions, title=f"tabletop replay: {Path(log_path).name}")
+    session, actions, digests = replay_session(log_path)
+    app = open_window(session, replay=actions, replay_digests=digests,
+                      title=f"tabletop replay: {Path(log_path).name}")
     app.speed = speed
     if on_ready is not None:
         on_ready(app)
@@ -1110,8 +1120,9 @@ def open_window(session: GameSession, **kwargs: Any) -> TableApp:
             from None
 
 
-def replay_session(log_path: str | Path) -> tuple[GameSession, list[Any]]:
-    """A fresh session set up as the log's header says, and the log's actions in order."""
+def replay_session(log_path: str | Path) -> tuple[GameSession, list[Any], list[str | None]]:
+    """A fresh session set up as the log's header says, the log's actions in order, and the
+    state digest the log recorded after each."""
     from rules.core.protocols import RulesError
 
     lines = read_log(log_path)
@@ -1126,5 +1137,6 @@ def replay_session(log_path: str | Path) -> tuple[GameSession, list[Any]]:
     # Every seat replays its logged actions: none of them thinks.
     session = GameSession(["human", "human"], seed, dict(header.get("options") or {}))
     session.players = players
-    actions = [from_json(line["action"]) for line in lines[1:] if line.get("type") == "action"]
-    return session, actions
+    steps = [line for line in lines[1:] if line.get("type") == "action"]
+    return session, [from_json(line["action"]) for line in steps], [line.get("digest")
+                                                                    for line in steps]
