@@ -1,6 +1,6 @@
 """Throughput of the fairness lab.
 
-1. Per worker: `tabletop fairness run` with one worker (drawing each throw from its seed,
+1. Per worker: the lab's one-worker code path (drawing each throw from its seed,
    simulating it with World, committing chunks to SQLite) against the bare PyBullet loop
    of the physics benchmark on the same throws, interleaved in rounds in the same run so
    machine noise hits both alike. Target: ratio >= 0.9.
@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.bare_pybullet import BareLoop  # noqa: E402
 from simulator.experiments import Store, load_experiment, run_experiment  # noqa: E402
 from simulator.experiments.config import draw_throw  # noqa: E402
-from simulator.physics import die_shape  # noqa: E402
+from simulator.experiments.runner import ThrowSimulator  # noqa: E402
+from simulator.physics import World, die_shape  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -51,12 +52,18 @@ def main() -> int:
 
 
 def per_worker(exp, n: int, rounds: int) -> None:
+    """The lab's own code path of a one-worker run (ThrowSimulator chunks committed to the
+    Store), its one-off setup (store, Bullet client) counted once as in a real run."""
     bare = BareLoop(die_shape(exp.die), exp.table, exp.physics)
     per_round = max(1, n // rounds)
-    t_bare = t_lab = c_bare = c_lab = 0.0
     faces_bare: list[int] = []
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "lab"
+        t0, p0 = time.perf_counter(), time.process_time()
+        store = Store.create_or_open(Path(tmp) / "lab", exp)
+        sim = ThrowSimulator(exp)
+        t_lab, c_lab = time.perf_counter() - t0, time.process_time() - p0
+        t_bare = c_bare = t_world = c_world = 0.0
+        world = World(exp.table, exp.physics)  # World.throw alone, for where the gap lies
         for start in range(0, n, per_round):
             stop = min(n, start + per_round)
             throws = [draw_throw(exp, i).throw for i in range(start, stop)]
@@ -64,13 +71,19 @@ def per_worker(exp, n: int, rounds: int) -> None:
             for th in throws:
                 faces_bare.append(bare.throw(th)[0])
             t1, p1 = time.perf_counter(), time.process_time()
-            run_experiment(exp, out, throws=stop, workers=1, progress=False)
+            for c in range(start, stop, exp.chunk_size):
+                store.add_chunk(sim.run(list(range(c, min(stop, c + exp.chunk_size)))))
             t2, p2 = time.perf_counter(), time.process_time()
+            for th in throws:
+                world.throw("die", exp.die, th)
+                world.scene.clear()
+            t3, p3 = time.perf_counter(), time.process_time()
+            t_world += t3 - t2
+            c_world += p3 - p2
             t_bare += t1 - t0
             t_lab += t2 - t1
             c_bare += p1 - p0
             c_lab += p2 - p1
-        store = Store.open(out)
         rows = store.rows()
         store.close()
     lab_faces = [r.face if r.reason != "fell_off" else -1 for r in rows]
@@ -78,6 +91,8 @@ def per_worker(exp, n: int, rounds: int) -> None:
     print(f"\n1. per worker, {n} throws in {rounds} interleaved rounds")
     print("   (wall clock; CPU time of this process in brackets, which other load does not inflate)")
     print(f"   bare PyBullet loop      : {n / t_bare:8.1f} throws/s  [{n / c_bare:8.1f}]")
+    print(f"   World.throw alone       : {n / t_world:8.1f} throws/s  [{n / c_world:8.1f}]"
+          f"  (ratio {t_bare / t_world:.3f} [{c_bare / c_world:.3f}])")
     print(f"   fairness lab, 1 worker  : {n / t_lab:8.1f} throws/s  [{n / c_lab:8.1f}]"
           "  (draw, simulate, classify, SQLite)")
     print(f"   ratio                   : {t_bare / t_lab:8.3f}           [{c_bare / c_lab:8.3f}]"

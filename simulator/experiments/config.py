@@ -222,35 +222,42 @@ def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> Dr
     d = exp.throw
     shape = shape or die_shape(exp.die)
     rng = np.random.default_rng([exp.seed, index])
-    h = rng.uniform(*d.height)
-    speed = rng.uniform(*d.speed)
-    az = rng.uniform(0.0, 2 * math.pi)
-    el = math.radians(rng.uniform(*d.elevation_deg))
-    x = rng.uniform(-d.area[0], d.area[0])
-    y = rng.uniform(-d.area[1], d.area[1])
-    vel = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)]) * speed
-    axis = rng.normal(size=3)
-    axis /= np.linalg.norm(axis)
-    spin_mag = rng.uniform(*d.spin)
-    spin = axis * spin_mag
-    if d.orientation == "uniform":
-        q = rng.normal(size=4)
-        q /= np.linalg.norm(q)
-        rot = quat_matrix((float(q[0]), float(q[1]), float(q[2]), float(q[3])))
+    # Two draws per throw, then arithmetic: numpy's per-call overhead is most of the cost.
+    u = rng.random(8).tolist()
+    g = rng.standard_normal(7).tolist()
+    h = _lerp(d.height, u[0])
+    speed = _lerp(d.speed, u[1])
+    az = 2 * math.pi * u[2]
+    el = math.radians(_lerp(d.elevation_deg, u[3]))
+    x = d.area[0] * (2 * u[4] - 1)
+    y = d.area[1] * (2 * u[5] - 1)
+    spin_mag = _lerp(d.spin, u[6])
+    vel = (speed * math.cos(el) * math.cos(az), speed * math.cos(el) * math.sin(az),
+           speed * math.sin(el))
+    norm = math.sqrt(g[0] ** 2 + g[1] ** 2 + g[2] ** 2) or 1.0
+    spin = (g[0] / norm * spin_mag, g[1] / norm * spin_mag, g[2] / norm * spin_mag)
+    if d.orientation == "uniform":  # a normalized Gaussian 4-vector: uniform over rotations
+        qn = math.sqrt(g[3] ** 2 + g[4] ** 2 + g[5] ** 2 + g[6] ** 2)
+        q = (g[3] / qn, g[4] / qn, g[5] / qn, g[6] / qn)
+        rot = quat_matrix(q)
     else:
         bottom = shape.values.index(int(d.orientation))
-        rot = shape.poly.rest_rotation(bottom, float(rng.uniform(0.0, 360.0)))
-        q = Rotation.from_matrix(rot).as_quat()
+        rot = shape.poly.rest_rotation(bottom, 360.0 * u[7])
+        qa = Rotation.from_matrix(rot).as_quat()
+        q = (float(qa[0]), float(qa[1]), float(qa[2]), float(qa[3]))
     down, _ = shape.poly.face_down(rot)
+    w = np.array(spin)
     inertia_world = rot @ shape.mass.inertia @ rot.T
-    energy = (0.5 * shape.mass.mass * float(vel @ vel) + 0.5 * float(spin @ inertia_world @ spin)
-              + shape.mass.mass * exp.physics.gravity * h)
-    throw = Throw(release=(float(x), float(y), float(h)),
-                  velocity=(float(vel[0]), float(vel[1]), float(vel[2])),
-                  spin=(float(spin[0]), float(spin[1]), float(spin[2])),
-                  orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
-    return DrawnThrow(index=index, throw=throw, initial_down=shape.values[down], height=float(h),
-                      speed=float(speed), spin=float(spin_mag), energy_j=float(energy))
+    m = shape.mass.mass
+    energy = (0.5 * m * (vel[0] ** 2 + vel[1] ** 2 + vel[2] ** 2)
+              + 0.5 * float(w @ inertia_world @ w) + m * exp.physics.gravity * h)
+    throw = Throw(release=(x, y, h), velocity=vel, spin=spin, orientation=q)
+    return DrawnThrow(index=index, throw=throw, initial_down=shape.values[down], height=h,
+                      speed=speed, spin=spin_mag, energy_j=float(energy))
+
+
+def _lerp(r: tuple[float, float], u: float) -> float:
+    return r[0] + (r[1] - r[0]) * u
 
 
 def quat_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
@@ -287,7 +294,6 @@ def _parse_die(raw: Any, source: str, base_dir: Path | None) -> DieModel:
         for key in ("name", "mass", "mass_model", "com_offset", "values"):
             if key in raw:
                 base[key] = raw[key]
-        base.setdefault("name", raw.get("name", base["name"]))
         unknown = set(raw) - {"model", "name", "mass", "mass_model", "com_offset", "values"}
         if unknown:
             key = sorted(unknown)[0]

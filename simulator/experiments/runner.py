@@ -189,26 +189,40 @@ def _backend(name: str) -> Callable[[Experiment, list[list[int]], int, str | Non
 def _local_stream(exp: Experiment, chunks: list[list[int]], workers: int,
                   _address: str | None) -> Stream:
     if workers == 1 or len(chunks) <= 1:
-        sim = ThrowSimulator(exp)
-        for chunk in chunks:
-            yield sim.run(chunk)
-        return
-    ctx = multiprocessing.get_context("fork")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                               initargs=(exp,))
-    pending: set[Future[list[ThrowRow]]] = set()
-    queue = iter(chunks)
-    try:
-        for chunk in _take(queue, 2 * workers):
-            pending.add(pool.submit(_worker_run, chunk))
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        return _in_process(exp, chunks)
+    return _PoolStream(exp, chunks, workers)
+
+
+def _in_process(exp: Experiment, chunks: list[list[int]]) -> Iterator[list[ThrowRow]]:
+    sim = ThrowSimulator(exp)
+    for chunk in chunks:
+        yield sim.run(chunk)
+
+
+class _PoolStream:
+    """Chunks on forked worker processes. The workers are forked here, before the progress
+    bar starts its thread: a fork copies no threads, and a lock one of them held would stay
+    held in the child."""
+
+    def __init__(self, exp: Experiment, chunks: list[list[int]], workers: int) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                        initializer=_init_worker, initargs=(exp,))
+        self.queue = iter(chunks)
+        self.pending: set[Future[list[ThrowRow]]] = set()
+        for chunk in _take(self.queue, 2 * workers):  # the first submit forks every worker
+            self.pending.add(self.pool.submit(_worker_run, chunk))
+
+    def __iter__(self) -> Iterator[list[ThrowRow]]:
+        while self.pending:
+            finished, self.pending = wait(self.pending, return_when=FIRST_COMPLETED)
             for fut in finished:
-                for chunk in _take(queue, 1):
-                    pending.add(pool.submit(_worker_run, chunk))
+                for chunk in _take(self.queue, 1):
+                    self.pending.add(self.pool.submit(_worker_run, chunk))
                 yield fut.result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 _WORKER: dict[str, ThrowSimulator] = {}
