@@ -235,4 +235,4 @@ def _faces(exp: dict[str, Any]) -> tuple[int, ...]:
     from dice_models import parse_die
     from simulator.physics import die_shape
 
-    return die_shape(parse_die(exp["die"], "stored experiment")).values
+    return tuple(sorted(die_shape(parse_die(exp["die"], "stored experiment")).values))
