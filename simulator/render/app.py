@@ -922,6 +922,14 @@ class TableApp:
             self._hands[seat].setText("\n".join(_wrap(line, 44) for line in lines))
         self._log.setText("\n".join(_wrap(line, 70) for line in self.log_lines[-9:]))
         prompt = []
+        for task in st.stack if not st.is_terminal() else []:
+            if task.get("t") == "cmd":  # the command chain, one ally at a time
+                order = [s.crew(d).name for d in task["order"]]
+                k = task["idx"]
+                done, acting, rest = order[:k], order[k:k + 1], order[k + 1:]
+                prompt.append(f"Command by {s.crew(task['src']).name}: "
+                              + " > ".join([*(f"({n})" for n in done),
+                                            *(f"[{n}]" for n in acting), *rest]))
         if self.message:
             prompt.append(self.message)
         if self.preview is not None:
