@@ -222,7 +222,14 @@ class _PoolStream:
                 yield fut.result()
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        # Chunks still running are thrown away (a rerun redoes them): end the workers now
+        # rather than wait for them, so Ctrl-C takes effect at once.
+        procs = list(getattr(self.pool, "_processes", {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.join(timeout=5)
 
 
 _WORKER: dict[str, ThrowSimulator] = {}
@@ -362,21 +369,15 @@ class _Progress:
     def __enter__(self) -> _Progress:
         if self.enabled:
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
             self._progress = Progress(
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]} throws/s"), TextColumn("left"),
-                TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+                TextColumn("{task.fields[rate]} throws/s, {task.fields[eta]} left"),
+                console=Console(stderr=True), transient=False)
             self._progress.start()
             self._task = self._progress.add_task(self.label, total=self.total,
-                                                 completed=self.done, rate="-")
+                                                 completed=self.done, rate="-", eta="-")
             self._t0 = time.perf_counter()
             self._ran = 0
         return self
@@ -384,8 +385,11 @@ class _Progress:
     def advance(self, n: int) -> None:
         if self._progress is not None:
             self._ran += n
+            self.done += n
             rate = self._ran / max(1e-9, time.perf_counter() - self._t0)
-            self._progress.update(self._task, advance=n, rate=f"{rate:.0f}")
+            left = int((self.total - self.done) / rate) if rate > 0 else 0
+            eta = f"{left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}"
+            self._progress.update(self._task, advance=n, rate=f"{rate:.0f}", eta=eta)
 
     def __exit__(self, *_: Any) -> None:
         if self._progress is not None:
