@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     from rules.dday.game import DDayState
 
 CELL = 28
+PHASES = {"roll": "Phase 1, rolling dice", "trade": "Phase 1, Officers trade dice",
+          "resolve": "Phases 1-3, results, Specialists and Items", "move": "Phase 4, movement",
+          "combat": "Phase 5, combat", "over": "game over"}
 
 
 def render_map(bm: BattleMap, markers: dict[str, str] | None = None) -> str:
@@ -52,7 +55,8 @@ def render_state(state: DDayState) -> str:
     for i, u in enumerate(state.units):
         if u.status == "active":
             markers[u.sector] = markers.get(u.sector, "") + str(i + 1)
-    out = [render_map(state.map, markers), f"turn {state.turn}, phase {state.phase}"]
+    phase = PHASES.get(state.phase, state.phase)
+    out = [render_map(state.map, markers), f"turn {state.turn}: {phase}"]
     for i, u in enumerate(state.units):
         sec = state.map.sectors[u.sector]
         notes = [r.describe() for r in (*sec.instructions, *sec.restrictions, *sec.penalties,

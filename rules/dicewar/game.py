@@ -549,6 +549,14 @@ def render_board(s: DiceWarState) -> str:
                      else f"  {r + 1} " + " ".join(row) + tag)
     lines.append(f"        red:   VP {s.vp[0]:2d}  TP {s.tp[0]:2d}  reserve {s.reserve[0]:2d}  "
                  f"exile {s.exile[0]:2d}")
+    lines.append("  R = red, B = black, digit = power; +n = field bonus for defeating the "
+                 "owner of that half there")
+    for p, tribe in enumerate(s.tribes if s.tribes[0] is not s.tribes[1] else s.tribes[:1]):
+        who = "" if s.tribes[0] is s.tribes[1] else f"{PLAYER_NAMES[p]} "
+        lines.append(f"  {who}{tribe.name}: " + ", ".join(
+            f"{c.power} {c.name}" for c in tribe.creatures))
+    if s.phase in ("setup", "war"):
+        lines.append(f"  {PLAYER_NAMES[s.player]} to play ({s.phase})")
     return "\n".join(lines)
 
 
