@@ -31,7 +31,7 @@ from rules.core.runner import digest, from_json, read_log
 from rules.deep_white_sea.geometry import baseline
 from simulator.render.camera import OrbitCamera, follow_view, thrower_view, top_view
 from simulator.render.gesture import GestureSettings, ThrowPreview, arc_of, flight_time, throw_from_drag
-from simulator.render.looks import FOUL_COLOUR, PLAYER_COLOURS, crew_look
+from simulator.render.looks import FOUL_COLOUR, MARK_Z, PLAYER_COLOURS, crew_look
 from simulator.render.offscreen import apply_camera, configure_panda
 from simulator.render.session import (
     Anim,
@@ -635,8 +635,7 @@ class TableApp:
         for die, seat in st.poison.items():
             if die in st.poses:
                 x, y = st.poses[die].position[:2]
-                sc.coin((x + 0.03, y + 0.03), (0.2, 0.75, 0.25, 1.0))
-                sc.ring((x + 0.03, y + 0.03), 0.009, (*PLAYER_COLOURS[seat + 1], 1.0), 0.003, 0.0016)
+                sc.poison_counter((x + 0.03, y + 0.03), PLAYER_COLOURS[seat + 1])
         if not self._human_to_act():
             return
         legal = s.legal()
@@ -692,8 +691,8 @@ class TableApp:
             return
         u = d / n
         reach = 2.0
-        p0 = (a[0] - u[0] * reach, a[1] - u[1] * reach, 0.0012)
-        p1 = (a[0] + u[0] * reach, a[1] + u[1] * reach, 0.0012)
+        p0 = (a[0] - u[0] * reach, a[1] - u[1] * reach, MARK_Z)
+        p1 = (a[0] + u[0] * reach, a[1] + u[1] * reach, MARK_Z)
         p0, p1 = self._clip_to_table(p0, p1)
         self.scene.strip(p0, p1, (1.0, 0.95, 0.55, 0.8), width=0.003)
 
@@ -736,7 +735,7 @@ class TableApp:
         self.scene.marker(throw.release, colour, size=0.03)
         self.scene.path(list(arc_of(throw, flight)), (1.0, 1.0, 1.0, 0.85), width=0.006)
         x, y, _ = throw.release
-        self.scene.strip((x, y, 0.0008), (x, y + 0.0001, 0.0008), colour, width=0.02)
+        self.scene.strip((x, y, MARK_Z), (x, y + 0.0001, MARK_Z), colour, width=0.02)
 
     def _update_preview(self) -> None:
         if self.drag is None or self.armed is None:

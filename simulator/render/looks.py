@@ -23,6 +23,12 @@ CELL = 256  # px: one face image in the atlas (a power of two for the software r
 ATLAS_COLS, ATLAS_ROWS = 4, 2
 
 FELT = (0.11, 0.36, 0.22)
+# Layers over the felt (m). The software renderer's depth buffer cannot part surfaces a
+# fraction of a millimetre apart at table distance, so each layer sits a millimetre up.
+FELT_Z = 0.0  # the cloth is the table surface; the wooden top lies a millimetre below
+SHADOW_Z = 0.002
+BAND_Z = 0.003  # the players' edge bands
+MARK_Z = 0.004  # rings, baselines, poison counters
 TABLE_WOOD = (0.42, 0.26, 0.14)
 PLAYER_COLOURS = {1: (0.95, 0.78, 0.25), 2: (0.35, 0.72, 0.95)}  # edge strips, HUD
 FOUL_COLOUR = (0.85, 0.15, 0.12)

@@ -58,9 +58,7 @@ class SessionPicture:
         for die, seat in st.poison.items():
             if die in st.poses:
                 x, y = st.poses[die].position[:2]
-                self.scene.coin((x + 0.03, y + 0.03), (0.2, 0.75, 0.25, 1.0))
-                self.scene.ring((x + 0.03, y + 0.03), 0.009, (*PLAYER_COLOURS[seat + 1], 1.0),
-                                0.003, 0.0016)
+                self.scene.poison_counter((x + 0.03, y + 0.03), PLAYER_COLOURS[seat + 1])
 
     def render(self, view: str | OrbitCamera = "overview", caption: bool = True) -> np.ndarray:
         self.update()

@@ -43,16 +43,20 @@ from simulator.physics.dice import DieShape
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import FOOT, TABLE_THICKNESS
 from simulator.render.looks import (
+    BAND_Z,
     FELT,
+    FELT_Z,
     FOUL_COLOUR,
+    MARK_Z,
     PLAYER_COLOURS,
+    SHADOW_Z,
     TABLE_WOOD,
     DieLook,
     face_uvs,
 )
 
 LIGHT_DIR = (0.35, 0.55, -1.0)  # key light, pointing from the lamp down onto the table
-SHADOW_Z = 0.0006  # m above the felt: shadows sit just over it
+FELT_TILE = 0.3  # m of table per repeat of the felt texture
 SHADOW_ALPHA = 0.42
 ROOM_HALF = 3.2  # m: half the width of the room around the table
 ROOM_HEIGHT = 3.2  # m from floor to ceiling: a top view from 2 m up stays inside the room
@@ -139,7 +143,7 @@ class TableScene:
         self.overlay.getChildren().detach()
 
     def ring(self, xy: tuple[float, float], radius: float, colour: Colour, width: float = 0.006,
-             z: float = 0.0012) -> NodePath:
+             z: float = MARK_Z) -> NodePath:
         n = 40
         verts, tris = [], []
         for k in range(n):
@@ -200,12 +204,17 @@ class TableScene:
         tris = [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)]
         return self._flat(verts, tris, colour)
 
+    def poison_counter(self, xy: tuple[float, float], owner: tuple[float, float, float]) -> None:
+        """A green counter beside a die, ringed in the colour of the player who made it."""
+        self.coin(xy, (0.2, 0.75, 0.25, 1.0))
+        self.ring(xy, 0.009, (*owner, 1.0), 0.003, MARK_Z + 0.0005)
+
     def coin(self, xy: tuple[float, float], colour: Colour, radius: float = 0.009) -> NodePath:
         """A flat disc on the felt: a poison counter."""
         n = 20
-        verts = [(xy[0], xy[1], 0.0015)]
+        verts = [(xy[0], xy[1], MARK_Z)]
         verts += [(xy[0] + radius * math.cos(2 * math.pi * k / n),
-                   xy[1] + radius * math.sin(2 * math.pi * k / n), 0.0015) for k in range(n)]
+                   xy[1] + radius * math.sin(2 * math.pi * k / n), MARK_Z) for k in range(n)]
         tris = [(0, 1 + k, 1 + (k + 1) % n) for k in range(n)]
         return self._flat(verts, tris, colour)
 
@@ -340,11 +349,12 @@ class TableScene:
         node = self._static.attachNewNode("table")
         if t.shape == "rect":
             hx, hy = t.width / 2, t.depth / 2
-            node.attachNewNode(_box((-hx, -hy, -TABLE_THICKNESS), (hx, hy, 0.0), wood, felt))
+            node.attachNewNode(_box((-hx, -hy, -TABLE_THICKNESS), (hx, hy, -0.001), wood, felt))
             leg_at = [(sx * (hx - 0.07), sy * (hy - 0.07)) for sx in (-1, 1) for sy in (-1, 1)]
         else:
-            node.attachNewNode(_cylinder(t.radius, -TABLE_THICKNESS, 0.0, wood, felt))
+            node.attachNewNode(_cylinder(t.radius, -TABLE_THICKNESS, -0.001, wood, felt))
             leg_at = [(0.0, 0.0)]
+        self._felt_cloth().reparentTo(node)
         for x, y in leg_at:
             w = 0.035 if t.shape == "rect" else 0.07
             node.attachNewNode(_box((x - w, y - w, -t.height), (x + w, y + w, -TABLE_THICKNESS),
@@ -355,8 +365,8 @@ class TableScene:
             colour = (*PLAYER_COLOURS[player], 1.0)
             if t.shape == "rect":
                 y0, y1 = sgn * t.edge_y, sgn * (t.edge_y - 0.012)
-                verts = [(-t.width / 2, y0, 0.0005), (t.width / 2, y0, 0.0005),
-                         (t.width / 2, y1, 0.0005), (-t.width / 2, y1, 0.0005)]
+                verts = [(-t.width / 2, y0, BAND_Z), (t.width / 2, y0, BAND_Z),
+                         (t.width / 2, y1, BAND_Z), (-t.width / 2, y1, BAND_Z)]
                 tris = [(0, 1, 2), (0, 2, 3)] if sgn > 0 else [(0, 2, 1), (0, 3, 2)]
             else:  # the arc of the rim nearest the player
                 verts, tris = [], []  # type: ignore[var-annotated]
@@ -364,8 +374,8 @@ class TableScene:
                 for k in range(n + 1):
                     a = math.radians(-150 + 120 * k / n) * (1 if player == 1 else -1)
                     c, s = math.cos(a), math.sin(a)
-                    verts += [(t.radius * c, t.radius * s, 0.0005),
-                              ((t.radius - 0.012) * c, (t.radius - 0.012) * s, 0.0005)]
+                    verts += [(t.radius * c, t.radius * s, BAND_Z),
+                              ((t.radius - 0.012) * c, (t.radius - 0.012) * s, BAND_Z)]
                     if k < n:
                         i = 2 * k
                         tris += [(i, i + 2, i + 1), (i + 1, i + 2, i + 3)]
@@ -373,6 +383,40 @@ class TableScene:
                                             normal=(0, 0, 1)))
             band.setTwoSided(True)
             band.setDepthOffset(1)
+
+    def _felt_cloth(self) -> NodePath:
+        """The felt as a textured cloth just over the table top: woven noise tiled every
+        FELT_TILE metres reads as cloth at any distance (the bare top is one flat colour)."""
+        t = self.table
+        if t.shape == "rect":
+            hx, hy = t.width / 2, t.depth / 2
+            outline = [(-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy)]
+        else:
+            n = 64
+            outline = [(t.radius * math.cos(2 * math.pi * k / n),
+                        t.radius * math.sin(2 * math.pi * k / n)) for k in range(n)]
+        fmt = GeomVertexFormat.getV3n3t2()
+        data = GeomVertexData("felt", fmt, Geom.UH_static)
+        vw, nw, tw = (GeomVertexWriter(data, c) for c in ("vertex", "normal", "texcoord"))
+        for x, y in outline:
+            vw.addData3(x, y, FELT_Z)
+            nw.addData3(0, 0, 1)
+            tw.addData2(x / FELT_TILE, y / FELT_TILE)
+        prim = GeomTriangles(Geom.UH_static)
+        for k in range(1, len(outline) - 1):
+            prim.addVertices(0, k, k + 1)
+        geom = Geom(data)
+        geom.addPrimitive(prim)
+        gn = GeomNode("felt")
+        gn.addGeom(geom)
+        cloth = NodePath(gn)
+        mat = Material("felt")
+        mat.setAmbient((1, 1, 1, 1))
+        mat.setDiffuse((1, 1, 1, 1))
+        cloth.setMaterial(mat)
+        cloth.setTexture(self._texture(_felt_look()))
+        cloth.setDepthOffset(1)
+        return cloth
 
     def _build_foul_zones(self) -> None:
         """Behind each edge line: one foot back and one foot up, tinted red (DESIGN.md)."""
@@ -442,6 +486,21 @@ class TableScene:
 
 
 # -- geometry helpers ------------------------------------------------------------------------
+
+
+def _felt_look() -> DieLook:
+    """A tileable felt texture: the felt colour with fine fibre noise, seeded (same every run)."""
+    rng = np.random.default_rng(1)
+    size = 256
+    base = np.array(FELT) * 255
+    fibres = rng.normal(0.0, 1.0, (size, size))
+    # Short streaks along one direction read as nap; wrap-around rolls keep it tileable.
+    nap = sum(np.roll(fibres, k, axis=1) for k in range(-3, 4)) / 7 ** 0.5
+    shade = 1.0 + 0.05 * nap + 0.03 * rng.normal(0.0, 1.0, (size, size))
+    rgb = np.clip(base[None, None, :] * shade[:, :, None], 0, 255).astype(np.uint8)
+    rgba = np.dstack([rgb, np.full((size, size), 255, np.uint8)])
+    return DieLook("felt", Image.fromarray(rgba, "RGBA"))
+
 
 
 def _unit(v: tuple[float, float, float]) -> tuple[float, float, float]:
