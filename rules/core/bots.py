@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from rules.core.protocols import RulesError
+from rules.core.protocols import CHANCE_PLAYER, RulesError
 from rules.core.rollers import SeededRoller
 
 Action = Any
@@ -87,6 +87,8 @@ class _Node:
     visits: int = 0
     value: float = 0.0  # summed returns of the player who chose the move into this node
     children: dict[Action, _Node] = field(default_factory=dict)
+    prior: Action | None = None  # the greedy policy's choice here, when asked
+    prior_known: bool = False
 
 
 class MCTSBot:
@@ -97,13 +99,16 @@ class MCTSBot:
     Playouts run `rollout_depth` decisions, each at random or, with probability
     `rollout_greedy`, by the game's greedy policy; then the game's `heuristic` judges
     the position. Each player maximises their own return, so it works for more than two
-    players."""
+    players. With `prior_weight` > 0 the game's greedy choice is tried first and gets a
+    bonus of prior_weight / (visits + 1) in selection (progressive bias, Chaslot et al.
+    2008): small budgets then start from the greedy move, and more search may overrule
+    it."""
 
     name = "mcts"
 
     def __init__(self, module: ModuleType, rng: np.random.Generator, iterations: int = 200,
                  rollout_depth: int = 20, exploration: float = 1.0,
-                 rollout_greedy: float = 0.0) -> None:
+                 rollout_greedy: float = 0.0, prior_weight: float = 0.0) -> None:
         self.module = module
         self.rng = rng
         self.iterations = iterations
@@ -111,6 +116,7 @@ class MCTSBot:
         self.exploration = exploration
         # Share of playout moves taken by the game's greedy policy instead of at random.
         self.rollout_greedy = rollout_greedy
+        self.prior_weight = prior_weight
         self.roller = SeededRoller()
 
     def step(self, state: Any) -> Action:
@@ -131,12 +137,17 @@ class MCTSBot:
         while not s.is_terminal() and not expanded:
             if s.is_chance_node():
                 node = node.children.setdefault(("chance", self._tree_chance(s)), _Node())
+                path.append((node, CHANCE_PLAYER))  # counted, so UCT below it explores
                 continue
             player = s.current_player()
             actions = s.legal_actions()
+            if self.prior_weight and not node.prior_known:
+                node.prior = self.module.greedy_action(s, self.rng)
+                node.prior_known = True
             untried = [a for a in actions if a not in node.children]
             if untried:
-                action = untried[int(self.rng.integers(len(untried)))]
+                action = (node.prior if node.prior in untried
+                          else untried[int(self.rng.integers(len(untried)))])
                 node.children[action] = _Node()
                 expanded = True
             else:
@@ -160,7 +171,8 @@ class MCTSBot:
         root.visits += 1
         for n, player in path:
             n.visits += 1
-            n.value += values[player]
+            if player >= 0:
+                n.value += values[player]
 
     def _select(self, node: _Node, actions: list[Action]) -> Action:
         log_n = math.log(max(node.visits, 1))
@@ -169,6 +181,8 @@ class MCTSBot:
             child = node.children[a]
             score = child.value / child.visits + self.exploration * math.sqrt(
                 log_n / child.visits)
+            if a == node.prior:
+                score += self.prior_weight / (child.visits + 1)
             if score > best_score:
                 best, best_score = a, score
         return best

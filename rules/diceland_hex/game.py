@@ -380,35 +380,27 @@ class HexState:
         """Resolve an attack from `army` on `self.target` with the chosen roll."""
         me, target = self.turn, self.target
         a, d = self.value[army], self.value[target]
-        terrain = self.board.terrain if self.terrain_rules else None
-        reach = a + (1 if terrain and terrain[army] == "H" else 0)
-        if roll <= reach:
-            loss = roll
-            if terrain and terrain[target] == "F":
-                loss = max(1, roll - 1)
-            self.value[army] = roll
-            self.value[target] = d - loss
-            text = (f"{COLOURS[me]} {a} on tile {army} attacks {COLOURS[1 - me]} {d} on tile "
-                    f"{target} with a {roll}: {COLOURS[me]} becomes {roll}, ")
-            if self.value[target] < 1:
+        new_a, new_d = attack_outcome(a, d, roll, self._terrain(army), self._terrain(target))
+        head = (f"{COLOURS[me]} {a} on tile {army} attacks {COLOURS[1 - me]} {d} on tile "
+                f"{target} with a {roll}: ")
+        if new_d < d:
+            text = head + f"{COLOURS[me]} becomes {roll}, "
+            if new_d < 1:
                 self.owner[target], self.value[target] = me, roll
                 self.owner[army], self.value[army] = -1, 0
                 self.moved_in = target
                 text += f"{COLOURS[1 - me]} is beaten; the army moves onto tile {target}"
             else:
-                text += f"{COLOURS[1 - me]} becomes {self.value[target]}"
+                self.value[army], self.value[target] = roll, new_d
+                text += f"{COLOURS[1 - me]} becomes {new_d}"
+        elif new_a == a:
+            text = head + "too high, the mountain holds: no loss"
+        elif new_a < 1:
+            self.owner[army], self.value[army] = -1, 0
+            text = head + f"too high, {COLOURS[me]}'s army is beaten"
         else:
-            text = (f"{COLOURS[me]} {a} on tile {army} attacks {COLOURS[1 - me]} {d} on tile "
-                    f"{target} with a {roll}: too high, ")
-            if terrain and terrain[army] == "M":
-                text += "the mountain holds: no loss"
-            else:
-                self.value[army] = a - 1
-                if self.value[army] < 1:
-                    self.owner[army], self.value[army] = -1, 0
-                    text += f"{COLOURS[me]}'s army is beaten"
-                else:
-                    text += f"{COLOURS[me]} drops to {a - 1}"
+            self.value[army] = new_a
+            text = head + f"too high, {COLOURS[me]} drops to {new_a}"
         self._say(text)
         self.attackers, self.rolls = (), ()
         for seat in (0, 1):
@@ -451,9 +443,26 @@ class HexState:
     def _say(self, text: str) -> None:
         self._events.append(text)
 
+    def _terrain(self, tile: int) -> str:
+        return self.board.terrain[tile] if self.terrain_rules else "P"
+
     def _army(self, tile: int) -> str:
         return f"{COLOURS[self.owner[tile]]} {self.value[tile]}" if self.owner[tile] >= 0 \
             else "empty"
+
+
+def attack_outcome(a: int, d: int, roll: int, att_terrain: str = "P",
+                   def_terrain: str = "P") -> tuple[int, int]:
+    """The attack rule on its own: (attacker's new value, defender's new value) when an
+    army of value `a` attacks one of value `d` with `roll`; below 1 means beaten. A
+    successful roll replaces the attacking die, so the attacker's new value is the roll."""
+    reach = a + (1 if att_terrain == "H" else 0)
+    if roll <= reach:
+        loss = max(1, roll - 1) if def_terrain == "F" else roll
+        return roll, d - loss
+    if att_terrain == "M":
+        return a, d
+    return a - 1, d
 
 
 # --- module-level interface (see rules.registry) -----------------------------------------
@@ -507,62 +516,87 @@ def deserialize(data: Any, source: str = "diceland-hex save") -> HexState:
 
 
 def heuristic(state: HexState) -> list[float]:
-    """Armies count most, pips next: each army is worth 6 pips more than its value."""
+    """Armies count most, pips next: each army is worth ARMY_WORTH pips plus its value."""
     if state.is_terminal():
         return state.returns()
-    worth = [0.0, 0.0]
-    for t in range(state.board.size):
-        if state.owner[t] >= 0:
-            worth[state.owner[t]] += 6 + state.value[t]
-    total = worth[0] + worth[1]
-    if total == 0:
-        return [0.5, 0.5]
-    return [worth[0] / total, worth[1] / total]
+    worth = _worth(state)
+    return [_share(worth, 0), _share(worth, 1)]
 
 
 def greedy_action(state: HexState, rng: np.random.Generator) -> Action:
     """One-step greedy: place the strongest die where it touches most enemies (the weakest
-    spares kept), take the attack or the roll with the best expected swing of
-    `heuristic`, move an army toward the enemy."""
+    spares kept), take the attack or the roll with the best expected `heuristic` right
+    after it (exact over the dice), move an army toward the enemy."""
     actions = state.legal_actions()
-    me = state.current_player()
     if state.phase == PLACE:
         return _greedy_place(state, actions, rng)
+    worth = _worth(state)
     if state.phase == ATTACK:
-        scored = [(_expected_after_attack(state, a, me), i) for i, a in enumerate(actions)]
+        scored = [(_expected_after_attack(state, a, worth), i) for i, a in enumerate(actions)]
         return actions[max(scored)[1]]
     if state.phase == CHOOSE:
-        scored = []
-        for i, a in enumerate(actions):
-            s = state.clone()
-            s._resolve(int(a[2]), int(a[1]))
-            scored.append((heuristic(s)[me], i))
+        scored = [(_share_after(state, a[2], state.target, a[1], worth), i)
+                  for i, a in enumerate(actions)]
         return actions[max(scored)[1]]
     return _greedy_move(state, actions)
 
 
 # --- helpers -----------------------------------------------------------------------------
 
+ARMY_WORTH = 6
 
-def _expected_after_attack(state: HexState, action: Action, seat: int) -> float:
-    """Exact expectation of `heuristic` for `seat` after `action` and its roll (the
-    combined attack's choice taken greedily)."""
-    s = state.clone()
-    s.apply_action(action)
-    total = 0.0
-    for faces, p in s.chance_outcomes():
-        after = s.clone()
-        after.apply_chance(faces)
-        if after.phase == CHOOSE:
-            best = -1.0
-            for choice in after.legal_actions():
-                c = after.clone()
-                c._resolve(int(choice[2]), int(choice[1]))
-                best = max(best, heuristic(c)[seat])
-            total += p * best
+
+def _worth(state: HexState) -> list[float]:
+    worth = [0.0, 0.0]
+    for t in range(state.board.size):
+        if state.owner[t] >= 0:
+            worth[state.owner[t]] += ARMY_WORTH + state.value[t]
+    return worth
+
+
+def _share(worth: list[float], seat: int) -> float:
+    total = worth[0] + worth[1]
+    return 0.5 if total == 0 else worth[seat] / total
+
+
+def _share_after(state: HexState, army: int, target: int, roll: int,
+                 worth: list[float]) -> float:
+    """`heuristic` of the player on turn right after `army` attacks `target` with `roll`
+    (worked out on the worth totals, without copying the state)."""
+    me = state.turn
+    a, d = state.value[army], state.value[target]
+    new_a, new_d = attack_outcome(a, d, roll, state._terrain(army), state._terrain(target))
+    mine, theirs = worth[me], worth[1 - me]
+    if new_d < d:
+        mine += new_a - a
+        if new_d < 1:
+            if theirs == ARMY_WORTH + d:
+                return 1.0  # their last army
+            theirs -= ARMY_WORTH + d
         else:
-            total += p * heuristic(after)[seat]
-    return total
+            theirs -= d - new_d
+    elif new_a < 1:
+        if mine == ARMY_WORTH + a:
+            return 0.0  # our last army
+        mine -= ARMY_WORTH + a
+    else:
+        mine -= a - new_a
+    return mine / (mine + theirs)
+
+
+def _expected_after_attack(state: HexState, action: Action, worth: list[float]) -> float:
+    """Exact expectation of `heuristic` for the attacker right after `action` and its
+    roll (a combined attack's roll and army chosen greedily)."""
+    target = int(action[-1])
+    armies = [int(x) for x in action[1:-1]]
+    if len(armies) == 1:
+        return sum(_share_after(state, armies[0], target, r, worth) for r in range(1, 7)) / 6
+    total = 0.0
+    for r1 in range(1, 7):
+        for r2 in range(1, 7):
+            total += max(_share_after(state, x, target, r, worth)
+                         for r in {r1, r2} for x in armies)
+    return total / 36
 
 
 def _greedy_place(state: HexState, actions: list[Action], rng: np.random.Generator) -> Action:
