@@ -153,9 +153,12 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             write(line)
     record.returns = [float(r) for r in state.returns()]
     best = max(record.returns)
-    record.winners = [i for i, r in enumerate(record.returns) if r == best]
+    # A lost solo game (D-Day Dice) has no winner: every return is 0.
+    record.winners = [i for i, r in enumerate(record.returns) if r == best] if best > 0 else []
     write({"type": "end", "steps": step, "returns": record.returns, "winners": record.winners})
-    if len(record.winners) == 1:
+    if not record.winners:
+        emit(f"Winner: none after {step} steps")
+    elif len(record.winners) == 1:
         emit(f"Winner: {names[record.winners[0]]} after {step} steps")
     else:
         emit(f"Draw between {', '.join(names[w] for w in record.winners)} after {step} steps")
