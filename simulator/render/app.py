@@ -149,6 +149,7 @@ class TableApp:
         self.log_lines: list[str] = []
         self.choices: list[Choice] = []
         self.message = ""
+        self.knocked: list[str] = []  # dice the last throw disturbed, ringed until the next action
         self.last_physics_ratio: float | None = None
         self._orbit_from: tuple[float, float] | None = None
         self._pan_from: tuple[float, float] | None = None
@@ -488,11 +489,13 @@ class TableApp:
             getattr(a, "duration", 0.0) or getattr(getattr(a, "playback", None), "duration", 0.0)
             for a in out.anims) / self.speed
         now = time.perf_counter()
+        self.knocked = []
         for anim in out.anims:
             lead = BOT_WINDUP if bot and isinstance(anim, ThrowAnim) else 0.0
             self.queue.append(Running(anim, now, lead))
             if isinstance(anim, ThrowAnim) and anim.playback.duration > 0:
                 self.last_physics_ratio = anim.physics_s / anim.playback.duration
+                self.knocked = [n for n in anim.playback.tracks if n != anim.die]
         if not self.queue:
             self._sync_dice()
             self._refresh()
@@ -636,6 +639,9 @@ class TableApp:
             if die in st.poses:
                 x, y = st.poses[die].position[:2]
                 sc.poison_counter((x + 0.03, y + 0.03), PLAYER_COLOURS[seat + 1])
+        for d in self.knocked:
+            if d in st.poses:
+                sc.ring(st.poses[d].position[:2], 0.042, (1.0, 1.0, 1.0, 0.8), width=0.004)
         if not self._human_to_act():
             return
         legal = s.legal()
