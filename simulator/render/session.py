@@ -16,6 +16,7 @@ off and fades; a new die placed in the centre drops in.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import json
 import time
@@ -25,7 +26,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dice_models import load_die
+from dice_models import DieModel, load_die
 from dice_models.crews import CrewDie
 from rules.core.protocols import DiePose, ThrowSpec
 from rules.core.runner import LOG_FORMAT, digest, from_json, streams, to_json
@@ -150,7 +151,7 @@ class GameSession:
         return int(self.state.dice[die].seat)
 
     def shape(self, die: str) -> DieShape:
-        return die_shape(load_die(self.crew(die).geometry))
+        return _shape(self.crew(die).geometry)
 
     def poses(self) -> dict[str, PoseT]:
         """Every die in play: centre (m) and quaternion (x, y, z, w)."""
@@ -222,7 +223,7 @@ class GameSession:
         rec = World(world.table, world.settings)
         rec.scene = dict(physics_scene(self.state.table) or {})
         t0 = time.perf_counter()
-        report = rec.throw(die, load_die(self.crew(die).geometry), throw, player=player,
+        report = rec.throw(die, _model(self.crew(die).geometry), throw, player=player,
                            record=True)
         elapsed = time.perf_counter() - t0
         rec.close()
@@ -334,6 +335,16 @@ def physics_scene(table: Any) -> dict[str, Any] | None:
 def _register_physics_table() -> None:
     with contextlib.suppress(ImportError):  # registers the 'physics' table kind
         importlib.import_module("simulator.physics_table")
+
+
+@functools.cache
+def _model(geometry: str) -> DieModel:
+    """A die model by name, read once (the window asks for shapes every frame it picks)."""
+    return load_die(geometry)
+
+
+def _shape(geometry: str) -> DieShape:
+    return die_shape(_model(geometry))
 
 
 def _make_bot(module: Any, kind: str, rng: np.random.Generator, settings: dict[str, Any]) -> Any:
