@@ -14,6 +14,7 @@ arrow's side. Distances are between the closest points of the top faces (ruleboo
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -160,8 +161,13 @@ def sees_through(corners: dict[str, Point], axis: str, target: dict[str, Point])
 
 def face_distance(p: dict[str, Point], q: dict[str, Point]) -> float:
     """Distance between the closest points of two top-face triangles (0 if they overlap)."""
-    tp, tq = list(p.values()), list(q.values())
-    if _triangles_overlap(tp, tq):
+    return _triangle_distance(tuple(p.values()), tuple(q.values()))
+
+
+@functools.lru_cache(maxsize=8192)
+def _triangle_distance(tp: tuple[Point, ...], tq: tuple[Point, ...]) -> float:
+    # Cached: bots ask for the same pairs of resting dice over and over.
+    if _triangles_overlap(list(tp), list(tq)):
         return 0.0
     best = math.inf
     for tri_a, tri_b in ((tp, tq), (tq, tp)):

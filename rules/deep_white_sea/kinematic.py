@@ -53,6 +53,7 @@ class KinematicTable:
         self.dice: dict[str, Resting] = {}
         self._gone: dict[str, DiePose] = {}  # knocked off during the current throw
         self._hulls: dict[Resting, list[tuple[float, float]]] = {}  # footprint cache
+        self._poses: dict[tuple[str, Resting], DiePose] = {}  # pose cache (poses are frozen)
 
     # -- the Table protocol ---------------------------------------------------------------
 
@@ -70,7 +71,7 @@ class KinematicTable:
         disc = vz * vz + 2 * GRAVITY * max(rz - h, 0.0)
         t = (vz + math.sqrt(disc)) / GRAVITY
         land = (rx + vx * t, ry + vy * t)
-        before = {n: self.pose(n) for n in self.dice}
+        before = dict(self.dice)
         if not self._inside(land, 0.0):
             return self._result(die, Resting(face, yaw, *land), "fell_off", foul, why, before)
         under = self._nearest(land, 2 * DIE_RADIUS * 0.6)
@@ -127,6 +128,7 @@ class KinematicTable:
         t.dice = dict(self.dice)
         t._gone = {}
         t._hulls = self._hulls  # shared: footprints depend only on the resting pose
+        t._poses = self._poses
         return t
 
     def to_json(self) -> dict[str, Any]:
@@ -154,6 +156,17 @@ class KinematicTable:
     def pose(self, die: str, status: str = "on_table", reason: str | None = None,
              r: Resting | None = None) -> DiePose:
         r = r if r is not None else self.dice[die]
+        if status == "on_table":
+            key = (die, r)
+            cached = self._poses.get(key)
+            if cached is None:
+                if len(self._poses) > 4096:
+                    self._poses.clear()
+                cached = self._poses[key] = self._make_pose(die, status, reason, r)
+            return cached
+        return self._make_pose(die, status, reason, r)
+
+    def _make_pose(self, die: str, status: str, reason: str | None, r: Resting) -> DiePose:
         return DiePose(die=die, status=status, reason=reason, face=r.face + 1,
                        position=(r.x, r.y, self.oct.inradius), yaw_deg=r.yaw,
                        top_corners=self.oct.top_corners(r.face, r.yaw, (r.x, r.y)))
@@ -161,7 +174,7 @@ class KinematicTable:
     # -- helpers ------------------------------------------------------------------------
 
     def _result(self, die: str, r: Resting, reason: str | None, foul: bool, why: str | None,
-                before: dict[str, DiePose]) -> ThrowResult:
+                before: dict[str, Resting]) -> ThrowResult:
         if reason is None and not self._on_table(r):
             reason = "fell_off" if not self._inside((r.x, r.y), 0.0) else "overhang"
         if reason is None:
@@ -172,9 +185,9 @@ class KinematicTable:
         disturbed = []
         for n, b in before.items():
             if n not in self.dice:
-                disturbed.append((b, self._gone.pop(n)))
-            elif self.dice[n] != _resting_of(b):
-                disturbed.append((b, self.pose(n)))
+                disturbed.append((self.pose(n, r=b), self._gone.pop(n)))
+            elif self.dice[n] != b:
+                disturbed.append((self.pose(n, r=b), self.pose(n)))
         return ThrowResult(foul, why, outcome, tuple(disturbed), self.describe())
 
     def _push(self, hit: str, at: tuple[float, float], left: float, u: float) -> None:
@@ -294,10 +307,6 @@ def _hash_uniforms(spec: ThrowSpec, n: int) -> list[float]:
     data = struct.pack("<13d", *spec.release, *spec.velocity, *spec.spin, *spec.orientation)
     digest = hashlib.sha256(data).digest()
     return [int.from_bytes(digest[4 * i:4 * i + 4], "little") / 2**32 for i in range(n)]
-
-
-def _resting_of(p: DiePose) -> Resting:
-    return Resting(p.face - 1, p.yaw_deg, p.position[0], p.position[1])
 
 
 def _wrap(yaw: float) -> float:
