@@ -15,7 +15,6 @@ off and fades; a new die placed in the centre drops in.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import json
@@ -107,7 +106,8 @@ class GameSession:
                  log: TextIO | None = None, bot_settings: dict[str, dict[str, Any]] | None = None):
         self.spec: GameSpec = lookup(GAME)
         self.module = self.spec.module()
-        _register_physics_table()
+        for plugin in self.spec.extra.get("plugins", ()):  # the physics table registers itself
+            importlib.import_module(plugin)
         self.players = list(players)
         self.seed = seed
         self.options = self.spec.resolve_options(dict(options or {}))
@@ -330,11 +330,6 @@ def physics_scene(table: Any) -> dict[str, Any] | None:
         return scene
     world = physics_world(table)
     return None if world is None else world.scene
-
-
-def _register_physics_table() -> None:
-    with contextlib.suppress(ImportError):  # registers the 'physics' table kind
-        importlib.import_module("simulator.physics_table")
 
 
 @functools.cache
