@@ -988,8 +988,8 @@ class DDayState:
                 self.events.append(f"unit {s + 1}'s flamethrower: bunker fire {ef}")
             u.losses = ef + u.fire_roll
             u.forced_specialist = u.fire_roll in sec.mg_specialist_on
-            self.events.append(f"unit {s + 1} takes fire: {ef} + {u.fire_roll} machine gun "
-                               f"= {u.losses}")
+            mg = f" + {u.fire_roll} machine gun = {u.losses}" if sec.machine_gun else ""
+            self.events.append(f"unit {s + 1} takes Enemy Fire {ef}{mg}")
         if u.losses > 0 and u.has("medic") and u.soldiers > 0:
             u.losses -= 1
             self.events.append(f"unit {s + 1}'s medic saves a soldier")
