@@ -650,3 +650,27 @@ def test_serialize_round_trip_and_illegal_actions(crews: str) -> None:
         s.apply_action(("move", f("Thruk"), "right"))  # not P2's turn
     with pytest.raises(RulesError):
         dws.deserialize({"game": "deep-white-sea"})
+
+
+def test_a_poison_counter_kill_scores_for_its_creator(crews: str) -> None:
+    s = game(crews, first=2)
+    put(s, {h("Viper"): (4, UP, (0.0, -0.3)), f("Thruk"): (1, UP, (0.0, 0.2))}, to_move=1)
+    s.poison = {f("Thruk"): 0}
+    s.apply_action(("pass",))  # P1's turn begins with P1's counter on Thruk's side 1
+    assert s.where[f("Thruk")] == "reserve" and s.scores == [12, 0]
+    assert f("Thruk") not in s.poison
+
+
+def test_a_called_die_lands_and_may_shoot_before_the_next_command(crews: str) -> None:
+    s = game(crews)
+    hart, gavin, mull = h("Liam Hart"), h("Gavin"), h("Mull")
+    put(s, {hart: (6, UP, (0.0, -0.3)), gavin: (3, UP, (0.0, -0.15)),
+            mull: (4, UP, (0.25, -0.05)), f("Thruk"): (2, UP, (0.0, 0.3))})
+    s.apply_action(("shoot", hart, "command"))
+    s.apply_action(("shoot", gavin, "call"))
+    act = _find_throw(s, h("Jarik"), lambda t, r: t.decision == "shoot"
+                      and t.stack[-1]["die"] == h("Jarik"), 4, (0.0, 0.0), spread=0.1)
+    s.apply_action(act)
+    assert s.decision == "shoot" and s.stack[-1]["die"] == h("Jarik")  # before Mull's turn
+    s.apply_action(("decline",))
+    assert s.decision == "cmd" and s.stack[-1]["order"][s.stack[-1]["idx"]] == mull
