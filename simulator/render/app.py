@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.protocols import ThrowSpec
+from rules.core.protocols import DiePose, ThrowSpec
 from rules.core.runner import digest, from_json, read_log
 from rules.deep_white_sea.geometry import baseline
 from simulator.render.camera import OrbitCamera, follow_view, thrower_view, top_view
@@ -42,6 +42,7 @@ from simulator.render.session import (
     ThrowAnim,
     TipAnim,
     VanishAnim,
+    resting_pose,
 )
 
 WINDOW_SIZE = (1280, 720)
@@ -647,14 +648,10 @@ class TableApp:
         legal = s.legal()
         decision = st.decision
         if decision == "place" and self.armed is not None:
-            from rules.core.protocols import DiePose
-
             self._sync_dice()  # an earlier preview die goes back to the hand
             crew = s.crew(self.armed)
             pose = DiePose(self.armed, "on_table", None, crew.face_of_side(self.place_side) + 1,
                            (0.0, 0.0, 0.0), self.place_yaw)
-            from simulator.render.session import resting_pose
-
             self._ensure_die(self.armed, resting_pose(s.shape(self.armed), pose))
             self.scene.move_die(self.armed, *resting_pose(s.shape(self.armed), pose))
         # Tips the person may choose: moves of the selected die, or a Repair / Confuse roll.
@@ -673,10 +670,11 @@ class TableApp:
                 self._baseline(a, b)
             for a in legal:
                 if a[0] == "shoot" and a[1] == self.selected:
-                    targets = [a[3]] if len(a) > 3 else st.in_range(
-                        self.selected, st.enemies(self.selected) if a[2] in ("attack", "backstab",
-                                                                              "confuse")
-                        else st.allies(self.selected), "all")
+                    # One target, or every die an all-range shot or a Command reaches.
+                    pool = (st.enemies(self.selected) if a[2] in ("attack", "backstab", "confuse")
+                            else st.allies(self.selected) if a[2] in ("repair", "command")
+                            else [])
+                    targets = [a[3]] if len(a) > 3 else st.in_range(self.selected, pool, "all")
                     for t in targets:
                         if t in st.poses:
                             sc.ring(st.poses[t].position[:2], 0.05, (0.95, 0.2, 0.15, 0.95),
