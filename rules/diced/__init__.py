@@ -10,7 +10,8 @@ from rules.diced.game import (
     new_game,
 )
 
-BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 20}}
+BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 4, "exploration": 0.5,
+                         "prior_weight": 2.0}}
 
 __all__ = [
     "BOT_SETTINGS",

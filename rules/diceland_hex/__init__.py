@@ -5,7 +5,8 @@ presets in `boards/`."""
 from rules.diceland_hex.board import Board, load_board, make_board, presets, random_board
 from rules.diceland_hex.game import HexState, deserialize, greedy_action, heuristic, new_game
 
-BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 20}}
+BOT_SETTINGS = {"mcts": {"iterations": 300, "rollout_depth": 0, "exploration": 0.6,
+                         "prior_weight": 2.0}}
 
 __all__ = [
     "BOT_SETTINGS",
