@@ -91,6 +91,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding("+", "faster", "+ / -: playback speed"),
     Binding("=", "faster", ""),
     Binding("-", "slower", ""),
+    Binding("f12", "save_picture", "F12: save a picture of the window (tabletop-*.png here)"),
     Binding("f1", "toggle_help", "F1 or H: this help"),
     Binding("h", "toggle_help", ""),
     Binding("control-q", "quit", "Ctrl+Q: quit"),
@@ -389,6 +390,11 @@ class TableApp:
     def slower(self) -> None:
         self.speed = max(0.125, self.speed / 2)
         self._refresh()
+
+    def save_picture(self) -> None:
+        name = self.base.screenshot(namePrefix="tabletop", defaultFilename=True)
+        self.message = f"saved {name}" if name else "could not save a picture"
+        self._refresh_texts()
 
     def toggle_help(self) -> None:
         self.show_help = not self.show_help

@@ -37,6 +37,7 @@ def configure_panda(software: bool = True) -> None:
         "textures-power-2 up",
         "framebuffer-multisample false",
         "window-title tabletop",
+        "screenshot-extension png",
     ]
     if software:
         lines.insert(0, "load-display p3tinydisplay")
