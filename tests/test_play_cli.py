@@ -198,3 +198,21 @@ def test_a_human_whose_input_ends_gets_one_line(capsys, monkeypatch):
     status, _, err = run(capsys, "play", "diced", "--players", "human,random,random",
                          "--seed", "1")
     assert status == 2 and "input closed" in err
+
+
+def test_a_human_may_type_the_action_in_words_and_list_long_choices():
+    import numpy as np
+
+    from rules.core.bots import HumanPlayer
+    from rules.diceland_hex import new_game
+
+    s = new_game(2, {"board": "large"}, np.random.default_rng(0))
+    s.apply_chance((5,) * 10 + (6,) * 10)
+    s.apply_chance((1,) * 20)
+    shown: list[str] = []
+    answers = iter(["?", "place 6 99", "place 6 17"])
+    human = HumanPlayer(input_fn=lambda _prompt: next(answers), output_fn=shown.append)
+    assert human.step(s) == ("place", 6, 17)
+    text = "\n".join(shown)
+    assert "72 choices" in text and "72. place a 6 on tile 35" in text
+    assert "please type a number" in text  # tile 99 does not exist

@@ -214,9 +214,12 @@ class MCTSBot:
 
 
 class HumanPlayer:
-    """Plays in the terminal: shows the state's text view and numbered legal actions."""
+    """Plays in the terminal: shows the state's text view and numbered legal actions. A
+    choice is its number, or the action in words (`place 6 12`, `attack 3 4`); long lists
+    (board placements) are shown in short, with `?` to list them all."""
 
     name = "human"
+    LIST_AT_MOST = 40
 
     def __init__(self, input_fn: Callable[[str], str] = input,
                  output_fn: Callable[[str], None] = print) -> None:
@@ -226,8 +229,13 @@ class HumanPlayer:
     def step(self, state: Any) -> Action:
         actions = state.legal_actions()
         self.output_fn(state.render())
-        for i, a in enumerate(actions, 1):
-            self.output_fn(f"  {i:3d}. {state.action_to_string(a)}")
+        if len(actions) <= self.LIST_AT_MOST:
+            self._list(state, actions)
+        else:
+            words = " ".join(str(part) for part in actions[-1])
+            self.output_fn(f"  {len(actions)} choices, e.g. {len(actions)}. "
+                           f"{state.action_to_string(actions[-1])}  (type '{words}' or "
+                           f"{len(actions)}; '?' lists them all)")
         while True:
             try:
                 answer = self.input_fn(f"{_player_name(state, state.current_player())}, "
@@ -235,9 +243,20 @@ class HumanPlayer:
             except EOFError:
                 raise RulesError("input closed while waiting for a human player's choice") \
                     from None
+            if answer == "?":
+                self._list(state, actions)
+                continue
             if answer.isdigit() and 1 <= int(answer) <= len(actions):
                 return actions[int(answer) - 1]
-            self.output_fn(f"  please type a number from 1 to {len(actions)}")
+            typed = tuple(int(w) if w.lstrip("-").isdigit() else w for w in answer.split())
+            if typed in actions:
+                return typed
+            self.output_fn(f"  please type a number from 1 to {len(actions)} or an action "
+                           "in words ('?' lists them)")
+
+    def _list(self, state: Any, actions: list[Action]) -> None:
+        for i, a in enumerate(actions, 1):
+            self.output_fn(f"  {i:3d}. {state.action_to_string(a)}")
 
 
 def _player_name(state: Any, player: int) -> str:

@@ -248,11 +248,16 @@ class HexState:
             terrain = self.board.terrain[t].lower() if self.terrain_rules else ""
             labels.append(f"{t:>2}{army}{terrain}")
         lines = [draw(self.board, labels, width=6 if self.terrain_rules else 5)]
+        legend = "tile number, then R5 = a Red army of 5, B = Blue, .. = empty"
+        if self.terrain_rules:
+            legend += "; terrain p plain, f forest, m mountain, h hill, c city"
+        lines.append(f"({legend})")
         for seat in (0, 1):
             hand = ""
             if self.phase in (SETUP_ROLL, PLACE, START_ROLL):
                 hand = f"; dice in hand {_show(tuple(self.hands[seat]))}"
-            lines.append(f"{COLOURS[seat]}: {len(self.armies(seat))} armies, "
+            count = len(self.armies(seat))
+            lines.append(f"{COLOURS[seat]}: {count} arm{'y' if count == 1 else 'ies'}, "
                          f"{self.pips(seat)} pips{hand}")
         if self.phase == CHOOSE:
             lines.append(f"rolled {_show(self.rolls)} for the attack on tile {self.target}")
