@@ -16,7 +16,7 @@ import numpy as np
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.dice import DieShape
 from simulator.physics.settings import DICE_FRICTION, DICE_RESTITUTION, PhysicsSettings, TableSpec
-from simulator.physics.world import TABLE_THICKNESS, Throw
+from simulator.physics.world import CONTACT_SLOP, TABLE_THICKNESS, Throw
 
 
 class BareLoop:
@@ -29,7 +29,8 @@ class BareLoop:
         c, s, t, sh = self.c, self.s, self.table, self.shape
         c.resetSimulation()
         c.setPhysicsEngineParameter(fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations,
-                                    numSubSteps=0, deterministicOverlappingPairs=1)
+                                    numSubSteps=0, deterministicOverlappingPairs=1,
+                                    contactSlop=CONTACT_SLOP)
         c.setGravity(0, 0, -s.gravity)
         col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[t.width / 2, t.depth / 2,
                                                                       TABLE_THICKNESS / 2])

@@ -29,15 +29,18 @@ class Surface:
 
 # Felt: a cloth-covered card table. Card on felt grips (friction 0.8) and a low restitution
 # (0.2 x die 0.5 gives about 0.1 effective) damps the dice in two or three bounces.
-# Calibrated on 300 random legal throws (/tmp sweeps, 2026-11-30): friction 0.5 let 36% of
-# dice slide off a 1.2 x 0.9 m table, 0.8 about 20%; rolling friction above 0.005 left
-# dice resting cocked on an edge, which paper dice on felt do not do, so it stays 0.002.
-# Slick: lacquered wood or vinyl; low friction lets dice slide, more bounce.
+# Rolling friction in Bullet is a lever arm in metres (combined over the two bodies, so about
+# 1.3x the value here): at 0.002 it held 7% of 16 mm d6s balanced on an edge on an empty table
+# (tabletop bench, full suite); at 0.0005 none of 300 d6 or paper-d8 throws rested cocked,
+# and 28% of paper d8s thrown at random slid or rolled off the 1.2 x 0.9 m table
+# (/tmp/sweep.py, 300 random legal throws each, 2026-11-30).
+# Slick: lacquered wood or vinyl; low friction lets dice slide, more bounce. Spinning
+# friction 0.0001 let 2% of d6s spin in place for over 20 s; 0.0003 stops them.
 SURFACES = {
-    "felt": Surface("felt", friction=0.8, restitution=0.2, rolling_friction=0.002,
-                    spinning_friction=0.002),
-    "slick": Surface("slick", friction=0.25, restitution=0.6, rolling_friction=0.0001,
-                     spinning_friction=0.0001),
+    "felt": Surface("felt", friction=0.8, restitution=0.2, rolling_friction=0.0005,
+                    spinning_friction=0.0005),
+    "slick": Surface("slick", friction=0.25, restitution=0.6, rolling_friction=0.0003,
+                     spinning_friction=0.0003),
 }
 
 DICE_FRICTION = 0.5
