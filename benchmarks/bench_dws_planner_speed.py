@@ -51,7 +51,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=6)
     ap.add_argument("--throws", type=int, default=200)
-    ap.add_argument("--recheck", type=int, default=5)
+    ap.add_argument("--recheck", type=int, default=10)
     args = ap.parse_args()
     bare = BareLoop(die_shape(load_die("paper-d8")), TableSpec(), PhysicsSettings())
     bare_throws = [random_throw(TableSpec(), 1, np.random.default_rng([5, i]))

@@ -207,7 +207,7 @@ class PlannerBot:
 
     name = "planner"
 
-    def __init__(self, rng: np.random.Generator, throws: int = 200, recheck: int = 5) -> None:
+    def __init__(self, rng: np.random.Generator, throws: int = 200, recheck: int = 10) -> None:
         self.rng = rng
         self.throws = throws
         self.recheck = recheck
