@@ -169,3 +169,13 @@ def test_human_player_enters_aim_speed_and_spin() -> None:
     assert action[0] == "throw" and s.is_legal(action)
     assert any("please type a number" in o for o in out)
     s.apply_action(action)
+
+
+def test_human_places_the_first_die_by_die_side_and_yaw() -> None:
+    s = dws.new_game(2, {"table": "kinematic", "first": 2})
+    answers = iter(["9 1 0", "2 7 33.5"])
+    human = dws.HumanPlayer(input_fn=lambda _p: next(answers), output_fn=lambda _t: None)
+    action = human.step(s)
+    assert action == ("place", s.hand(1)[1], 7, 33.5)
+    s.apply_action(action)
+    assert s.side(action[1]).number == 7

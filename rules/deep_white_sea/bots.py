@@ -364,6 +364,8 @@ class HumanPlayer:
         actions = state.legal_actions()
         seat = state.current_player()
         self.output_fn(state.render())
+        if state.decision == "place":
+            return self._place(state, seat)
         for i, a in enumerate(actions, 1):
             self.output_fn(f"  {i:3d}. {state.action_to_string(a)}")
         while True:
@@ -383,6 +385,25 @@ class HumanPlayer:
                 self.output_fn(f"  {exc or 'need four numbers'}")
                 continue
             return throw_action(action[1], spec)
+
+    def _place(self, state: DWSState, seat: int) -> Action:
+        """The first turn: a die from hand, its side up and its yaw, in the centre."""
+        hand = state.hand(seat)
+        for i, d in enumerate(hand, 1):
+            self.output_fn(f"  {i:3d}. {state.dice[d].crew.name}")
+        while True:
+            text = self._ask(f"{state.player_name(seat)}, place in the centre: die 1-{len(hand)}, "
+                             "side 1-8, yaw (deg), e.g. '1 8 90': ")
+            parts = text.split()
+            try:
+                i, side, yaw = int(parts[0]), int(parts[1]), float(parts[2])
+            except (ValueError, IndexError):
+                self.output_fn("  need three numbers: die, side, yaw")
+                continue
+            action = ("place", hand[i - 1] if 1 <= i <= len(hand) else "", side, yaw)
+            if state.is_legal(action):
+                return action
+            self.output_fn(f"  die must be 1-{len(hand)} and side 1-8")
 
     def _ask(self, prompt: str) -> str:
         try:
