@@ -136,3 +136,15 @@ def test_sprt_error_rates_by_monte_carlo():
     # Wald's bounds: false alarm <= alpha / (1 - beta), miss <= beta / (1 - alpha), roughly
     assert fair.count("biased") / 1500 < alpha / (1 - beta) + 0.015
     assert biased.count("fair") / 1500 < beta / (1 - alpha) + 0.02
+
+
+def test_series_evidence_survives_underflow():
+    from simulator.experiments.plots import _neg_log10_sf
+
+    # where scipy's log tail is finite the two agree; far out (p below 1e-308) the
+    # asymptotic term takes over and keeps growing instead of turning infinite
+    assert _neg_log10_sf(200.0, 7) == pytest.approx(-sps.chi2.logsf(200.0, 7) / math.log(10))
+    assert _neg_log10_sf(1200.0, 7) == pytest.approx(-sps.chi2.logsf(1200.0, 7) / math.log(10),
+                                                     rel=1e-4)
+    far = _neg_log10_sf(7000.0, 7)
+    assert math.isfinite(far) and far > _neg_log10_sf(1200.0, 7)

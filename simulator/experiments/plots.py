@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from scipy.stats import chi2  # noqa: E402
 
 
 def write_report_plots(rep: dict[str, Any], out_dir: str | Path) -> list[Path]:
@@ -77,8 +78,9 @@ def same_face_by_energy(rep: dict[str, Any], path: Path) -> Path:
     if bins:
         x = [1000 * (b["energy_low_j"] + b["energy_high_j"]) / 2 for b in bins]
         y = [b["rate"] for b in bins]
-        err = [[r - b["ci_low"] for r, b in zip(y, bins, strict=True)],
-               [b["ci_high"] - r for r, b in zip(y, bins, strict=True)]]
+        # max(0, ...): at a rate of exactly 0 or 1 the interval's end differs by round-off
+        err = [[max(0.0, r - b["ci_low"]) for r, b in zip(y, bins, strict=True)],
+               [max(0.0, b["ci_high"] - r) for r, b in zip(y, bins, strict=True)]]
         level = f"{1 - rep['alpha']:.0%}"
         ax.errorbar(x, y, yerr=err, fmt="o-", capsize=4,
                     label=f"same face down as at release ({level} Wilson interval)")
@@ -107,8 +109,8 @@ def series_plot(reports: list[dict[str, Any]], path: str | Path) -> Path:
         for r in pts:
             f = next(f for f in r["faces"] if f["face"] == face)
             ys.append(f["p_hat"] or 0.0)
-            lo.append(ys[-1] - f["ci_low"])
-            hi.append(f["ci_high"] - ys[-1])
+            lo.append(max(0.0, ys[-1] - f["ci_low"]))
+            hi.append(max(0.0, f["ci_high"] - ys[-1]))
         ax1.errorbar(x, ys, yerr=[lo, hi], fmt="o-", capsize=4, label=f"P(face {face} up)")
         ax1.axhline(pts[0]["fair_p"], color="green", ls="--", label="fair")
         ax1.set_ylabel("probability")
@@ -118,12 +120,12 @@ def series_plot(reports: list[dict[str, Any]], path: str | Path) -> Path:
         ax1.set_ylabel("distance")
     ax1.legend(fontsize=8)
     ax1.set_title(f"series {ser['name']}: bias against {ser['parameter']}", fontsize=10)
-    evidence = [-math.log10(max(r["chi2_p"] or 1.0, 1e-300)) for r in pts]
+    # from the log tail: a strong bias's p-value underflows to 0 as a float
+    evidence = [max(1e-2, _neg_log10_sf(r["chi2"], r["chi2_df"])) for r in pts]
     ax2.plot(x, evidence, "s-", color="tab:red", label="-log10 chi-square p")
     alpha = pts[0]["alpha"]
     ax2.axhline(-math.log10(alpha), color="black", ls=":", label=f"alpha {alpha:g}")
-    ax2.set_yscale("symlog", linthresh=10)
-    ax2.set_ylim(bottom=0)
+    ax2.set_yscale("log")
     ax2.set_xlabel(ser["parameter"])
     ax2.set_ylabel("evidence of bias")
     ax2.legend(fontsize=8)
@@ -131,3 +133,16 @@ def series_plot(reports: list[dict[str, Any]], path: str | Path) -> Path:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return Path(path)
+
+
+def _neg_log10_sf(x: float | None, df: int) -> float:
+    """-log10 of the chi-square tail, from logs: a strong bias's p underflows to 0 as a
+    float, and far out scipy's logsf does too; there the tail's leading asymptotic term
+    Q(a, y) ~ y^(a-1) e^(-y) / Gamma(a) (a = df/2, y = x/2) serves."""
+    if x is None:
+        return 0.0
+    log_sf = float(chi2.logsf(x, df))
+    if not math.isfinite(log_sf):
+        a, y = df / 2, x / 2
+        log_sf = (a - 1) * math.log(y) - y - math.lgamma(a)
+    return -log_sf / math.log(10)
