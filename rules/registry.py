@@ -14,10 +14,15 @@ How to plug a game in
    - `deserialize(data: dict) -> State` from `State.serialize()`; a bad or corrupt dict
      raises `RulesError` naming the field and value.
    - `heuristic(state) -> list[float]`, one value in [0, 1] per player (how well each
-     stands); the generic `greedy` and `mcts` bots use it to judge unfinished games.
+     stands); the generic `mcts` judges unfinished playouts with it.
+   - `greedy_action(state, rng) -> Action`: the game's one-step greedy choice; it is the
+     `greedy` player, and `mcts` may use it as a prior (`prior_weight`) or in playouts
+     (`rollout_greedy`).
    - optionally `make_bot(kind, rng, **settings) -> Agent` for players the game names in
-     its `GameSpec.bots` beyond the generic ones (e.g. D-Day Dice's `expectimax`), and
-     `BOT_SETTINGS = {kind: {setting: value}}` for the generic players' defaults.
+     its `GameSpec.bots` beyond the generic ones (e.g. D-Day Dice's `expectimax`),
+     `OWN_PLAYERS` (generic kinds the game replaces with its own, e.g. Deep White Sea's
+     `random`, whose throws need specs), and `BOT_SETTINGS = {kind: {setting: value}}`
+     for the generic players' defaults.
 
 2. The state class follows `rules.core.protocols.GameState` plus a few runner needs:
 
@@ -35,6 +40,9 @@ How to plug a game in
    - `take_events() -> list[str]`: what happened since the last call, in plain words
      (the runner prints these as the readable account and writes them to the log).
    - `num_players() -> int`.
+   - optionally `player_name(seat) -> str` ('Red'), `is_legal(action)` for parametric
+     actions that `legal_actions()` cannot list (a throw with its spec), and for games on
+     the physics table `take_results()` and `world_info()` (logged and re-checked).
 
 3. Register it with one `GameSpec` in `GAMES` below: name, title, player counts, package,
    options (each becomes a `tabletop play` flag, e.g. `--board`) and bot names. The
