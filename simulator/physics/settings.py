@@ -62,6 +62,7 @@ class PhysicsSettings:
     hold_time: float = 0.25  # s
     max_time: float = 20.0  # s of simulated time before NotSettledError
     collision_margin: float = COLLISION_MARGIN
+    fast_speed: float = 20.0  # m/s: faster dice are stepped in time_step / ceil(v / fast_speed)
     frame_rate: float = 60.0  # trajectory recording, Hz
 
     def to_json(self) -> dict[str, Any]:

@@ -471,10 +471,22 @@ class World:
         get_pose = c.getBasePositionAndOrientation
         get_vel = c.getBaseVelocity
         isfinite = math.isfinite
+        # A step is split while any die moves faster than fast_speed: Bullet's CCD does not act
+        # on multibody dice, and a 16 mm d6 dropped at 40 m/s (0.17 m a step) went through.
+        fast2 = s.fast_speed ** 2
+        fastest2 = max((sum(v * v for v in get_vel(bid)[0]) for bid in bids), default=0.0)
         for step in range(1, max_steps + 1):
-            step_sim()
+            if fastest2 > fast2:
+                split = math.ceil(math.sqrt(fastest2) / s.fast_speed)
+                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step / split)
+                for _ in range(split):
+                    step_sim()
+                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step)
+            else:
+                step_sim()
             settled = True
             fallen = None
+            fastest2 = 0.0
             for i in live:
                 pos = get_pose(bids[i])[0]
                 if pos[2] < floors[i] and self._fall_off(active[i], step):
@@ -483,6 +495,8 @@ class World:
                 lin, ang = get_vel(bids[i])
                 v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
                 w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+                if v2 > fastest2:
+                    fastest2 = v2
                 if v2 < lin2 and w2 < ang2:
                     still[i] += 1
                     if still[i] < hold:
