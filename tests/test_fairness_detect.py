@@ -1,12 +1,13 @@
-"""The lab on the shipped tampering series, at the shipped throw count (1000 each): the
-20% centre-of-mass offset is flagged at alpha 0.01 and the balanced die is not; the
-report's JSON, plots, the comparison and the series plot.
+"""The lab on the shipped experiments at their shipped throw counts: the tampering
+series' 20% centre-of-mass offset (1000 throws) is flagged at alpha 0.01, and neither the
+series' balanced die (tamper-00, 1000) nor fair-paper-d8 (2000) is; the report's JSON,
+plots, the comparison and the series plot.
 
 Why 1000 throws is enough (the report's power analysis): about 93% land flat, and a 20%
 offset moves side 6 from 1/8 to about 0.28 and side 1 to about 0.05 (w^2 ~ 0.3), which
 the chi-square test at alpha 0.01 detects with power 0.8 in under 100 on-table throws;
 930 give power ~1. The balanced die is one fixed sample (seed 1): at alpha 0.01 a fair
-die is flagged by chance with probability 0.01, and this sample is not.
+die is flagged by chance with probability 0.01, and these samples are not.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "benchmarks" / "experiments"
 @pytest.fixture(scope="module")
 def series(tmp_path_factory):
     out = {}
-    for name in ("tamper-00", "tamper-20"):
+    for name in ("tamper-00", "tamper-20", "fair-paper-d8"):
         exp = load_experiment(EXAMPLES / f"{name}.yaml")
-        assert exp.throws == 1000  # the shipped count, not a reduced one
+        assert exp.throws == (2000 if name == "fair-paper-d8" else 1000)  # the shipped counts
         d = tmp_path_factory.mktemp(name)
         run_experiment(exp, d, progress=False)
         out[name] = d
@@ -43,6 +44,9 @@ def report_json(capsys, d: Path, *extra: str) -> dict:
 def test_tampered_die_is_flagged_and_fair_die_is_not(series, capsys):
     tampered = report_json(capsys, series["tamper-20"], "--no-plots")
     fair = report_json(capsys, series["tamper-00"], "--no-plots")
+    fair_d8 = report_json(capsys, series["fair-paper-d8"], "--no-plots")
+    assert fair_d8["throws"] == 2000
+    assert fair_d8["verdict"] == "no evidence of bias" and fair_d8["chi2_p"] >= 0.01
     assert tampered["alpha"] == fair["alpha"] == 0.01
     assert tampered["verdict"] == "biased" and tampered["chi2_p"] < 0.01 and tampered["g_p"] < 0.01
     assert fair["verdict"] == "no evidence of bias" and fair["chi2_p"] >= 0.01
