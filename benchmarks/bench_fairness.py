@@ -117,6 +117,9 @@ def scaling(exp, n: int, repeats: int) -> None:
     print(f"   2 workers : {n / t2:8.1f} throws/s ({t2:.2f} s wall, {min(cpu[2]):.2f} s CPU "
           "incl. workers)")
     print(f"   speed-up  : {t1 / t2:8.2f}  (target >= 1.8 on 2 free cores)")
+    eff = min(cpu[1]) / min(cpu[2])
+    print(f"   CPU per throw, 1 worker / 2 workers: {eff:.3f} -> on 2 idle cores the wall speed-up "
+          f"would be about {2 * eff:.2f} (inferred from CPU time, not measured)")
 
 
 def _cpu_seconds() -> float:
