@@ -35,9 +35,20 @@ with quiet_fds():
     from pybullet_utils.bullet_client import BulletClient
 
 
+class _Client(BulletClient):
+    """A BulletClient whose finaliser stays quiet at interpreter exit, when the pybullet
+    module it calls may already be torn down ('NoneType' object is not callable)."""
+
+    def __del__(self) -> None:
+        try:  # noqa: SIM105 - contextlib may be gone at interpreter exit
+            super().__del__()
+        except Exception:
+            pass
+
+
 def direct_client() -> BulletClient:
     with quiet_fds():
-        return BulletClient(connection_mode=pybullet.DIRECT)
+        return _Client(connection_mode=pybullet.DIRECT)
 
 
 __all__ = ["BulletClient", "direct_client", "pybullet", "quiet_fds"]

@@ -8,6 +8,7 @@ was simulated before.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -235,8 +236,11 @@ class World:
     # -- public -------------------------------------------------------------------------
 
     def close(self) -> None:
-        if self._client is not None:
-            del self._client
+        """Disconnect from Bullet now rather than when the world is collected."""
+        client = self.__dict__.pop("_client", None)
+        if client is not None:
+            with contextlib.suppress(Exception):  # already disconnected
+                client.disconnect()
 
     def physics_json(self) -> dict[str, Any]:
         """Settings, versions and table of this world (one shared dict: read, don't modify)."""
