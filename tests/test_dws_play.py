@@ -179,3 +179,32 @@ def test_human_places_the_first_die_by_die_side_and_yaw() -> None:
     assert action == ("place", s.hand(1)[1], 7, 33.5)
     s.apply_action(action)
     assert s.side(action[1]).number == 7
+
+
+def test_cli_save_interrupt_and_load_goes_on_and_the_resumed_log_verifies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "save.json"
+    steps = []
+
+    def stop_after_12(state: object) -> None:
+        save.write_text(json.dumps({"game": "deep-white-sea", "state": state.serialize()}))
+        steps.append(1)
+        if len(steps) == 12:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        play("deep-white-sea", ["random", "random"], 2, {"table": "kinematic"},
+             after_step=stop_after_12)
+    saved = json.loads(save.read_text())["state"]
+    log = tmp_path / "resumed.jsonl"
+    assert cli(["play", "deep-white-sea", "--headless", "--players", "greedy,random",
+                "--load", str(save), "--save", str(save), "--log", str(log)]) == 0
+    assert "Winner:" in capsys.readouterr().out
+    header = json.loads(log.read_text().splitlines()[0])
+    assert header["resumed_from"] == saved
+    assert verify_log(log).ok
+    assert json.loads(save.read_text())["state"]["winner"] is not None  # saved to the end
+    bad = tmp_path / "other.json"
+    bad.write_text(json.dumps({"game": "dicewar", "state": {}}))
+    assert cli(["play", "deep-white-sea", "--headless", "--load", str(bad)]) == 2
+    assert "not deep-white-sea" in capsys.readouterr().err

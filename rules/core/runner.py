@@ -6,7 +6,8 @@ Log format (one JSON object per line):
 
 - header: `{"type": "header", "format": 1, "game", "players", "seed", "options",
   "roller", "initial_digest"}`, plus `world` when the state describes its table
-  (`world_info()`: the physics table's settings and versions)
+  (`world_info()`: the physics table's settings and versions), and `resumed_from` (the
+  saved state) when the game was resumed from a save
 - `{"type": "chance", "step", "kind", "n", "faces", "events", "digest"}`
 - `{"type": "action", "step", "player", "action", "text", "events", "digest"}`, plus
   `results` when the state reports what its table did (`take_results()`: Deep White Sea
@@ -79,10 +80,14 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
          roller: DiceRoller | None = None, out: Callable[[str], None] | None = None,
          log: TextIO | None = None, agents: Sequence[Agent] | None = None,
          bot_settings: dict[str, dict[str, Any]] | None = None,
-         max_steps: int = 200_000) -> GameRecord:
+         max_steps: int = 200_000, resume: Any = None,
+         after_step: Callable[[Any], None] | None = None) -> GameRecord:
     """Play one whole game. `players` are kinds ('random', 'greedy', 'mcts', 'human');
     `agents` may replace the ones built from them. `out` receives the readable account,
-    `log` the JSON lines (flushed per line, so an interrupted game keeps its log)."""
+    `log` the JSON lines (flushed per line, so an interrupted game keeps its log).
+    `resume` is a saved game in progress (a state) to play on from, instead of a new game
+    (its log header carries it as `resumed_from`, so the log still verifies);
+    `after_step(state)` is called after every step (e.g. to save the game)."""
     spec = lookup(game)
     spec.check_players(len(players))
     for kind in players:
@@ -99,7 +104,7 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
         agents = [make_agent(kind, module, seat_rngs[i],
                              **{**defaults.get(kind, {}), **settings.get(kind, {})})
                   for i, kind in enumerate(players)]
-    state = new_state(spec, len(players), resolved, setup_rng)
+    state = new_state(spec, len(players), resolved, setup_rng) if resume is None else resume
     record = GameRecord(game, list(players), seed, resolved, roller.name)
     emit = out or (lambda _line: None)
 
@@ -116,6 +121,8 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
     world_info = getattr(state, "world_info", None)
     if world_info is not None:  # e.g. the physics table and its settings
         header["world"] = world_info()
+    if resume is not None:
+        header["resumed_from"] = state.serialize()
     write(header)
     source = (f"table: {header['world'].get('kind')}" if "world" in header
               else f"dice: {roller.name}")
@@ -135,6 +142,8 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
                 emit(f"  {e}")
             write({"type": "chance", "step": step, "kind": kind, "n": n, "faces": list(faces),
                    "events": events, "digest": digest(state)})
+            if after_step is not None:
+                after_step(state)
         else:
             player = state.current_player()
             action = agents[player].step(state)
@@ -151,6 +160,8 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             if results:  # what the table reported (throws: outcome, physics settings)
                 line["results"] = results
             write(line)
+            if after_step is not None:
+                after_step(state)
     record.returns = [float(r) for r in state.returns()]
     best = max(record.returns)
     # A lost solo game (D-Day Dice) has no winner: every return is 0.
@@ -178,7 +189,10 @@ def verify_log(path: str | Path) -> VerifyResult:
         raise RulesError(f"{path}: line 1: bad header field 'players' or 'seed'")
     options = spec.resolve_options(dict(header.get("options") or {}))
     setup_rng, chance_rng, _ = streams(seed, len(players))
-    state = new_state(spec, len(players), options, setup_rng)
+    if "resumed_from" in header:
+        state = spec.module().deserialize(header["resumed_from"])
+    else:
+        state = new_state(spec, len(players), options, setup_rng)
     reroll = header.get("roller") == "seeded"
     roller = SeededRoller()
     if digest(state) != header.get("initial_digest"):

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from rules import registry
@@ -37,6 +39,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--mcts-iterations", type=int, default=None,
                    help="search iterations per mcts decision")
     p.add_argument("--quiet", action="store_true", help="print only the winner")
+    p.add_argument("--save", default=None,
+                   help="keep the game in progress in this JSON file (written after every "
+                        "step), so an interrupted game can go on with --load")
+    p.add_argument("--load", default=None,
+                   help="go on with a game saved by --save (its options come with it)")
     seen: dict[str, registry.OptionSpec] = {}
     for spec in registry.GAMES.values():
         for opt in spec.options:
@@ -82,9 +89,17 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--log {args.log}: cannot write ({exc.strerror})") from None
     else:
         log = None
+    resume = load_save(args.load, spec) if args.load else None
+    after_step = None
+    if args.save:
+        save_path = Path(args.save)
+
+        def after_step(state: Any) -> None:
+            save_path.write_text(json.dumps({"game": spec.name, "state": state.serialize()}))
+
     try:
         play(spec.name, players, args.seed, options, roller=roller, out=out, log=log,
-             bot_settings=settings)
+             bot_settings=settings, resume=resume, after_step=after_step)
     finally:
         if log is not None:
             log.close()
@@ -104,6 +119,22 @@ def _window_of(game: str) -> Any:
         return None
     module, _, func = target.partition(":")
     return getattr(importlib.import_module(module), func)
+
+
+def load_save(path: str, spec: registry.GameSpec) -> Any:
+    """The state saved by `--save` in `path` (one line errors for a bad file)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise UsageError(f"--load {path}: cannot read ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--load {path}: not a saved game ({exc.msg})") from None
+    if not isinstance(data, dict) or "state" not in data:
+        raise UsageError(f"--load {path}: not a saved game (no 'state')")
+    if data.get("game") != spec.name:
+        raise UsageError(f"--load {path}: the save is a {data.get('game')!r} game, not "
+                         f"{spec.name}")
+    return spec.module().deserialize(data["state"])
 
 
 def load_plugins(spec: registry.GameSpec) -> None:
