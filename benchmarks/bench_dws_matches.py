@@ -2,7 +2,7 @@
 alternating, and the crew-balance table (greedy on both sides, every pair of crews).
 
     python benchmarks/bench_dws_matches.py vs --opponent random --games 50 [--table kinematic]
-    python benchmarks/bench_dws_matches.py balance --games 6 [--table kinematic]
+    python benchmarks/bench_dws_matches.py balance --games 6 [--table kinematic] [--bot greedy]
 
 Prints one line per game and the totals; `balance` prints each crew's win rate against
 every other crew and overall (a draw counts half). Runs in `--jobs` processes.
@@ -65,7 +65,7 @@ def balance(args: argparse.Namespace) -> None:
     for a, b in itertools.combinations(crews, 2):
         for g in range(args.games):
             pair = [a, b] if g % 2 == 0 else [b, a]
-            jobs.append((["greedy", "greedy"], pair, seed, args.table, {}))
+            jobs.append(([args.bot, args.bot], pair, seed, args.table, {}))
             seed += 1
     score: dict[tuple[str, str], float] = {}
     games: dict[tuple[str, str], int] = {}
@@ -76,7 +76,7 @@ def balance(args: argparse.Namespace) -> None:
                 key = (pair[i], pair[1 - i])
                 score[key] = score.get(key, 0.0) + returns[i]
                 games[key] = games.get(key, 0) + 1
-    print(f"crew balance, greedy vs greedy on the {args.table} table, {args.games} games per "
+    print(f"crew balance, {args.bot} vs {args.bot} on the {args.table} table, {args.games} games per "
           f"pair (seats alternate), {time.perf_counter() - t0:.0f} s")
     print("win rate of row crew against column crew:")
     print(f"{'':10s}" + "".join(f"{c:>10s}" for c in crews) + f"{'overall':>10s}")
@@ -103,6 +103,7 @@ def main() -> int:
     v.add_argument("--throws", type=int, default=200)
     b = sub.add_parser("balance")
     b.add_argument("--games", type=int, default=6)
+    b.add_argument("--bot", default="greedy", choices=("greedy", "planner", "random"))
     for p in (v, b):
         p.add_argument("--table", default="kinematic", choices=("kinematic", "physics"))
         p.add_argument("--jobs", type=int, default=2)
