@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import tempfile
@@ -64,31 +65,36 @@ def per_worker(exp, n: int, rounds: int) -> None:
         t_lab, c_lab = time.perf_counter() - t0, time.process_time() - p0
         t_bare = c_bare = t_world = c_world = 0.0
         world = World(exp.table, exp.physics)  # World.throw alone, for where the gap lies
-        for start in range(0, n, per_round):
+        # Each round runs the three loops in a different order: whichever runs first after
+        # another loop pays for cold caches, and a fixed order would charge one loop always.
+        orders = list(itertools.permutations(("bare", "lab", "world")))
+        for r, start in enumerate(range(0, n, per_round)):
             stop = min(n, start + per_round)
             throws = [draw_throw(exp, i).throw for i in range(start, stop)]
-            t0, p0 = time.perf_counter(), time.process_time()
-            for th in throws:
-                faces_bare.append(bare.throw(th)[0])
-            t1, p1 = time.perf_counter(), time.process_time()
-            for c in range(start, stop, exp.chunk_size):
-                store.add_chunk(sim.run(list(range(c, min(stop, c + exp.chunk_size)))))
-            t2, p2 = time.perf_counter(), time.process_time()
-            for th in throws:
-                world.throw("die", exp.die, th)
-                world.scene.clear()
-            t3, p3 = time.perf_counter(), time.process_time()
-            t_world += t3 - t2
-            c_world += p3 - p2
-            t_bare += t1 - t0
-            t_lab += t2 - t1
-            c_bare += p1 - p0
-            c_lab += p2 - p1
+            for which in orders[r % len(orders)]:
+                t0, p0 = time.perf_counter(), time.process_time()
+                if which == "bare":
+                    for th in throws:
+                        faces_bare.append(bare.throw(th)[0])
+                elif which == "lab":
+                    for c in range(start, stop, exp.chunk_size):
+                        store.add_chunk(sim.run(list(range(c, min(stop, c + exp.chunk_size)))))
+                else:
+                    for th in throws:
+                        world.throw("die", exp.die, th)
+                        world.scene.clear()
+                dt, dc = time.perf_counter() - t0, time.process_time() - p0
+                if which == "bare":
+                    t_bare, c_bare = t_bare + dt, c_bare + dc
+                elif which == "lab":
+                    t_lab, c_lab = t_lab + dt, c_lab + dc
+                else:
+                    t_world, c_world = t_world + dt, c_world + dc
         rows = store.rows()
         store.close()
     lab_faces = [r.face if r.reason != "fell_off" else -1 for r in rows]
     agree = sum(a == b for a, b in zip(lab_faces, faces_bare, strict=True)) / n
-    print(f"\n1. per worker, {n} throws in {rounds} interleaved rounds")
+    print(f"\n1. per worker, {n} throws in {rounds} interleaved rounds (order rotated)")
     print("   (wall clock; CPU time of this process in brackets, which other load does not inflate)")
     print(f"   bare PyBullet loop      : {n / t_bare:8.1f} throws/s  [{n / c_bare:8.1f}]")
     print(f"   World.throw alone       : {n / t_world:8.1f} throws/s  [{n / c_world:8.1f}]"
