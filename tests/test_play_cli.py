@@ -216,3 +216,24 @@ def test_a_human_may_type_the_action_in_words_and_list_long_choices():
     text = "\n".join(shown)
     assert "72 choices" in text and "72. place a 6 on tile 35" in text
     assert "please type a number" in text  # tile 99 does not exist
+
+
+@pytest.mark.parametrize("game,players,field,value", [
+    ("diceland-hex", "greedy,greedy", "value", [9] * 8),
+    ("diceland-hex", "greedy,greedy", "board", {"cells": [[0, 0], [4, 0]], "terrain": "PP"}),
+    ("diced", "greedy,greedy,greedy", "dice", [1, 1]),
+    ("diced", "greedy,greedy,greedy", "phase", "dancing"),
+])
+def test_corrupt_saves_exit_2_naming_file_and_field(capsys, tmp_path: Path, game, players,
+                                                    field, value):
+    save = tmp_path / "save.json"
+    status, _, _ = run(capsys, "play", game, "--headless", "--players", players, "--seed",
+                       "1", "--save", str(save), "--quiet")
+    assert status == 0
+    data = json.loads(save.read_text())
+    data["state"][field] = value
+    save.write_text(json.dumps(data))
+    status, _, err = run(capsys, "play", game, "--headless", "--players", players, "--load",
+                         str(save))
+    assert status == 2 and str(save) in err and err.count("\n") == 1
+    assert field in err or "even number" in err

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import registry
-from rules.core import DiceRoller, SeededRoller
+from rules.core import DiceRoller, RulesError, SeededRoller
 from rules.core.runner import play
 from simulator.cli.main import UsageError
 
@@ -134,7 +134,10 @@ def load_save(path: str, spec: registry.GameSpec) -> Any:
     if data.get("game") != spec.name:
         raise UsageError(f"--load {path}: the save is a {data.get('game')!r} game, not "
                          f"{spec.name}")
-    return spec.module().deserialize(data["state"])
+    try:
+        return spec.module().deserialize(data["state"])
+    except RulesError as exc:  # name the file as well as the field
+        raise RulesError(f"--load {path}: {exc}") from None
 
 
 def load_plugins(spec: registry.GameSpec) -> None:
