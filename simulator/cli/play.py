@@ -103,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if log is not None:
             log.close()
+    rethrows = getattr(roller, "rethrows", None)
+    if rethrows is not None and not args.quiet:  # the tray roller re-throws cocked dice
+        print(f"physics dice: {rethrows} cocked dice re-thrown")
     if args.log:
         print(f"log written to {args.log}", file=sys.stderr)
     return 0
