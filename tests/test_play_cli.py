@@ -221,8 +221,8 @@ def test_a_human_may_type_the_action_in_words_and_list_long_choices():
 @pytest.mark.parametrize("game,players,field,value", [
     ("diceland-hex", "greedy,greedy", "value", [9] * 8),
     ("diceland-hex", "greedy,greedy", "board", {"cells": [[0, 0], [4, 0]], "terrain": "PP"}),
-    ("diced", "greedy,greedy,greedy", "dice", [1, 1]),
-    ("diced", "greedy,greedy,greedy", "phase", "dancing"),
+    ("diced", "random,random,random", "dice", [1, 1]),
+    ("diced", "random,random,random", "phase", "dancing"),
 ])
 def test_corrupt_saves_exit_2_naming_file_and_field(capsys, tmp_path: Path, game, players,
                                                     field, value):
