@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -46,14 +47,33 @@ class DieShape:
 
     def corner_names(self, face: int) -> dict[str, int]:
         """Corner name -> vertex index of a face: axis names for octahedra, else 'v<i>'."""
+        return self._corner_names[face]
+
+    @cached_property
+    def _corner_names(self) -> list[dict[str, int]]:
         poly = self.poly
         if poly.kind == "octahedron":
-            out = {}
-            for v in poly.faces[face]:
-                axis = int(np.argmax(np.abs(poly.vertices[v])))
-                out[AXES[axis]] = v
-            return out
-        return {f"v{v}": v for v in poly.faces[face]}
+            return [{AXES[int(np.argmax(np.abs(poly.vertices[v])))]: v for v in f} for f in poly.faces]
+        return [{f"v{v}": v for v in f} for f in poly.faces]
+
+    @cached_property
+    def opposite(self) -> list[int]:
+        """opposite[f]: the face up when the die rests on face f."""
+        return [self.poly.opposite_face(f) for f in range(self.poly.n_faces)]
+
+    @cached_property
+    def face_vertex_lists(self) -> list[list[int]]:
+        return [list(f) for f in self.poly.faces]
+
+    @cached_property
+    def vertex_list(self) -> list[list[float]]:
+        return self.poly.vertices.tolist()
+
+    @cached_property
+    def inertial_quaternion(self) -> tuple[float, float, float, float]:
+        from simulator.physics.world import _quat_from_matrix
+
+        return _quat_from_matrix(self.principal_axes)
 
     @property
     def inradius(self) -> float:

@@ -414,9 +414,8 @@ class World:
 
     def _add_body(self, name: str, shape: DieShape, pose: Pose) -> _Body:
         c = self._client
-        col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.poly.vertices.tolist(),
-                                     collisionFramePosition=[0, 0, 0])
-        inertial_orn = _quat_from_matrix(shape.principal_axes)
+        col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.vertex_list)
+        inertial_orn = shape.inertial_quaternion
         # createMultiBody takes the link (geometric) frame; reset/getBasePosition... use the
         # inertial frame (checked against getBasePositionAndOrientation, PyBullet 3.2.7).
         bid = c.createMultiBody(
@@ -492,11 +491,13 @@ class World:
             fallen = None
             fastest2 = 0.0
             for i in live:
-                pos = get_pose(bids[i])[0]
-                if pos[2] < floors[i] and self._fall_off(active[i], step):
+                lin, ang = get_vel(bids[i])
+                # Only a descending die can have dropped below the table: ask for its position
+                # then alone (a fall off the edge never turns upward; there is no floor).
+                if (lin[2] < -0.01 and get_pose(bids[i])[0][2] < floors[i]
+                        and self._fall_off(active[i], step)):
                     fallen = i
                     continue
-                lin, ang = get_vel(bids[i])
                 v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
                 w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
                 if v2 > fastest2:
@@ -507,9 +508,9 @@ class World:
                         settled = False
                     continue
                 # NaN fails every comparison above, so only a moving die needs this check.
-                if not (isfinite(v2) and isfinite(w2) and isfinite(pos[2])):
+                if not (isfinite(v2) and isfinite(w2)):
                     raise NonFiniteError(f"die {active[i].name} turned non-finite at step {step}: "
-                                         f"position {pos}, velocity {lin}")
+                                         f"velocity {lin}, spin {ang}")
                 still[i] = 0
                 settled = False
             if fallen is not None:
@@ -627,15 +628,18 @@ def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Po
 
 def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching: bool,
               removed: bool) -> Outcome:
+    """Classify a die's pose (runs after every throw: kept to a few small numpy calls)."""
     poly = shape.poly
     rot = pose.rotation()
-    world = _world_vertices(shape, pose)
-    bottom, tilt = poly.face_down(rot)
-    top = poly.opposite_face(bottom)
-    up, _ = poly.face_up(rot)
-    corners = world[list(poly.faces[bottom])]
+    world = poly.vertices @ rot.T + np.array(pose.position)
+    heights = poly.normals @ rot[2]  # z component of each face's world normal
+    bottom = int(np.argmin(heights))
+    up = int(np.argmax(heights))
+    tilt = math.degrees(math.acos(min(1.0, -float(heights[bottom]))))
+    top = shape.opposite[bottom]
+    corners = world[shape.face_vertex_lists[bottom]]
     flat = tilt < FLAT_DEG and float(np.abs(corners[:, 2]).max()) < FLAT_HEIGHT
-    all_on = all(table.contains_xy(c[0], c[1]) for c in corners)
+    all_on = all(table.contains_xy(c[0], c[1]) for c in corners.tolist())
     if removed or pose.position[2] < 0:
         status, reason = "off_table", "fell_off"
     elif flat and all_on:
@@ -644,13 +648,13 @@ def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching
         status, reason = "off_table", "overhang"
     elif touching:
         status, reason = "off_table", "leaning"
-    elif not all(table.contains_xy(c[0], c[1]) for c in world):
+    elif not all(table.contains_xy(c[0], c[1]) for c in world.tolist()):
         status, reason = "off_table", "overhang"
     else:
         status, reason = "off_table", "leaning"
     face_for_corners = top if poly.kind == "octahedron" else up
-    top_corners = {k: (float(world[v][0]), float(world[v][1]))
-                   for k, v in shape.corner_names(face_for_corners).items()}
+    xy = world[:, :2].tolist()
+    top_corners = {k: (xy[v][0], xy[v][1]) for k, v in shape.corner_names(face_for_corners).items()}
     return Outcome(
         die=name, status=status, reason=reason, face=shape.values[up],
         position=pose.position, yaw_deg=_yaw_deg(poly, rot, bottom),
