@@ -13,7 +13,7 @@ import os
 import sys
 
 from dice_models import DataError
-from rules.core import RulesError
+from rules.core import RulesError, TableError
 
 # Subcommand modules under simulator.cli, in the order `tabletop --help` lists them.
 SUBCOMMANDS = [
@@ -57,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"tabletop {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except TableError as exc:
+        # The physics could not bring a throw to rest (never settled, tunnelled, blew up):
+        # not the user's fault and not a rules bug; say what happened in one line.
+        print(f"tabletop {args.command}: physics failure: {exc}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         print(f"tabletop {args.command}: interrupted", file=sys.stderr)
         return 130
