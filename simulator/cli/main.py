@@ -17,6 +17,7 @@ from rules.core import RulesError, TableError
 
 # Subcommand modules under simulator.cli, in the order `tabletop --help` lists them.
 SUBCOMMANDS = [
+    "demo",
     "throw",
     "play",
     "replay",
@@ -74,4 +75,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the imported module, not this __main__ copy, so the error classes that
+    # subcommands import from simulator.cli.main are the ones caught above.
+    from simulator.cli.main import main as _main
+
+    sys.exit(_main())
