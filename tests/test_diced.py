@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from rules.core import CHANCE_PLAYER, RulesError, SeededRoller
-from rules.diced import deserialize, exact_steal_probability, greedy_action, heuristic, new_game
+from rules.diced import (
+    candidate_actions,
+    deserialize,
+    exact_steal_probability,
+    greedy_action,
+    heuristic,
+    new_game,
+)
 from rules.diced.game import DEFEND, REROLL_CHOICE, ROLL, TURN, DicedState
 
 
@@ -342,9 +349,45 @@ def test_greedy_defends_with_everything_and_takes_the_open_pool():
     assert greedy_action(s, np.random.default_rng(0)) == ("defend", 4)
 
 
-def test_heuristic_is_the_share_of_dice_held():
+def test_heuristic_estimates_win_chances_from_dice_and_the_open_pool():
     s = started([3, 1, 0], pool=4)
-    assert heuristic(s) == [0.75, 0.25, 0.0]
+    value = heuristic(s)
+    # Two living players share the pool: strengths 3 + 0.5 and 1 + 0.5, raised to 2.5.
+    assert value[2] == 0.0 and sum(value) == pytest.approx(1.0)
+    assert value[0] == pytest.approx(3.5 ** 2.5 / (3.5 ** 2.5 + 1.5 ** 2.5))
+    # A lead counts for more than its share of the dice.
+    assert value[0] > 0.75
+    even = started([2, 2, 2])
+    assert heuristic(even) == pytest.approx([1 / 3] * 3)
+    assert heuristic(started([4, 0, 0])) == [1.0, 0.0, 0.0]
+
+
+def test_candidate_actions_drop_only_dominated_or_redundant_moves():
+    s = started([6, 2, 3], pool=4)
+    kept = candidate_actions(s)
+    assert set(kept) <= set(s.legal_actions())
+    # All ready dice, or one to three held back (tokens), at the pool and each player.
+    assert [a for a in kept if a[0] == "pool"] == [("pool", k) for k in (6, 5, 4, 3)]
+    assert [a for a in kept if a[:2] == ("attack", 2)] == [("attack", 2, k) for k in (6, 5, 4, 3)]
+    assert ("end",) in kept and ("pool", 1) not in kept
+    s.apply_action(("attack", 1, 2))
+    assert candidate_actions(s) == [("defend", 2)]  # more defending dice never hurt
+    s.apply_action(("defend", 2))
+    s.tokens[1] = 3
+    s.apply_chance((6, 6, 1, 2))
+    assert candidate_actions(s) == [("keep",), ("reroll", 1), ("reroll", 2)]
+    small = started([1, 1, 1], pool=0)
+    assert candidate_actions(small) == [("attack", 1, 1), ("attack", 2, 1), ("end",)]
+
+
+def test_mcts_never_defends_with_fewer_than_all_dice():
+    import rules.diced as diced
+    from rules.core.bots import MCTSBot
+
+    s = started([2, 4, 3], pool=3)
+    s.apply_action(("attack", 1, 2))
+    bot = MCTSBot(diced, np.random.default_rng(3), **diced.BOT_SETTINGS["mcts"])
+    assert bot.step(s) == ("defend", 4)
 
 
 def test_chance_node_vocabulary_raises_outside_chance_nodes():

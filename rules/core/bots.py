@@ -102,7 +102,9 @@ class MCTSBot:
     players. With `prior_weight` > 0 the game's greedy choice is tried first and gets a
     bonus of prior_weight / (visits + 1) in selection (progressive bias, Chaslot et al.
     2008): small budgets then start from the greedy move, and more search may overrule
-    it."""
+    it. A game whose module has `candidate_actions(state)` (a non-empty subset of the
+    legal actions) limits search and playouts to those, so dominated or redundant moves
+    (Diced: defending with fewer than all dice) take no iterations."""
 
     name = "mcts"
 
@@ -118,9 +120,11 @@ class MCTSBot:
         self.rollout_greedy = rollout_greedy
         self.prior_weight = prior_weight
         self.roller = SeededRoller()
+        self._candidates: Callable[[Any], list[Action]] | None = getattr(
+            module, "candidate_actions", None)
 
     def step(self, state: Any) -> Action:
-        actions = state.legal_actions()
+        actions = self._actions(state)
         if len(actions) == 1:
             return actions[0]
         root = _Node()
@@ -140,7 +144,7 @@ class MCTSBot:
                 path.append((node, CHANCE_PLAYER))  # counted, so UCT below it explores
                 continue
             player = s.current_player()
-            actions = s.legal_actions()
+            actions = self._actions(s)
             if self.prior_weight and not node.prior_known:
                 node.prior = self.module.greedy_action(s, self.rng)
                 node.prior_known = True
@@ -164,7 +168,7 @@ class MCTSBot:
             if self.rollout_greedy and self.rng.random() < self.rollout_greedy:
                 s.apply_action(self.module.greedy_action(s, self.rng))
             else:
-                actions = s.legal_actions()
+                actions = self._actions(s)
                 s.apply_action(actions[int(self.rng.integers(len(actions)))])
             depth += 1
         values = s.returns() if s.is_terminal() else self.module.heuristic(s)
@@ -173,6 +177,9 @@ class MCTSBot:
             n.visits += 1
             if player >= 0:
                 n.value += values[player]
+
+    def _actions(self, s: Any) -> list[Action]:
+        return self._candidates(s) if self._candidates is not None else s.legal_actions()
 
     def _select(self, node: _Node, actions: list[Action]) -> Action:
         log_n = math.log(max(node.visits, 1))

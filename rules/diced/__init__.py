@@ -3,6 +3,7 @@ are in that module's docstring."""
 
 from rules.diced.game import (
     DicedState,
+    candidate_actions,
     deserialize,
     exact_steal_probability,
     greedy_action,
@@ -10,12 +11,13 @@ from rules.diced.game import (
     new_game,
 )
 
-BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 4, "exploration": 0.5,
+BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 0, "exploration": 0.5,
                          "prior_weight": 2.0}}
 
 __all__ = [
     "BOT_SETTINGS",
     "DicedState",
+    "candidate_actions",
     "deserialize",
     "exact_steal_probability",
     "greedy_action",
