@@ -10,13 +10,20 @@ installed copy; `benchmarks/bare_pybullet.py` re-exports it for the plain script
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.dice import DieShape
-from simulator.physics.settings import DICE_FRICTION, DICE_RESTITUTION, PhysicsSettings, TableSpec
-from simulator.physics.world import CONTACT_SLOP, TABLE_THICKNESS, Throw
+from simulator.physics.settings import (
+    DICE_DAMPING,
+    DICE_FRICTION,
+    DICE_RESTITUTION,
+    PhysicsSettings,
+    TableSpec,
+)
+from simulator.physics.world import TABLE_THICKNESS, Throw, _jitter
 
 
 class BareLoop:
@@ -29,8 +36,7 @@ class BareLoop:
         c, s, t, sh = self.c, self.s, self.table, self.shape
         c.resetSimulation()
         c.setPhysicsEngineParameter(fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations,
-                                    numSubSteps=0, deterministicOverlappingPairs=1,
-                                    contactSlop=CONTACT_SLOP)
+                                    numSubSteps=0, deterministicOverlappingPairs=1)
         c.setGravity(0, 0, -s.gravity)
         col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[t.width / 2, t.depth / 2,
                                                                       TABLE_THICKNESS / 2])
@@ -46,11 +52,14 @@ class BareLoop:
                          spinningFriction=t.surface.spinning_friction,
                          collisionMargin=s.collision_margin, ccdSweptSphereRadius=0.8 * sh.inradius,
                          activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
-                         linearDamping=0.0, angularDamping=0.0)
+                         linearDamping=DICE_DAMPING, angularDamping=DICE_DAMPING)
         c.resetBaseVelocity(did, list(throw.velocity), list(throw.spin))
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
         still = 0
+        anchor: Any = None
+        jitter_m2 = s.jitter_m ** 2
+        jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
         step_sim, get_pose, get_vel = c.stepSimulation, c.getBasePositionAndOrientation, c.getBaseVelocity
         for step in range(1, math.ceil(s.max_time / s.time_step) + 1):
             step_sim()
@@ -60,11 +69,14 @@ class BareLoop:
             lin, ang = get_vel(did)
             if (lin[0] ** 2 + lin[1] ** 2 + lin[2] ** 2 < lin2
                     and ang[0] ** 2 + ang[1] ** 2 + ang[2] ** 2 < ang2):
-                still += 1
-                if still >= hold:
-                    rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
-                    up = int(np.argmax(sh.poly.normals @ rot.T @ np.array([0.0, 0.0, 1.0])))
-                    return sh.values[up], step
-            else:
+                if still == 0:
+                    anchor = (pos, orn)
+            elif not (still and _jitter((pos, orn), anchor, jitter_m2, jitter_cos)):
                 still = 0
+                continue
+            still += 1
+            if still >= hold:
+                rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
+                up = int(np.argmax(sh.poly.normals @ rot.T @ np.array([0.0, 0.0, 1.0])))
+                return sh.values[up], step
         raise RuntimeError("bare loop: die did not settle")

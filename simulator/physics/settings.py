@@ -43,6 +43,10 @@ SURFACES = {
                      spinning_friction=0.0003),
 }
 
+# Bullet's own default damping (velocity x (1 - 0.04)^dt, about 4% a second): air drag on a
+# light card die is of that order, and with no damping at all a d6 on the tray floor rocked
+# in a limit cycle (a 1 rad/s kick every 22 steps, for ever) instead of coming to rest.
+DICE_DAMPING = 0.04
 DICE_FRICTION = 0.5
 DICE_RESTITUTION = 0.5
 # Bullet's default convex margin (0.04 in its internal units, about 1 mm for small hulls
@@ -60,6 +64,10 @@ class PhysicsSettings:
     settle_linear: float = 0.005  # m/s
     settle_angular: float = 0.1  # rad/s
     hold_time: float = 0.25  # s
+    # ... where a brief twitch over those speeds that leaves a die within jitter_m and
+    # jitter_deg of where its still spell began does not restart the hold.
+    jitter_m: float = 5e-5  # m
+    jitter_deg: float = 0.05  # deg
     max_time: float = 20.0  # s of simulated time before NotSettledError
     collision_margin: float = COLLISION_MARGIN
     fast_speed: float = 20.0  # m/s: faster dice are stepped in time_step / ceil(v / fast_speed)
@@ -237,6 +245,7 @@ def _finite(x: Any) -> TypeGuard[int | float]:
 
 
 __all__ = [
+    "DICE_DAMPING",
     "DICE_FRICTION",
     "DICE_RESTITUTION",
     "SURFACES",
