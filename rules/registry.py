@@ -18,6 +18,9 @@ How to plug a game in
    - `greedy_action(state, rng) -> Action`: the game's one-step greedy choice; it is the
      `greedy` player, and `mcts` may use it as a prior (`prior_weight`) or in playouts
      (`rollout_greedy`).
+   - optionally `candidate_actions(state) -> list[Action]`: a non-empty subset of the
+     legal actions that `mcts` searches and plays out instead of all of them, for games
+     where many legal moves are dominated or redundant (Diced's smaller defences).
    - optionally `make_bot(kind, rng, **settings) -> Agent` for players the game names in
      its `GameSpec.bots` beyond the generic ones (e.g. D-Day Dice's `expectimax`),
      `OWN_PLAYERS` (generic kinds the game replaces with its own, e.g. Deep White Sea's
