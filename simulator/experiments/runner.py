@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from dice_models import DataError
 from simulator.experiments.config import Experiment, StopRule, draw_throw, quat_matrix
 from simulator.experiments.stats import Sprt
@@ -67,7 +69,8 @@ class ThrowSimulator:
         finally:
             world.scene.clear()
         out = report.outcome
-        down, _ = self.shape.poly.face_down(quat_matrix(out.quaternion))
+        rot = quat_matrix(out.quaternion)
+        down = int(np.argmin(self.shape.poly.normals @ rot[2]))  # lowest world normal
         return ThrowRow(index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
                         drawn.energy_j, out.status, out.reason, int(out.face),
                         int(self.shape.values[down]), float(report.sim_time_s), int(report.steps))

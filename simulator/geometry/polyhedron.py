@@ -92,8 +92,7 @@ class Polyhedron:
     def face_up(self, rotation: Vec, up: Vec | None = None) -> tuple[int, float]:
         """The face whose world normal is closest to up, and the angle (deg) between them."""
         up_v = np.array([0.0, 0.0, 1.0]) if up is None else up
-        world = self.normals @ rotation.T
-        cosines = world @ up_v
+        cosines = self.normals @ (rotation.T @ up_v)  # (R n) . up = n . (R^T up)
         best = int(np.argmax(cosines))
         return best, float(np.degrees(np.arccos(np.clip(cosines[best], -1.0, 1.0))))
 
