@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_throw(args: argparse.Namespace, model: Any) -> int:
-    from simulator.physics import Throw, World, load_table
+    from simulator.physics import Throw, World, load_table, validate_throw
     from simulator.physics.throws import random_throw
 
     if args.count != 1:
@@ -76,8 +76,6 @@ def _run_throw(args: argparse.Namespace, model: Any) -> int:
         throw = random_throw(table, args.player, np.random.default_rng(args.seed))
         if args.orientation:
             throw = Throw(throw.release, throw.velocity, throw.spin, tuple(args.orientation))
-    from simulator.physics.world import validate_throw
-
     validate_throw(throw, "command line")
     name = model.name if model.name not in {d for d, _ in scene} else f"{model.name}-thrown"
     report = world.throw(name, model, throw, args.player, record=args.trajectory is not None)
@@ -86,8 +84,8 @@ def _run_throw(args: argparse.Namespace, model: Any) -> int:
                                        for k, (p, q) in f.poses.items()}}
                   for f in report.trajectory]
         args.trajectory.write_text(json.dumps({"die": name, "frames": frames}) + "\n")
-    out = {"die": model.name, "seed": args.seed, **report.to_json()}
-    out["die"] = model.name
+    # The report names the die as it sits on the table; the output names the model thrown.
+    out = {**report.to_json(), "die": model.name, "seed": args.seed}
     if args.json:
         print(json.dumps(out, sort_keys=True))
     else:

@@ -43,15 +43,8 @@ def random_throw(table: TableSpec, player: int, rng: np.random.Generator,
                  orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
 
 
-def throw_energy(mass: float, inertia: float, throw: Throw) -> float:
-    """Kinetic energy at release (J), translational plus rotational about the centre."""
-    v2 = sum(v * v for v in throw.velocity)
-    w2 = sum(w * w for w in throw.spin)
-    return 0.5 * mass * v2 + 0.5 * inertia * w2
-
-
 def _t3(a: np.ndarray) -> tuple[float, float, float]:
     return (float(a[0]), float(a[1]), float(a[2]))
 
 
-__all__ = ["FLIGHT_TIME", "SPIN_MAX", "random_throw", "throw_energy"]
+__all__ = ["FLIGHT_TIME", "SPIN_MAX", "random_throw"]
