@@ -9,16 +9,28 @@ Diced is played by three: the bot under test in one seat, two opponents of one k
 others (a fair share is 1/3). Hex is two-player (a fair share is 1/2). The tested seat
 rotates with the seed. Prints the tested bot's win rate (draws count their share) with a
 95% Wilson interval, mean steps per game and wall time (s).
+
+For Diced it also prints the ceiling against random: the exact win probability of the
+best response to two random players (`benchmarks/diced_best_response.py`, value iteration
+over the whole game), and that best response's own record on the same seeds. No player
+can expect more than the ceiling; the 100-game figures scatter about +-9 points around it.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from rules.core.runner import play
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.diced_best_response import BestResponseAgent, solve_game  # noqa: E402
+from rules.core.bots import Agent, make_agent  # noqa: E402
+from rules.core.runner import play, streams  # noqa: E402
+from rules.registry import lookup  # noqa: E402
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -31,15 +43,25 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def match(game: str, bot: str, opponent: str, seats: int, games: int,
-          options: dict[str, Any], settings: dict[str, dict[str, Any]]) -> None:
+          options: dict[str, Any], settings: dict[str, dict[str, Any]],
+          policy: dict[Any, Any] | None = None) -> None:
+    """`policy`: play the tested seat with this Diced best-response table instead of the
+    bot kind `bot` (which then only names it)."""
     score = 0.0
     steps = 0
     t0 = time.perf_counter()
     for seed in range(games):
         seat = seed % seats
         players = [opponent] * seats
-        players[seat] = bot
-        record = play(game, players, seed, options, bot_settings=settings)
+        agents: list[Agent] | None = None
+        if policy is None:
+            players[seat] = bot
+        else:  # the opponents are built as `play` would build them, from the same streams
+            module = lookup(game).module()
+            rngs = streams(seed, seats)[2]
+            agents = [BestResponseAgent(policy, seat) if i == seat
+                      else make_agent(opponent, module, rngs[i]) for i in range(seats)]
+        record = play(game, players, seed, options, bot_settings=settings, agents=agents)
         score += record.returns[seat]
         steps += record.lines[-1]["steps"]
     wall = time.perf_counter() - t0
@@ -63,6 +85,12 @@ def main() -> None:
     for game, seats, options in plan:
         if args.only and game != args.only:
             continue
+        if game == "diced":
+            sol = solve_game()
+            print(f"diced         ceiling vs random x2: the best response wins "
+                  f"{sol.best_mean:.1%} exactly (greedy {sol.greedy_mean:.1%}); value iteration "
+                  f"over {sol.states} states in {sol.build_s + sol.solve_s:.0f} s", flush=True)
+            match(game, "best", "random", seats, args.games, options, settings, sol.policy)
         for bot, opponent in (("greedy", "random"), ("mcts", "random"), ("mcts", "greedy")):
             match(game, bot, opponent, seats, args.games, options, settings)
 
