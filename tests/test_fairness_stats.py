@@ -148,3 +148,23 @@ def test_series_evidence_survives_underflow():
                                                      rel=1e-4)
     far = _neg_log10_sf(7000.0, 7)
     assert math.isfinite(far) and far > _neg_log10_sf(1200.0, 7)
+
+
+def test_no_memory_same_face_rate_comes_from_the_marginals():
+    # Every throw starts with face 1 down (a fixed orientation) and a biased die rests on
+    # face 1 60% of the time whatever happened in flight: no memory, yet a same-face rate of
+    # 0.6, far from 1/8. The baseline must say 0.6, not 1/8.
+    from simulator.experiments.report import _dynamics
+    from simulator.experiments.store import ThrowRow
+
+    faces = tuple(range(1, 9))
+    rows = [ThrowRow(i, 1, 0.1, 1.0, 5.0, 0.01, "on_table", None, 9 - down, down, 1.0, 240)
+            for i, down in enumerate([1] * 6 + [2] * 4)]
+    dyn = _dynamics(rows, faces, 0.01)
+    assert dyn["same_face_rate"] == pytest.approx(0.6)
+    assert dyn["same_face_no_memory"] == pytest.approx(0.6)
+    assert dyn["same_face_fair"] == pytest.approx(1 / 8)
+    # Uniform starts: sum over f of (1/8) P(rest f) = 1/8 whatever the die does.
+    rows = [ThrowRow(i, 1 + i % 8, 0.1, 1.0, 5.0, 0.01, "on_table", None, 8, 1, 1.0, 240)
+            for i in range(80)]
+    assert _dynamics(rows, faces, 0.01)["same_face_no_memory"] == pytest.approx(1 / 8)

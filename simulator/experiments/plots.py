@@ -84,7 +84,9 @@ def same_face_by_energy(rep: dict[str, Any], path: Path) -> Path:
         level = f"{1 - rep['alpha']:.0%}"
         ax.errorbar(x, y, yerr=err, fmt="o-", capsize=4,
                     label=f"same face down as at release ({level} Wilson interval)")
-    ax.axhline(dyn["same_face_fair"], color="green", ls="--", label="no memory of the start")
+    if dyn["same_face_no_memory"] is not None:
+        ax.axhline(dyn["same_face_no_memory"], color="green", ls="--",
+                   label="no memory of the start (from the two marginals)")
     ax.set_xlabel("release energy (mJ, kinetic + potential above the table)")
     ax.set_ylabel("same-face rate")
     ax.set_ylim(bottom=0)

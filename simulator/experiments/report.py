@@ -129,12 +129,19 @@ def _dynamics(on: list[ThrowRow], faces: tuple[int, ...], alpha: float) -> dict[
                               "ci_high": ci.high})
     n = len(on)
     overall = stats.wilson(sum(same), n, alpha)
+    # Without memory of the start, the face down at rest is independent of the face down at
+    # release: the same-face rate is then sum_f P(start f) P(rest f), estimated from the two
+    # marginals. It is 1/k only when either is uniform (a fair die, or starts drawn uniformly).
+    start = Counter(r.initial_down for r in on)
+    rest = Counter(r.final_down for r in on)
+    no_memory = sum(start[f] * rest[f] for f in faces) / (n * n) if n else None
     return {
         "faces": list(faces),
         "initial_down_to_final_up": matrix.tolist(),
         "same_face_rate": overall.p_hat if n else None,
         "same_face_ci": [overall.low, overall.high],
         "same_face_fair": 1 / len(faces),
+        "same_face_no_memory": no_memory,
         "same_face_by_energy": by_energy,
     }
 
@@ -211,7 +218,7 @@ def render_text(rep: dict[str, Any]) -> str:
     if dyn["same_face_rate"] is not None:
         lines.append(f"same face down at rest as at release: {dyn['same_face_rate']:.3f} "
                      f"[{dyn['same_face_ci'][0]:.3f}, {dyn['same_face_ci'][1]:.3f}] "
-                     f"(no memory: {dyn['same_face_fair']:.3f})")
+                     f"(no memory of the start: {dyn['same_face_no_memory']:.3f})")
     for b in dyn["same_face_by_energy"]:
         rate = f"{b['rate']:.3f}" if b["rate"] is not None else "  -  "
         lines.append(f"  energy {1000 * b['energy_low_j']:7.2f}-{1000 * b['energy_high_j']:7.2f} mJ: "
