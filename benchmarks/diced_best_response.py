@@ -14,7 +14,8 @@ next turn; re-rolls may be taken a few dice at a time, looking at each result). 
 tested player's own re-roll choices are decisions of the search. Two simplifications:
 - The tested player always defends with all its dice. This loses nothing: more defending
   dice only add sixes (and non-sixes to re-roll) to the defence.
-- No 200-round limit (games against random players end long before it).
+- No 200-round limit: games against random players end long before it (3000 engine
+  games each of the best response and of greedy: none reached it, the longest took 84 turns).
 The random players are exactly the engine's `random`: uniform over the legal actions at
 every decision (attacks, defence commitments, re-roll choices).
 
