@@ -88,7 +88,7 @@ def main() -> None:
         if game == "diced":
             sol = solve_game()
             print(f"diced         ceiling vs random x2: the best response wins "
-                  f"{sol.best_mean:.1%} exactly (greedy {sol.greedy_mean:.1%}); value iteration "
+                  f"{sol.best_mean:.2%} exactly (greedy {sol.greedy_mean:.2%}); value iteration "
                   f"over {sol.states} states in {sol.build_s + sol.solve_s:.0f} s", flush=True)
             match(game, "best", "random", seats, args.games, options, settings, sol.policy)
         for bot, opponent in (("greedy", "random"), ("mcts", "random"), ("mcts", "greedy")):
