@@ -237,3 +237,25 @@ def test_corrupt_saves_exit_2_naming_file_and_field(capsys, tmp_path: Path, game
                          str(save))
     assert status == 2 and str(save) in err and err.count("\n") == 1
     assert field in err or "even number" in err
+
+
+def test_a_bad_load_leaves_the_log_file_alone(capsys, tmp_path: Path):
+    log = tmp_path / "game.jsonl"
+    log.write_text("an earlier game's log\n")
+    status, _, err = run(capsys, "play", "diced", "--headless", "--players",
+                         "random,random,random", "--load", str(tmp_path / "missing.json"),
+                         "--log", str(log))
+    assert status == 2 and "missing.json" in err and err.count("\n") == 1
+    assert log.read_text() == "an earlier game's log\n"
+
+
+def test_load_checks_the_player_count_and_defaults_to_the_saves(capsys, tmp_path: Path):
+    save = tmp_path / "save.json"
+    status, _, _ = run(capsys, "play", "diced", "--headless", "--players", "random,random,random,random",
+                       "--seed", "2", "--save", str(save), "--quiet")
+    assert status == 0
+    status, _, err = run(capsys, "play", "diced", "--headless", "--players",
+                         "random,random,random", "--load", str(save))
+    assert status == 2 and "4 players" in err and "names 3" in err and err.count("\n") == 1
+    status, out, _ = run(capsys, "play", "diced", "--headless", "--load", str(save), "--quiet")
+    assert status == 0 and ("Winner" in out or "Draw" in out)

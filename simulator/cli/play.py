@@ -62,10 +62,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     spec = registry.lookup(args.game)
     load_plugins(spec)
+    # The save is read before anything is written (the log file), so a bad one costs nothing.
+    resume = load_save(args.load, spec) if args.load else None
     if args.players:
         players = [p.strip() for p in args.players.split(",") if p.strip()]
     else:
-        players = ["random"] * spec.min_players
+        players = ["random"] * (resume.num_players() if resume is not None else spec.min_players)
+    if resume is not None and len(players) != resume.num_players():
+        raise UsageError(f"--load {args.load}: the saved game has {resume.num_players()} players, "
+                         f"--players names {len(players)}")
     options: dict[str, Any] = {key[4:]: value for key, value in vars(args).items()
                                if key.startswith("opt_") and value is not None}
     window = spec.extra.get("window") or _window_of(spec.name)
@@ -89,7 +94,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--log {args.log}: cannot write ({exc.strerror})") from None
     else:
         log = None
-    resume = load_save(args.load, spec) if args.load else None
     after_step = None
     if args.save:
         save_path = Path(args.save)
