@@ -290,6 +290,16 @@ def test_play_without_a_display_says_so_in_one_line(monkeypatch, capsys) -> None
     assert "\n" not in err and "display" in err and "--headless" in err and "render" in err
 
 
+def test_the_window_refuses_save_and_load_in_one_line(capsys, tmp_path) -> None:
+    from simulator.cli.main import main
+
+    save = tmp_path / "save.json"
+    assert main(["play", "deep-white-sea", "--save", str(save)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--save" in err and "--headless" in err
+    assert not save.exists()
+
+
 def test_replay_view_without_a_display_says_so_in_one_line(monkeypatch, capsys, tmp_path) -> None:
     from simulator.cli.main import main
 

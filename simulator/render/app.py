@@ -1079,6 +1079,10 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
     --players it is two people at one screen; the table is the physics table."""
     from simulator.cli.main import UsageError
 
+    for flag in ("load", "save"):
+        if getattr(args, flag, None):
+            raise UsageError(f"--{flag}: the window neither saves nor resumes games; "
+                             "add --headless to play a saved game on in the terminal")
     problem = display_problem()
     if problem is not None:
         raise UsageError(f"{problem}: {NO_DISPLAY_HINT}")
