@@ -259,3 +259,17 @@ def test_load_checks_the_player_count_and_defaults_to_the_saves(capsys, tmp_path
     assert status == 2 and "4 players" in err and "names 3" in err and err.count("\n") == 1
     status, out, _ = run(capsys, "play", "diced", "--headless", "--load", str(save), "--quiet")
     assert status == 0 and ("Winner" in out or "Draw" in out)
+
+
+@pytest.mark.parametrize("game,extra", [
+    ("diced", ["--players", "bogus,random,random"]),
+    ("diced", ["--players", "random"]),
+    ("diced", ["--board", "compact"]),
+    ("diceland-hex", ["--board", "compcat"]),
+])
+def test_bad_players_or_options_leave_the_log_file_alone(capsys, tmp_path: Path, game, extra):
+    log = tmp_path / "game.jsonl"
+    log.write_text("an earlier game's log\n")
+    status, _, err = run(capsys, "play", game, "--headless", *extra, "--log", str(log))
+    assert status == 2 and err.count("\n") == 1
+    assert log.read_text() == "an earlier game's log\n"

@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -36,6 +36,14 @@ from rules.core.rollers import SeededRoller
 from rules.registry import GameSpec, did_you_mean, lookup
 
 LOG_FORMAT = 1
+
+
+class LineSink(Protocol):
+    """Where the JSON lines go: an open text file, or anything that writes and flushes."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
 
 
 @dataclass
@@ -78,7 +86,7 @@ def digest(state: Any) -> str:
 
 def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] | None = None,
          roller: DiceRoller | None = None, out: Callable[[str], None] | None = None,
-         log: TextIO | None = None, agents: Sequence[Agent] | None = None,
+         log: LineSink | None = None, agents: Sequence[Agent] | None = None,
          bot_settings: dict[str, dict[str, Any]] | None = None,
          max_steps: int = 200_000, resume: Any = None,
          after_step: Callable[[Any], None] | None = None) -> GameRecord:

@@ -87,13 +87,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet or line.startswith(("Winner", "Draw")):
             print(line, flush=True)
 
-    if args.log:
-        try:
-            log = open(args.log, "w")  # noqa: SIM115 - closed below, kept open while playing
-        except OSError as exc:
-            raise UsageError(f"--log {args.log}: cannot write ({exc.strerror})") from None
-    else:
-        log = None
+    log = LazyLog(args.log) if args.log else None
     after_step = None
     if args.save:
         save_path = Path(args.save)
@@ -113,6 +107,32 @@ def run(args: argparse.Namespace) -> int:
     if args.log:
         print(f"log written to {args.log}", file=sys.stderr)
     return 0
+
+
+class LazyLog:
+    """The --log file, opened (and so emptied) at the first line the runner writes: the
+    runner checks players and options before its header, so bad input leaves an existing
+    file as it was."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._file: Any = None
+
+    def write(self, text: str) -> int:
+        if self._file is None:
+            try:
+                self._file = open(self.path, "w")  # noqa: SIM115 - closed by close()
+            except OSError as exc:
+                raise UsageError(f"--log {self.path}: cannot write ({exc.strerror})") from None
+        return int(self._file.write(text))
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
 
 
 # Games with a 3D window: 'module:function(args, players, options)', imported only when
