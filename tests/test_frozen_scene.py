@@ -44,11 +44,16 @@ def test_a_die_thrown_into_a_resting_die_knocks_it_and_the_next_one():
     assert w.scene["far"].pose.position == before["far"]
 
 
-def test_a_throw_landing_on_a_resting_die_moves_it():
+def test_a_die_dropped_onto_a_resting_die_moves_it():
     w = _world()
     w.place("a", D8, 1, 0.0, (0.0, 0.0))
-    report = w.throw("t", D8, Throw((0.0, 0.0, 0.08), (0.0, 0.0, -1.0), (0.0, 0.0, 0.0)))
+    start = w.scene["a"].pose.position
+    report = w.throw("t", D8, Throw((0.015, 0.005, 0.15), (0.0, 0.0, -1.5), (5.0, -4.0, 1.0),
+                                    (0.3, 0.0, 0.1, 0.948)))
     assert [b.die for b, _a in report.disturbed] == ["a"]
+    if "a" in w.scene:
+        end = w.scene["a"].pose.position
+        assert sum((p - q) ** 2 for p, q in zip(end, start, strict=True)) ** 0.5 > 0.005
 
 
 def test_frozen_dice_that_touch_thaw_together():

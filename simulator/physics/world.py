@@ -223,9 +223,9 @@ class _Frozen:
     A resting die costs the solver about 45 us a step (its contacts with the table, at 50
     iterations) while it does nothing; nine of them made a throw 20 times dearer than onto
     an empty table. Bullet's own sleeping needs 2 s of stillness before it acts, longer than
-    a throw. So each step, every moving die's bounding box, grown by twice what it can move
-    and turn in a step plus `MARGIN`, is checked against the frozen dice's boxes; a die it
-    reaches is thawed (made a moving body again, at its resting pose) with every frozen die
+    a throw. So before each step, every moving die's bounding box, grown by twice what it can
+    move and turn in a step plus `MARGIN`, is checked against the frozen dice's boxes; a die
+    it reaches is thawed (made a moving body again, at its resting pose) with every frozen die
     that touches it, since a die leaning on another must not be left hanging."""
 
     MARGIN = 0.002  # m
@@ -553,6 +553,14 @@ class World:
         fast2 = s.fast_speed ** 2
         fastest2 = max((sum(v * v for v in get_vel(bid)[0]) for bid in bids), default=0.0)
         for step in range(1, max_steps + 1):
+            # Before each step: thaw the frozen dice a moving die could reach in it.
+            if frozen is not None and frozen.boxes:
+                moving = [i for i in live if still[i] == 0 and active[i].name not in frozen.boxes]
+                for name in frozen.woken(self, active, moving):
+                    i = frozen.index[name]
+                    active[i] = self._thaw(name)
+                    bids[i] = active[i].bid
+                    still[i] = 0
             if fastest2 > fast2:
                 split = math.ceil(math.sqrt(fastest2) / s.fast_speed)
                 c.setPhysicsEngineParameter(fixedTimeStep=s.time_step / split)
@@ -594,13 +602,6 @@ class World:
                     continue
                 still[i] = 0
                 settled = False
-            if frozen is not None and frozen.boxes:
-                for name in frozen.woken(self, active, [i for i in live if still[i] == 0]):
-                    i = frozen.index[name]
-                    active[i] = self._thaw(name)
-                    bids[i] = active[i].bid
-                    still[i] = 0
-                    settled = False
             if fallen is not None:
                 live = [i for i in live if not active[i].removed]
             if record and step % frame_every == 0:
