@@ -23,8 +23,7 @@ every decision (attacks, defence commitments, re-roll choices).
 
 Prints the number of states, the best response's win probability for each starting seat
 (the roll-off picks the starter uniformly) and their mean, and, for comparison, the exact
-win probability of the engine's `greedy` policy on the same state graph (its tie-break
-between two equally weak victims takes the first seat, where the engine draws one).
+win probability of the engine's own `greedy` policy on the same state graph.
 """
 
 from __future__ import annotations
@@ -39,6 +38,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from rules.diced.game import REROLL_CHOICE, TURN, DicedState, greedy_action
 
 N = 3  # seats; the tested player is seat 0, then 1 and 2 in turn order
 MAX_TOKENS = 3
@@ -88,7 +89,7 @@ def solve_game(pool: int = 3 * N, tol: float = 1e-10) -> Solution:
     """Build the state graph from the three possible starts and solve it twice: for the
     best response and for the engine's greedy policy."""
     t0 = time.perf_counter()
-    graph = Graph(pool)
+    graph = Graph()
     starts = [(s, 1, (1,) * N, pool, (0,) * N) for s in range(N)]
     graph.explore(starts)
     t1 = time.perf_counter()
@@ -134,28 +135,61 @@ def binom(s: int, n: int) -> float:
     return comb(n, s) * (1 / 6) ** s * (5 / 6) ** (n - s)
 
 
-def greedy_choice(key: Key, moves: list[tuple]) -> int:
-    """The engine's greedy policy (rules.diced.greedy_action) on this graph's moves."""
-    if key[0] == "rr":  # re-roll all it can while not ahead, else keep
-        a, b = key[6], key[7]
-        return len(moves) - 1 if a >= b else 0
-    s, r, d, pool, _t = key
-    if pool > 0:
-        return moves.index(("pool", r))
-    victims = [p for p in range(N) if p != s and d[p] > 0]
-    weakest = min(d[p] for p in victims)
-    if r > weakest:
-        # greedy picks among the weakest at random; the graph takes the first (a tie of
-        # two weakest opponents is symmetric for the tested player's chances only roughly,
-        # so this is the engine's policy up to that tie-break)
-        target = next(p for p in victims if d[p] == weakest)
-        return moves.index(("attack", target, r))
-    return moves.index(("end",))
+def greedy_choice(key: Key, moves: list[tuple]) -> list[tuple[int, float]]:
+    """The engine's own greedy policy (`rules.diced.greedy_action`) at a decision of the
+    tested player, as (move index, probability): its random pick among equally weak
+    victims is followed down every branch, so the value is greedy's exactly."""
+    state = engine_state(key)
+    probe = _Pick(0)
+    greedy_action(state, probe)  # learns how many ways the policy can draw, if any
+    picks = [_Pick(i) for i in range(probe.drawn or 1)]
+    out: dict[int, float] = {}
+    for pick in picks:
+        m = moves.index(graph_move(greedy_action(state, pick)))
+        out[m] = out.get(m, 0.0) + 1.0 / len(picks)
+    return sorted(out.items())
+
+
+class _Pick:
+    """Stands in for the policy's Generator: `integers(n)` returns choice i of n."""
+
+    def __init__(self, i: int) -> None:
+        self.i = i
+        self.drawn = 0
+
+    def integers(self, n: int) -> int:
+        self.drawn = n
+        return self.i
+
+
+def engine_state(key: Key) -> DicedState:
+    """The engine's state at a decision of the tested player (seat 0) in the graph; an
+    attack's dice are given by their sixes alone, all the rules read of them."""
+    if key[0] == "rr":
+        _, s, r, d, pool, t, a, b, nonsix = key
+    else:
+        s, r, d, pool, t = key
+    state = DicedState(N, 0)
+    state.total = sum(d) + pool
+    state.dice, state.pool, state.pool_open, state.tokens = list(d), pool, pool > 0, list(t)
+    state.turn, state.ready, state.phase = s, r, TURN
+    if key[0] == "rr":
+        state.phase, state.target = REROLL_CHOICE, 0
+        state.attack_faces, state.defence_faces = (6,) * a, (6,) * b + (1,) * nonsix
+    return state
+
+
+def graph_move(action: tuple) -> tuple:
+    """An engine action of the tested player as this graph writes it."""
+    if action[0] == "keep":
+        return ("reroll", 0)
+    return tuple(action)
 
 
 class Graph:
-    def __init__(self, pool: int) -> None:
-        self.pool = pool
+    """The states reachable from the starts `explore` is given, and their transitions."""
+
+    def __init__(self) -> None:
         self.index: dict[Key, int] = {WIN: 0, LOSS: 1}
         self.keys: list[Key] = [WIN, LOSS]
         # Rows of the random seats' states (one averaged distribution each) and of the
@@ -193,8 +227,10 @@ class Graph:
         return True
 
     def solve(self, tol: float,
-              policy: Callable[[Key, list[tuple]], int] | None) -> tuple[np.ndarray, int]:
-        """Value iteration; `policy` None maximises, else follows the given choice."""
+              policy: Callable[[Key, list[tuple]], list[tuple[int, float]]] | None,
+              ) -> tuple[np.ndarray, int]:
+        """Value iteration; `policy` None maximises, else follows the policy's mixture of
+        moves (move index, probability) at each decision."""
         n = len(self.keys)
         rr, rc, rv = [], [], []
         rand_states = []
@@ -210,13 +246,16 @@ class Graph:
         for state, moves, dists in self.bot_moves:
             bot_states.append(state)
             starts.append(row)
-            chosen = (range(len(moves)) if policy is None
-                      else [policy(self.keys[state], moves)])
-            for m in chosen:
-                for k, p in dists[m].items():
-                    br.append(row)
-                    bc.append(self.index[k])
-                    bv.append(p)
+            if policy is None:  # one row per move, the best taken below
+                rows = [[(m, 1.0)] for m in range(len(moves))]
+            else:  # one row: the policy's mixture of moves
+                rows = [policy(self.keys[state], moves)]
+            for mix in rows:
+                for m, w in mix:
+                    for k, p in dists[m].items():
+                        br.append(row)
+                        bc.append(self.index[k])
+                        bv.append(w * p)
                 row += 1
         bot = sp.csr_matrix((bv, (br, bc)), shape=(row, n))
         rand_idx, bot_idx = np.array(rand_states), np.array(bot_states)

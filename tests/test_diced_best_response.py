@@ -54,7 +54,7 @@ def _close(measured: float, exact: float, games: int) -> bool:
 
 
 def test_every_move_is_a_probability_distribution():
-    graph = Graph(POOL)
+    graph = Graph()
     graph.explore([(s, 1, (1, 1, 1), POOL, (0, 0, 0)) for s in range(3)])
     assert len(graph.keys) > 1000
     for key in graph.keys[2:]:

@@ -237,7 +237,6 @@ class _Frozen:
         for name in scene:
             lo, hi = c.getAABB(world._bodies[name].bid)
             self.boxes[name] = (*lo, *hi)
-        self.index: dict[str, int] = {}
         self.dt = world.settings.time_step
 
     def woken(self, world: World, active: list[_Body], moving: list[int]) -> list[str]:
@@ -538,8 +537,7 @@ class World:
         jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
         live = list(range(len(active)))
         frozen = self._frozen
-        if frozen is not None:
-            frozen.index = {b.name: i for i, b in enumerate(active)}
+        index = {b.name: i for i, b in enumerate(active)}
         frames: list[Frame] = []
         if record:
             frames.append(self._frame(0.0, active))
@@ -557,7 +555,7 @@ class World:
             if frozen is not None and frozen.boxes:
                 moving = [i for i in live if still[i] == 0 and active[i].name not in frozen.boxes]
                 for name in frozen.woken(self, active, moving):
-                    i = frozen.index[name]
+                    i = index[name]
                     active[i] = self._thaw(name)
                     bids[i] = active[i].bid
                     still[i] = 0
