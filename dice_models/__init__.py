@@ -2,36 +2,30 @@
 
 A die file names its geometry (octahedron, cube, cuboid or convex vertices), its mass and
 mass model (paper shell or solid), optional face values and an optional centre-of-mass
-offset (tampering). Errors name the file, the field and the bad value in one line.
+offset (tampering), and its contact material (dice_models/materials.py; card for shells and
+plastic for solids when it names none). Errors name the file, the field and the bad value
+in one line; a field the loader does not know is refused, never dropped.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
 import yaml
 
+from dice_models.errors import DataError
+from dice_models.materials import Material, check_fields, default_material, material_from
+
 DICE_DIR = Path(__file__).parent / "dice"
 GEOMETRY_KINDS = ("octahedron", "cube", "cuboid", "convex")
 MASS_MODELS = ("shell", "solid")
-
-
-class DataError(ValueError):
-    """Bad user data: one line naming the file, field and value."""
-
-    def __init__(self, source: str | Path, fieldname: str, message: str, value: Any = None,
-                 *, show_value: bool = True) -> None:
-        self.source = str(source)
-        self.field = fieldname
-        self.value = value
-        text = f"{self.source}: {fieldname}: {message}"
-        if show_value:
-            text += f" (got {value!r})"
-        super().__init__(text)
+DIE_FIELDS = ("name", "geometry", "mass", "mass_model", "values", "com_offset", "material")
+GEOMETRY_FIELDS = {"octahedron": ("kind", "edge"), "cube": ("kind", "side"),
+                   "cuboid": ("kind", "sides"), "convex": ("kind", "vertices")}
 
 
 @dataclass(frozen=True)
@@ -58,7 +52,14 @@ class DieModel:
     values: tuple[int, ...] | None = None
     com_offset: ComOffset | None = None
     source: str = "<inline>"
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    material: Material | None = None  # None: the default for its mass model (default_material)
+
+    @property
+    def contact_material(self) -> Material:
+        """The die's material: the one its data names, else card for shells, plastic for solids."""
+        if self.material is not None:
+            return self.material
+        return material_from(default_material(self.mass_model), self.source)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -71,6 +72,8 @@ class DieModel:
             out["values"] = list(self.values)
         if self.com_offset is not None:
             out["com_offset"] = self.com_offset.to_json()
+        if self.material is not None:
+            out["material"] = self.material.to_json()
         return out
 
 
@@ -125,6 +128,7 @@ def parse_die(data: Any, source: str = "<inline>") -> DieModel:
     kind = geo.get("kind")
     if kind not in GEOMETRY_KINDS:
         raise DataError(source, "geometry.kind", f"must be one of {', '.join(GEOMETRY_KINDS)}", kind)
+    check_fields(geo, GEOMETRY_FIELDS[kind], source, "geometry")
     n_faces = _check_geometry(source, kind, geo)
     mass = _positive(source, "mass", data.get("mass"))
     mass_model = data.get("mass_model", "solid")
@@ -139,10 +143,10 @@ def parse_die(data: Any, source: str = "<inline>") -> DieModel:
             raise DataError(source, "values", f"needs {n_faces} values, one per face", values)
         values = tuple(values)
     com = _parse_com(source, data.get("com_offset"), values, n_faces)
-    known = {"name", "geometry", "mass", "mass_model", "values", "com_offset"}
-    extra = {k: v for k, v in data.items() if k not in known}
+    check_fields(data, DIE_FIELDS, source, "")
+    material = material_from(data.get("material", default_material(mass_model)), source)
     return DieModel(name=name, geometry=dict(geo), mass=mass, mass_model=mass_model,
-                    values=values, com_offset=com, source=source, extra=extra)
+                    values=values, com_offset=com, source=source, material=material)
 
 
 def _check_geometry(source: str, kind: str, geo: dict[str, Any]) -> int | None:

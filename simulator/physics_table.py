@@ -184,7 +184,8 @@ def _pose(o: Outcome) -> DiePose:
 def _table_from_json(d: dict[str, Any]) -> TableSpec:
     surface = Surface(**d["surface"])
     obstacles = tuple(Obstacle(name=o["name"], kind=o["kind"], position=tuple(o["position"]),
-                               size=tuple(o["size"]), yaw_deg=o["yaw_deg"])
+                               size=tuple(o["size"]), yaw_deg=o["yaw_deg"],
+                               material=Surface(**o["material"]) if o.get("material") else None)
                       for o in d.get("obstacles", []))
     return TableSpec(shape=d["shape"], width=d["width"], depth=d["depth"], radius=d["radius"],
                      surface=surface, obstacles=obstacles, height=d["height"],

@@ -67,7 +67,7 @@ def test_unchanged_tree_passes(smoke: tuple[int, dict[str, Any], Path]) -> None:
 
 @pytest.mark.slow
 def test_changed_friction_fails_golden_and_drift(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["bench", "run", "--only", "golden,drift", "--set", "friction=0.3",
+    status = main(["bench", "run", "--only", "golden,drift", "--set", "friction=0.05",
                    "--baseline", str(SMOKE), "--json", str(tmp_path / "run.json"),
                    "--markdown", str(tmp_path / "report.md")])
     printed = capsys.readouterr().out
@@ -79,7 +79,7 @@ def test_changed_friction_fails_golden_and_drift(tmp_path: Path, capsys: pytest.
     assert felt and all(c["passed"] is False for c in felt)
     # Less grip: far more dice slide off, and the report says so in words.
     assert all(c["why"].startswith("largest shift: fell_off") for c in felt)
-    assert "overrides friction=0.3" in printed and "FAIL" in printed
+    assert "overrides friction=0.05" in printed and "FAIL" in printed
     assert "**FAIL**" in (tmp_path / "report.md").read_text()
 
 

@@ -325,7 +325,7 @@ def test_die_on_a_die_in_the_tray_is_cocked():
     d6 = load_die("d6")
     world = World(tray_table())
     world.place("a", d6, 1, 0.0, (0.0, 0.0))
-    rep = world.throw("b", d6, Throw((0.004, 0.0, 0.04), (0.0, 0.0, 0.0)))
+    rep = world.throw("b", d6, Throw((0.001, 0.0, 0.026), (0.0, 0.0, 0.0)))
     assert rep.outcome.status == "off_table" and rep.outcome.reason == "leaning"
 
 

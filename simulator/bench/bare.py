@@ -1,7 +1,14 @@
-"""The reference for speed benchmarks: one throw of one die onto the default table written
-directly against PyBullet, with the same die, table, settings and settle rule as
-`simulator.physics.World`, but none of its bookkeeping (no scene, no classification beyond
-reading the top face). Benchmarks print our throughput as a ratio of this one's.
+"""The reference for speed benchmarks: the leanest correct loop we can write for one throw of
+one die onto an empty table, straight against PyBullet, with the same die, table, contact
+coefficients, settings and settle rule as `simulator.physics.World`.
+
+Lean means no work the result does not need: the Bullet world, the table and the die's
+collision shape are made once; each throw creates the die body, steps, and removes it. Per
+step it reads only the velocities; the pose only when the die is descending (to see a fall
+below the table), when a still streak starts (the anchor of the jitter rule) and when a
+still die twitches. Steps are split while the die is faster than `fast_speed`, as World
+does, since without that a fast die can go through the table. The face is read once, at
+rest. Benchmarks print our throughput as a ratio of this one's.
 
 It lives in the package (not under benchmarks/) so that `tabletop bench` works from an
 installed copy; `benchmarks/bare_pybullet.py` re-exports it for the plain scripts.
@@ -15,68 +22,87 @@ from typing import Any
 import numpy as np
 
 from simulator.physics._bullet import direct_client, pybullet
+from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape
-from simulator.physics.settings import (
-    DICE_DAMPING,
-    DICE_FRICTION,
-    DICE_RESTITUTION,
-    PhysicsSettings,
-    TableSpec,
-)
+from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
 from simulator.physics.world import TABLE_THICKNESS, Throw, _jitter
 
 
 class BareLoop:
     def __init__(self, shape: DieShape, table: TableSpec, settings: PhysicsSettings) -> None:
         self.shape, self.table, self.s = shape, table, settings
-        self.c = direct_client()
-
-    def throw(self, throw: Throw) -> tuple[int, int]:
-        """(face value up, or -1 if the die fell off; steps to rest)."""
-        c, s, t, sh = self.c, self.s, self.table, self.shape
-        c.resetSimulation()
+        c = self.c = direct_client()
+        s, t = settings, table
         c.setPhysicsEngineParameter(fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations,
                                     numSubSteps=0, deterministicOverlappingPairs=1)
         c.setGravity(0, 0, -s.gravity)
+        contact = realize([shape.model.contact_material], [t.surface])
+        k_t, self.k_die = contact.bodies[t.surface.name], contact.bodies[shape.model.contact_material.name]
         col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[t.width / 2, t.depth / 2,
                                                                       TABLE_THICKNESS / 2])
         tid = c.createMultiBody(0, col, -1, [0, 0, -TABLE_THICKNESS / 2])
-        c.changeDynamics(tid, -1, lateralFriction=t.surface.friction, restitution=t.surface.restitution,
-                         rollingFriction=t.surface.rolling_friction,
-                         spinningFriction=t.surface.spinning_friction)
-        dcol = c.createCollisionShape(pybullet.GEOM_MESH, vertices=sh.poly.vertices.tolist())
-        did = c.createMultiBody(sh.mass.mass, dcol, -1, list(throw.release), list(throw.orientation))
-        c.changeDynamics(did, -1, localInertiaDiagonal=sh.principal_moments.tolist(),
-                         lateralFriction=DICE_FRICTION, restitution=DICE_RESTITUTION,
-                         rollingFriction=t.surface.rolling_friction,
-                         spinningFriction=t.surface.spinning_friction,
+        c.changeDynamics(tid, -1, lateralFriction=k_t.friction, restitution=k_t.restitution,
+                         rollingFriction=k_t.rolling_friction, spinningFriction=k_t.spinning_friction)
+        self.die_col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.vertex_list)
+
+    def throw(self, throw: Throw) -> tuple[int, int]:
+        """(face value up, or -1 if the die fell off; steps to rest)."""
+        c, s, sh, k = self.c, self.s, self.shape, self.k_die
+        did = c.createMultiBody(sh.mass.mass, self.die_col, -1, list(throw.release),
+                                list(throw.orientation),
+                                baseInertialFramePosition=sh.mass.com.tolist(),
+                                baseInertialFrameOrientation=list(sh.inertial_quaternion))
+        c.changeDynamics(did, -1, localInertiaDiagonal=sh.principal_moments.tolist())
+        c.changeDynamics(did, -1, lateralFriction=k.friction, restitution=k.restitution,
+                         rollingFriction=k.rolling_friction, spinningFriction=k.spinning_friction,
                          collisionMargin=s.collision_margin, ccdSweptSphereRadius=0.8 * sh.inradius,
                          activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
                          linearDamping=DICE_DAMPING, angularDamping=DICE_DAMPING)
         c.resetBaseVelocity(did, list(throw.velocity), list(throw.spin))
+        try:
+            return self._run(did)
+        finally:
+            c.removeBody(did)
+
+    def _run(self, did: int) -> tuple[int, int]:
+        c, s, sh = self.c, self.s, self.shape
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
+        fast2 = s.fast_speed ** 2
+        floor = -sh.poly.circumradius
         still = 0
         anchor: Any = None
         jitter_m2 = s.jitter_m ** 2
         jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
         step_sim, get_pose, get_vel = c.stepSimulation, c.getBasePositionAndOrientation, c.getBaseVelocity
+        lin, _ang = get_vel(did)
+        v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
         for step in range(1, math.ceil(s.max_time / s.time_step) + 1):
-            step_sim()
-            pos, orn = get_pose(did)
-            if pos[2] < -sh.poly.circumradius:
-                return -1, step
+            if v2 > fast2:
+                split = math.ceil(math.sqrt(v2) / s.fast_speed)
+                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step / split)
+                for _ in range(split):
+                    step_sim()
+                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step)
+            else:
+                step_sim()
             lin, ang = get_vel(did)
-            if (lin[0] ** 2 + lin[1] ** 2 + lin[2] ** 2 < lin2
-                    and ang[0] ** 2 + ang[1] ** 2 + ang[2] ** 2 < ang2):
+            if lin[2] < -0.01 and get_pose(did)[0][2] < floor:
+                pos = get_pose(did)[0]
+                if not self.table.contains_xy(pos[0], pos[1], inset=-1e-3):
+                    return -1, step
+            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+            if v2 < lin2 and ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] < ang2:
                 if still == 0:
-                    anchor = (pos, orn)
-            elif not (still and _jitter((pos, orn), anchor, jitter_m2, jitter_cos)):
+                    anchor = get_pose(did)
+            elif not (still and _jitter(get_pose(did), anchor, jitter_m2, jitter_cos)):
                 still = 0
                 continue
             still += 1
             if still >= hold:
+                orn = get_pose(did)[1]
                 rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
-                up = int(np.argmax(sh.poly.normals @ rot.T @ np.array([0.0, 0.0, 1.0])))
+                rot = rot @ sh.principal_axes.T  # the geometric frame (Bullet's is the inertial one)
+                up = int(np.argmax(sh.poly.normals @ rot[2]))
                 return sh.values[up], step
         raise RuntimeError("bare loop: die did not settle")

@@ -20,7 +20,9 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 from dice_models import DataError, DieModel, load_die, parse_die
+from dice_models.materials import check_fields
 from simulator.physics import DieShape, PhysicsSettings, TableSpec, Throw, die_shape
+from simulator.physics.contact import realize
 from simulator.physics.settings import parse_table, surface_from
 from simulator.physics.world import MAX_SPEED
 
@@ -106,9 +108,11 @@ class Experiment:
         table = self.table.to_json()
         table.pop("source", None)
         physics = asdict(self.physics)
+        statics = [self.table.surface, *(ob.material or self.table.surface for ob in self.table.obstacles)]
         return {
             "die": self.die.to_json(),
             "table": table,
+            "contact": realize([self.die.contact_material], statics).to_json(),
             "throw": self.throw.to_json(),
             "seed": self.seed,
             "physics": physics,
@@ -291,16 +295,15 @@ def _parse_die(raw: Any, source: str, base_dir: Path | None) -> DieModel:
         raise DataError(source, "die", "must be a die name or a mapping", raw)
     if "model" in raw:  # a shipped die with some fields changed (mass, mass model, tampering)
         base = _parse_die(raw["model"], source, base_dir).to_json()
-        for key in ("name", "mass", "mass_model", "com_offset", "values"):
+        for key in MODEL_CHANGES:
             if key in raw:
                 base[key] = raw[key]
-        unknown = set(raw) - {"model", "name", "mass", "mass_model", "com_offset", "values"}
-        if unknown:
-            key = sorted(unknown)[0]
-            raise DataError(source, f"die.{key}", "unknown field (with 'model', a die takes name, "
-                            "mass, mass_model, com_offset, values)", show_value=False)
+        check_fields(raw, ("model", *MODEL_CHANGES), source, "die")
         return parse_die(base, f"{source}: die")
     return parse_die(raw, f"{source}: die")
+
+
+MODEL_CHANGES = ("name", "mass", "mass_model", "com_offset", "values", "material")
 
 
 def _parse_table(raw: Any, surface: Any, source: str, base_dir: Path | None) -> TableSpec:

@@ -13,42 +13,19 @@ import numpy as np
 import yaml
 
 from dice_models import DataError
+from dice_models.materials import Material, check_fields, library, material_from
 
-
-@dataclass(frozen=True)
-class Surface:
-    """Contact properties of the table top. Effective restitution in Bullet is the product
-    of the two bodies' values, so dice carry their own restitution too (DICE_RESTITUTION)."""
-
-    name: str
-    friction: float
-    restitution: float
-    rolling_friction: float
-    spinning_friction: float
-
-
-# Felt: a cloth-covered card table. Card on felt grips (friction 0.8) and a low restitution
-# (0.2 x die 0.5 gives about 0.1 effective) damps the dice in two or three bounces.
-# Rolling friction in Bullet is a lever arm in metres (combined over the two bodies, so about
-# 1.3x the value here): at 0.002 it held 7% of 16 mm d6s balanced on an edge on an empty table
-# (tabletop bench, full suite); at 0.0005 none of 300 d6 or paper-d8 throws rested cocked,
-# and 28% of paper d8s thrown at random slid or rolled off the 1.2 x 0.9 m table
-# (/tmp/sweep.py, 300 random legal throws each, 2026-11-30).
-# Slick: lacquered wood or vinyl; low friction lets dice slide, more bounce. Spinning
-# friction 0.0001 let 2% of d6s spin in place for over 20 s; 0.0003 stops them.
-SURFACES = {
-    "felt": Surface("felt", friction=0.8, restitution=0.2, rolling_friction=0.0005,
-                    spinning_friction=0.0005),
-    "slick": Surface("slick", friction=0.25, restitution=0.6, rolling_friction=0.0003,
-                     spinning_friction=0.0003),
-}
+# A table surface is a contact material (dice_models/materials.yaml): the effective values
+# of a die on it come from the pair table or the rule there, realized per world by
+# simulator/physics/contact.py and recorded in every result.
+Surface = Material
+SURFACE_PRESETS = ("felt", "slick", "hardwood", "vinyl", "neoprene", "rubber")
+SURFACES = {name: library().materials[name] for name in SURFACE_PRESETS}
 
 # Bullet's own default damping (velocity x (1 - 0.04)^dt, about 4% a second): air drag on a
 # light card die is of that order, and with no damping at all a d6 on the tray floor rocked
 # in a limit cycle (a 1 rad/s kick every 22 steps, for ever) instead of coming to rest.
 DICE_DAMPING = 0.04
-DICE_FRICTION = 0.5
-DICE_RESTITUTION = 0.5
 # Bullet's default convex margin (0.04 in its internal units, about 1 mm for small hulls
 # here) makes a 50 mm octahedron rest visibly high; 0.1 mm keeps the resting height within
 # the 0.5 mm the tests demand while contacts stay stable (checked by test_resting_heights).
@@ -89,6 +66,17 @@ class Obstacle:
     position: tuple[float, float]  # (x, y) of its centre on the table, m
     size: tuple[float, ...]  # box: (sx, sy, sz); cylinder: (radius, height)
     yaw_deg: float = 0.0
+    material: Material | None = None  # None: the table's surface material
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["material"] = self.material.to_json() if self.material is not None else None
+        return d
+
+
+TABLE_FIELDS = ("shape", "width", "depth", "radius", "height", "surface", "obstacles")
+OBSTACLE_FIELDS = {"box": ("name", "kind", "position", "size", "yaw_deg", "material"),
+                   "cylinder": ("name", "kind", "position", "radius", "height", "yaw_deg", "material")}
 
 
 @dataclass(frozen=True)
@@ -114,7 +102,8 @@ class TableSpec:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        d["obstacles"] = [asdict(o) for o in self.obstacles]
+        d["surface"] = self.surface.to_json()
+        d["obstacles"] = [o.to_json() for o in self.obstacles]
         return d
 
     def with_surface(self, surface: Surface) -> TableSpec:
@@ -143,28 +132,13 @@ def _pybullet_version(pybullet: Any) -> str:
 
 
 def surface_from(name_or_mapping: Any, source: str, fieldname: str = "surface") -> Surface:
-    """A preset name, or a mapping with friction and restitution (and optional rolling and
-    spinning friction); a mapping may start from a preset with `preset:`."""
-    if isinstance(name_or_mapping, str):
-        if name_or_mapping not in SURFACES:
-            import difflib
-
-            close = difflib.get_close_matches(name_or_mapping, list(SURFACES), n=1)
-            hint = f"; did you mean {close[0]}?" if close else "; presets: felt, slick"
-            raise DataError(source, fieldname, f"unknown surface {name_or_mapping!r}{hint}",
-                            show_value=False)
-        return SURFACES[name_or_mapping]
-    if not isinstance(name_or_mapping, dict):
-        raise DataError(source, fieldname, "must be a preset name or a mapping", name_or_mapping)
-    base = surface_from(name_or_mapping.get("preset", "felt"), source, f"{fieldname}.preset")
-    values: dict[str, Any] = {"name": name_or_mapping.get("name", "custom")}
-    for key, upper in (("friction", 5.0), ("restitution", 1.0), ("rolling_friction", 1.0),
-                       ("spinning_friction", 1.0)):
-        v = name_or_mapping.get(key, getattr(base, key))
-        if not _finite(v) or not 0 <= float(v) <= upper:
-            raise DataError(source, f"{fieldname}.{key}", f"must be a number in [0, {upper}]", v)
-        values[key] = float(v)
-    return Surface(**values)
+    """A material preset name, or a mapping: `preset:` with values changed, or all four values
+    (see dice_models.materials.material_from)."""
+    if isinstance(name_or_mapping, dict) and "preset" not in name_or_mapping and not all(
+            k in name_or_mapping for k in ("friction", "restitution", "rolling_friction",
+                                           "spinning_friction")):
+        name_or_mapping = {"preset": "felt", **name_or_mapping}  # the default surface's values
+    return material_from(name_or_mapping, source, fieldname)
 
 
 def load_table(path: str | Path | None, surface: str | None = None) -> TableSpec:
@@ -189,6 +163,7 @@ def _parse_table_file(path: Path) -> TableSpec:
 def parse_table(data: Any, source: str) -> TableSpec:
     if not isinstance(data, dict):
         raise DataError(source, "(top level)", "expected a mapping of table fields", data)
+    check_fields(data, TABLE_FIELDS, source, "")
     shape = data.get("shape", "rect")
     if shape not in ("rect", "round"):
         raise DataError(source, "shape", "must be rect or round", shape)
@@ -215,6 +190,8 @@ def _parse_obstacle(o: Any, source: str, where: str) -> Obstacle:
     if not isinstance(o, dict):
         raise DataError(source, where, "must be a mapping", o)
     kind = o.get("kind")
+    if kind in ("box", "cylinder"):
+        check_fields(o, OBSTACLE_FIELDS[kind], source, where)
     if kind not in ("box", "cylinder"):
         raise DataError(source, f"{where}.kind", "must be box or cylinder", kind)
     pos = o.get("position")
@@ -236,8 +213,10 @@ def _parse_obstacle(o: Any, source: str, where: str) -> Obstacle:
     yaw = o.get("yaw_deg", 0.0)
     if not _finite(yaw):
         raise DataError(source, f"{where}.yaw_deg", "must be a number", yaw)
+    material = material_from(o["material"], source, f"{where}.material") if "material" in o else None
     return Obstacle(name=str(o.get("name", f"{kind}{where}")), kind=kind,
-                    position=(float(pos[0]), float(pos[1])), size=dims, yaw_deg=float(yaw))
+                    position=(float(pos[0]), float(pos[1])), size=dims, yaw_deg=float(yaw),
+                    material=material)
 
 
 def _finite(x: Any) -> TypeGuard[int | float]:
@@ -246,9 +225,8 @@ def _finite(x: Any) -> TypeGuard[int | float]:
 
 __all__ = [
     "DICE_DAMPING",
-    "DICE_FRICTION",
-    "DICE_RESTITUTION",
     "SURFACES",
+    "SURFACE_PRESETS",
     "Obstacle",
     "PhysicsSettings",
     "Surface",

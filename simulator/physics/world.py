@@ -16,16 +16,12 @@ from typing import Any
 import numpy as np
 
 from dice_models import DataError, DieModel
+from dice_models.materials import material_from
 from simulator.geometry import axis_angle
 from simulator.physics._bullet import direct_client, pybullet
+from simulator.physics.contact import ContactModel, realize
 from simulator.physics.dice import AXES, DieShape, die_shape
-from simulator.physics.settings import (
-    DICE_DAMPING,
-    DICE_FRICTION,
-    DICE_RESTITUTION,
-    PhysicsSettings,
-    TableSpec,
-)
+from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
 
 FOOT = 0.3048  # m: the foul zone is one foot back from the edge and one foot high
 MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
@@ -40,6 +36,10 @@ FLAT_DEG = 2.0  # a die rests flat when its bottom face is within this of horizo
 FLAT_HEIGHT = 0.0015  # m: ... and its bottom corners are this close to the table surface
 MOVED_M = 0.0005  # a die moved more than this (m) or turned more than TURNED_DEG is disturbed
 TURNED_DEG = 1.0
+# Bodies with an inertial frame off their geometric frame get a collision shape each, which
+# PyBullet cannot free ("Don't remove collision shape: it is used"); after this many the
+# next build starts a fresh Bullet world, which gives the same bits (test_kept_table.py).
+MAX_OWN_SHAPES = 256
 TOUCH_M = 0.0002  # penetration deeper than this (m) during a tip sweep or placement blocks it
 
 
@@ -285,8 +285,15 @@ class World:
         self._bodies: dict[str, _Body] = {}
         self._obstacles: dict[int, str] = {}
         self._table_id = -1
-        self._physics_json: dict[str, Any] | None = None
+        self._physics_json: tuple[ContactModel, dict[str, Any]] | None = None
         self._frozen: _Frozen | None = None
+        self._contact: ContactModel | None = None
+        self._contacts: dict[frozenset[Any], ContactModel] = {}
+        self._collision_shapes: dict[bytes, int] = {}
+        self._own_shapes = 0  # collision shapes made for one body each (tampered dice)
+        # Keep the table between operations (rebuild only the dice); False resets the whole
+        # simulation every time, the reference that keeping is tested against bit for bit.
+        self.keep_table = True
 
     # -- public -------------------------------------------------------------------------
 
@@ -298,10 +305,14 @@ class World:
                 client.disconnect()
 
     def physics_json(self) -> dict[str, Any]:
-        """Settings, versions and table of this world (one shared dict: read, don't modify)."""
-        if self._physics_json is None:
-            self._physics_json = {**self.settings.to_json(), "table": self.table.to_json()}
-        return self._physics_json
+        """Settings, versions, table and the effective contact values of the dice last in
+        this world (one shared dict per contact model: read, don't modify)."""
+        contact = self._contact if self._contact is not None else self._contact_for([])
+        self._contact = contact
+        if self._physics_json is None or self._physics_json[0] is not contact:
+            self._physics_json = (contact, {**self.settings.to_json(), "table": self.table.to_json(),
+                                            "contact": contact.to_json()})
+        return self._physics_json[1]
 
     def place(self, name: str, model: DieModel, face: int, yaw_deg: float,
               xy: tuple[float, float]) -> Outcome:
@@ -354,10 +365,11 @@ class World:
             validate_throw(throw)
             if name in self.scene:
                 raise PlacementError(f"die {name!r} is already on the table")
-        self._build(self.scene)
+        adding = tuple(model for _name, model, _throw in dice)
+        self._build(self.scene, adding=adding)
         before = {n: self._classify(n) for n in self.scene}
         if self.scene:  # the resting dice, static until a moving die comes near (see _Frozen)
-            self._build(self.scene, frozen=True)
+            self._build(self.scene, frozen=True, adding=adding)
         for name, model, throw in dice:
             body = self._add_body(name, die_shape(model), Pose(throw.release, throw.orientation))
             self._client.resetBaseVelocity(body.bid, list(throw.velocity), list(throw.spin))
@@ -431,17 +443,60 @@ class World:
 
     # -- building the Bullet world -------------------------------------------------------
 
-    def _build(self, scene: dict[str, PlacedDie], frozen: bool = False) -> None:
-        """A fresh Bullet world holding the table and `scene`; with `frozen` the scene's dice
-        are static bodies that `_run_to_rest` thaws when a moving die comes near."""
+    def _build(self, scene: dict[str, PlacedDie], frozen: bool = False,
+               adding: tuple[DieModel, ...] = ()) -> None:
+        """The Bullet world holding the table and `scene` (and ready for dice of `adding`);
+        with `frozen` the scene's dice are static bodies that `_run_to_rest` thaws when a
+        moving die comes near.
+
+        The table and obstacles are built once and kept: only the dice are removed and
+        created again, which gives the same bits as a fresh world (tested against
+        `keep_table = False`, which resets the whole simulation every time)."""
         c = self._client
         self._frozen = None
+        contact = self._contact_for([*(pd.model for pd in scene.values()), *adding])
+        if self._table_id < 0 or not self.keep_table or self._own_shapes > MAX_OWN_SHAPES:
+            self._build_table(contact)
+        else:
+            for body in self._bodies.values():
+                if not body.removed:
+                    self._remove_body(body)
+            if contact is not self._contact:
+                self._contact = contact
+                self._apply_static(contact)
+        self._bodies = {}
+        for name in sorted(scene):
+            pd = scene[name]
+            self._add_body(name, die_shape(pd.model), pd.pose, static=frozen)
+        if frozen and scene:
+            self._frozen = _Frozen(self, scene)
+        elif scene:  # contacts between resting dice, for classifying them before any step
+            c.performCollisionDetection()
+
+    def _contact_for(self, models: list[DieModel]) -> ContactModel:
+        """The contact coefficients for dice of these models on this table (cached by the
+        set of die materials)."""
+        key = frozenset(m.contact_material for m in models)
+        if not key and self._contact is not None:
+            return self._contact  # an empty scene: whatever the last dice needed
+        contact = self._contacts.get(key)
+        if contact is None:
+            statics = [self.table.surface, *(ob.material or self.table.surface
+                                             for ob in self.table.obstacles)]
+            dice = sorted(key, key=lambda m: m.name) or [material_from("card", "<default>")]
+            contact = self._contacts[key] = realize(dice, statics)
+        return contact
+
+    def _build_table(self, contact: ContactModel) -> None:
+        """A fresh Bullet world with the table and obstacles."""
+        c = self._client
         s = self.settings
         c.resetSimulation()
         c.setPhysicsEngineParameter(fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations,
                                     numSubSteps=0, deterministicOverlappingPairs=1)
         c.setGravity(0, 0, -s.gravity)
-        self._bodies = {}
+        self._collision_shapes = {}
+        self._own_shapes = 0
         self._obstacles = {}
         t = self.table
         if t.shape == "rect":
@@ -451,10 +506,6 @@ class World:
             col = c.createCollisionShape(pybullet.GEOM_CYLINDER, radius=t.radius,
                                          height=TABLE_THICKNESS)
         self._table_id = c.createMultiBody(0, col, -1, [0, 0, -TABLE_THICKNESS / 2])
-        sf = t.surface
-        c.changeDynamics(self._table_id, -1, lateralFriction=sf.friction,
-                         restitution=sf.restitution, rollingFriction=sf.rolling_friction,
-                         spinningFriction=sf.spinning_friction)
         for ob in t.obstacles:
             if ob.kind == "box":
                 col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[v / 2 for v in ob.size])
@@ -465,19 +516,29 @@ class World:
                 z = ob.size[1] / 2
             orn = pybullet.getQuaternionFromEuler([0, 0, math.radians(ob.yaw_deg)])
             bid = c.createMultiBody(0, col, -1, [ob.position[0], ob.position[1], z], orn)
-            c.changeDynamics(bid, -1, lateralFriction=sf.friction, restitution=sf.restitution)
             self._obstacles[bid] = ob.name
-        for name in sorted(scene):
-            pd = scene[name]
-            self._add_body(name, die_shape(pd.model), pd.pose, static=frozen)
-        if frozen and scene:
-            self._frozen = _Frozen(self, scene)
-        elif scene:  # contacts between resting dice, for classifying them before any step
-            c.performCollisionDetection()
+        self._contact = contact
+        self._apply_static(contact)
+
+    def _apply_static(self, contact: ContactModel) -> None:
+        """Give the table and obstacles their Bullet coefficients for these dice."""
+        items = [(self._table_id, self.table.surface)]
+        items += [(bid, ob.material or self.table.surface)
+                  for bid, ob in zip(self._obstacles, self.table.obstacles, strict=True)]
+        for bid, material in items:
+            k = contact.bodies[material.name]
+            self._client.changeDynamics(bid, -1, lateralFriction=k.friction, restitution=k.restitution,
+                                        rollingFriction=k.rolling_friction,
+                                        spinningFriction=k.spinning_friction)
 
     def _add_body(self, name: str, shape: DieShape, pose: Pose, static: bool = False) -> _Body:
         c = self._client
-        col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.vertex_list)
+        key = shape.shape_key
+        col = self._collision_shapes.get(key) if key is not None else None
+        if col is None:
+            col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.vertex_list)
+            if key is not None:
+                self._collision_shapes[key] = col
         inertial_orn = shape.inertial_quaternion
         # createMultiBody takes the link (geometric) frame; reset/getBasePosition... use the
         # inertial frame (checked against getBasePositionAndOrientation, PyBullet 3.2.7).
@@ -488,16 +549,22 @@ class World:
             baseInertialFrameOrientation=list(inertial_orn))
         if not static:
             c.changeDynamics(bid, -1, localInertiaDiagonal=shape.principal_moments.tolist())
-        c.changeDynamics(bid, -1, lateralFriction=DICE_FRICTION, restitution=DICE_RESTITUTION,
-                         rollingFriction=self.table.surface.rolling_friction,
-                         spinningFriction=self.table.surface.spinning_friction,
+        assert self._contact is not None
+        k = self._contact.bodies[shape.model.contact_material.name]
+        c.changeDynamics(bid, -1, lateralFriction=k.friction, restitution=k.restitution,
+                         rollingFriction=k.rolling_friction, spinningFriction=k.spinning_friction,
                          collisionMargin=self.settings.collision_margin,
                          ccdSweptSphereRadius=0.8 * shape.inradius,
                          activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
                          linearDamping=DICE_DAMPING, angularDamping=DICE_DAMPING)
+        if key is None:  # PyBullet cannot remove a shape once used: a fresh world frees them
+            self._own_shapes += 1
         body = _Body(name, shape, bid, last_pos=np.array(pose.position), last_orn=pose.quaternion)
         self._bodies[name] = body
         return body
+
+    def _remove_body(self, body: _Body) -> None:
+        self._client.removeBody(body.bid)
 
     def _set_pose(self, body: _Body, pose: Pose) -> None:
         """Place the geometric frame at `pose`; Bullet's base frame is the inertial frame."""
@@ -615,7 +682,7 @@ class World:
     def _thaw(self, name: str) -> _Body:
         """Swap a frozen (static) resting die for a moving one at the same pose, at rest."""
         old = self._bodies[name]
-        self._client.removeBody(old.bid)
+        self._remove_body(old)
         return self._add_body(name, old.shape, self.scene[name].pose)
 
     def _fall_off(self, body: _Body, step: int) -> bool:
@@ -635,7 +702,7 @@ class World:
         body.last_pos = np.array(pose.position)
         body.last_orn = pose.quaternion
         body.removed = True
-        self._client.removeBody(body.bid)
+        self._remove_body(body)
         return True
 
     def _frame(self, t: float, bodies: list[_Body]) -> Frame:
