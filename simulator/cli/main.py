@@ -2,7 +2,10 @@
 
 Each subcommand module has `add_parser(subparsers)` (which sets `func`) and its run
 function returns an exit status. User errors (bad files, bad values) become one line on
-stderr and exit status 2; anything else is our bug and keeps its traceback.
+stderr and exit status 2; a physics failure (a simulation that never came to rest, a die
+that tunnelled, a value that blew up: `PhysicsError`, or the `TableError` a game's table
+raises for one) one line and exit status 3; anything else is our bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import sys
 
 from dice_models import DataError
 from rules.core import RulesError, TableError
+from simulator.physics.world import PhysicsError
 
 # Subcommand modules under simulator.cli, in the order `tabletop --help` lists them.
 SUBCOMMANDS = [
@@ -58,10 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"tabletop {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except TableError as exc:
+    except (PhysicsError, TableError) as exc:
         # The physics could not bring a throw to rest (never settled, tunnelled, blew up):
         # not the user's fault and not a rules bug; say what happened in one line.
-        print(f"tabletop {args.command}: physics failure: {exc}", file=sys.stderr)
+        cause = exc.__cause__ if isinstance(exc.__cause__, PhysicsError) else exc
+        print(f"tabletop {args.command}: physics error: {_one_line(cause)}", file=sys.stderr)
         return 3
     except KeyboardInterrupt:
         print(f"tabletop {args.command}: interrupted", file=sys.stderr)
@@ -72,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     return int(status or 0)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
 
 
 if __name__ == "__main__":

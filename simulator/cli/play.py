@@ -101,12 +101,26 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if log is not None:
             log.close()
-    rethrows = getattr(roller, "rethrows", None)
-    if rethrows is not None and not args.quiet:  # the tray roller re-throws cocked dice
-        print(f"physics dice: {rethrows} cocked dice re-thrown")
+    if not args.quiet:
+        line = rethrow_line(roller)
+        if line:
+            print(line)
     if args.log:
         print(f"log written to {args.log}", file=sys.stderr)
     return 0
+
+
+def rethrow_line(roller: DiceRoller) -> str | None:
+    """What the tray roller re-threw over the game: dice that came to rest cocked, and
+    dice whose throw never came to rest (the latter only when there were any)."""
+    rethrows = getattr(roller, "rethrows", None)
+    if rethrows is None:
+        return None
+    line = f"physics dice: {rethrows} cocked dice re-thrown"
+    unsettled = getattr(roller, "unsettled", 0)
+    if unsettled:
+        line += f", {unsettled} re-thrown after a throw that never came to rest"
+    return line
 
 
 class LazyLog:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -42,16 +41,11 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from simulator.physics import PhysicsError
-
+    # A PhysicsError is reported by simulator.cli.main (one line, exit status 3).
     model = load_die(args.die)
-    try:
-        if args.tray:
-            return _run_tray(args, model)
-        return _run_throw(args, model)
-    except PhysicsError as exc:
-        print(f"tabletop throw: physics failure: {exc}", file=sys.stderr)
-        return 3
+    if args.tray:
+        return _run_tray(args, model)
+    return _run_throw(args, model)
 
 
 def _run_throw(args: argparse.Namespace, model: Any) -> int:
@@ -101,14 +95,16 @@ def _run_tray(args: argparse.Namespace, model: Any) -> int:
         raise DataError("command line", "--count", "must be between 1 and 60 dice", args.count)
     result = roll_tray(model, args.count, np.random.default_rng(args.seed))
     out = {"die": model.name, "seed": args.seed, "count": args.count, "faces": list(result.faces),
-           "rethrows": result.rethrows, "steps": result.steps,
+           "rethrows": result.rethrows, "unsettled": result.unsettled, "steps": result.steps,
            "physics": PhysicsSettings().to_json()}
     if args.json:
         print(json.dumps(out, sort_keys=True))
     else:
         print(f"{args.count} x {model.name} into the tray (seed {args.seed}): "
               f"faces {' '.join(map(str, result.faces))}; {result.rethrows} re-thrown cocked; "
-              f"{result.steps} physics steps")
+              + (f"{result.unsettled} re-thrown after a throw that never came to rest; "
+                 if result.unsettled else "")
+              + f"{result.steps} physics steps")
     return 0
 
 

@@ -1,5 +1,12 @@
 """d6 rolls for the d6 games: n dice thrown together into a walled tray; a die that comes
-to rest cocked (not flat on the tray floor) is thrown again, and re-throws are counted."""
+to rest cocked (not flat on the tray floor) is thrown again, and re-throws are counted.
+
+A throw whose dice never come to rest (`NotSettledError`: the simulation ran out of time)
+is thrown again too, as a player would pick the dice up and re-roll: the dice resting from
+earlier throws stay as they were and the same dice get fresh throws, drawn from the same
+generator, so a seed still gives one game. Those re-throws are counted apart from the
+cocked ones; after `MAX_UNSETTLED` of them in one roll, `roll_tray` gives up with a
+`PhysicsError`."""
 
 from __future__ import annotations
 
@@ -9,10 +16,11 @@ import numpy as np
 
 from dice_models import DieModel, load_die
 from simulator.physics.settings import SURFACES, Obstacle, PhysicsSettings, TableSpec
-from simulator.physics.world import PhysicsError, Throw, World
+from simulator.physics.world import NotSettledError, PhysicsError, Throw, World
 
 TRAY_WALL = 0.06  # m high, 2 cm thick
-MAX_ROUNDS = 30
+MAX_ROUNDS = 30  # throws that came to rest, per roll, before cocked dice are given up on
+MAX_UNSETTLED = 5  # throws that never came to rest, per roll, before the roll is given up
 
 
 def tray_table(width: float = 0.36, depth: float = 0.26) -> TableSpec:
@@ -33,7 +41,8 @@ def tray_table(width: float = 0.36, depth: float = 0.26) -> TableSpec:
 class TrayRoll:
     faces: tuple[int, ...]
     rethrows: int  # dice thrown again because they came to rest cocked
-    steps: int  # physics steps over all rounds
+    steps: int  # physics steps over all rounds (throws that never came to rest excluded)
+    unsettled: int = 0  # dice thrown again because their throw never came to rest
 
 
 def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
@@ -44,11 +53,21 @@ def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
         return TrayRoll((), 0, 0)
     world = World(tray_table(), settings)
     pending = [f"d{i}" for i in range(n)]
-    rethrows = steps = 0
-    for _round in range(MAX_ROUNDS):
+    rethrows = steps = unsettled = failures = rounds = 0
+    while rounds < MAX_ROUNDS:
         group = [(name, model, _tray_throw(world.table, k, len(pending), rng))
                  for k, name in enumerate(pending)]
-        reports = world.throw_group(group, player=1)
+        try:
+            reports = world.throw_group(group, player=1)
+        except NotSettledError as exc:
+            # The scene is as it was before this throw: throw the same dice again.
+            failures += 1
+            if failures > MAX_UNSETTLED:
+                raise PhysicsError(f"{len(pending)} dice thrown into the tray {failures} times "
+                                   f"never came to rest ({exc})") from exc
+            unsettled += len(pending)
+            continue
+        rounds += 1
         steps += reports[0].steps
         cocked = sorted(o.die for o in world.snapshot() if o.status != "on_table")
         lost = [name for name in (f"d{i}" for i in range(n)) if name not in world.scene]
@@ -57,7 +76,7 @@ def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
         pending = sorted(set(cocked) | set(lost), key=lambda s: int(s[1:]))
         if not pending:
             faces = {o.die: o.face for o in world.snapshot()}
-            return TrayRoll(tuple(faces[f"d{i}"] for i in range(n)), rethrows, steps)
+            return TrayRoll(tuple(faces[f"d{i}"] for i in range(n)), rethrows, steps, unsettled)
         rethrows += len(pending)
     raise PhysicsError(f"{len(pending)} dice still cocked after {MAX_ROUNDS} throws into the tray")
 
@@ -86,7 +105,8 @@ class PhysicsRoller:
 
     def __init__(self, settings: PhysicsSettings | None = None) -> None:
         self.settings = settings
-        self.rethrows = 0
+        self.rethrows = 0  # dice re-thrown because they came to rest cocked
+        self.unsettled = 0  # dice re-thrown because their throw never came to rest
 
     def roll(self, kind: str, n: int, rng: np.random.Generator) -> tuple[int, ...]:
         base = kind.split(":", 1)[0]
@@ -94,4 +114,5 @@ class PhysicsRoller:
             raise ValueError(f"physics roller: unknown die kind {kind!r}")
         result = roll_tray(load_die(self.MODELS[base]), n, rng, self.settings)
         self.rethrows += result.rethrows
+        self.unsettled += result.unsettled
         return result.faces
