@@ -12,12 +12,20 @@ it names, else the rule:
 A pair entry can state any measured value (restitution up to 1): the rule is a default, not
 a cap. The physics realizes the effective values per world (simulator/physics/contact.py)
 and records them in every result.
+
+Other material files (a calibration's `materials.yaml`, written by `tabletop fairness
+calibrate`) join the shipped presets when a die, table or experiment names one of their
+materials: `material: {file: DIR/materials.yaml, preset: steel-cal}` (the same for a table's
+`surface:`). Their materials and pairs are merged into `library()` for the rest of the
+process; a name or pair already known with other values is refused, never overwritten.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -101,10 +109,71 @@ def combine(a: Material, b: Material) -> PairValues:
 
 
 @cache
-def library() -> MaterialLibrary:
+def shipped_library() -> MaterialLibrary:
     """The shipped presets and pair table (dice_models/materials.yaml)."""
     data = yaml.safe_load(MATERIALS_FILE.read_text(encoding="utf-8"))
     return parse_library(data, str(MATERIALS_FILE))
+
+
+# Material files loaded in this process (resolved path -> library), in load order, and the
+# merged view library() returns; _OVERLAYS are the temporary pair values of overlay().
+_FILES: dict[str, MaterialLibrary] = {}
+_OVERLAYS: list[MaterialLibrary] = []
+_MERGED: list[MaterialLibrary] = []
+
+
+def library() -> MaterialLibrary:
+    """The presets and pairs in force: the shipped file, every material file loaded since
+    (load_file), and any overlay() in effect."""
+    if not _MERGED:
+        merged = shipped_library()
+        for lib in [*_FILES.values(), *_OVERLAYS]:
+            merged = MaterialLibrary({**merged.materials, **lib.materials},
+                                     {**merged.pairs, **lib.pairs})
+        _MERGED.append(merged)
+    return _MERGED[0]
+
+
+def load_file(path: str | Path) -> MaterialLibrary:
+    """Read a material file (the format of dice_models/materials.yaml) and merge its
+    materials and pairs into library(). A material or pair already known under the same
+    name with other values is refused (one line naming the file and the entry); loading the
+    same values again is a no-op."""
+    path = Path(path)
+    key = str(path.resolve())
+    if key in _FILES:
+        return _FILES[key]
+    from dice_models import read_yaml  # the package imports this module first
+
+    lib = parse_library(read_yaml(path), str(path))
+    known = library()
+    for name, m in lib.materials.items():
+        old = known.materials.get(name)
+        if old is not None and old != m:
+            raise DataError(path, f"materials.{name}", f"{name!r} is already a material with other "
+                            f"values ({old.source[:60]}): choose another name", show_value=False)
+    for (a, b), stated in lib.pairs.items():
+        old_pair = known.pairs.get((a, b))
+        if old_pair is not None and {f: old_pair.get(f) for f in VALUE_FIELDS} != {
+                f: stated.get(f) for f in VALUE_FIELDS}:
+            raise DataError(path, f"pairs {a}/{b}", "is already a pair with other values: "
+                            "rename its materials", show_value=False)
+    _FILES[key] = lib
+    _MERGED.clear()
+    return lib
+
+
+@contextmanager
+def overlay(lib: MaterialLibrary) -> Iterator[None]:
+    """Within the block, `lib`'s materials and pairs take precedence over every other (no
+    clash check): the trial pair values of a calibration, one evaluation at a time."""
+    _OVERLAYS.append(lib)
+    _MERGED.clear()
+    try:
+        yield
+    finally:
+        _OVERLAYS.remove(lib)
+        _MERGED.clear()
 
 
 def parse_library(data: Any, source: str) -> MaterialLibrary:
@@ -159,15 +228,19 @@ def parse_library(data: Any, source: str) -> MaterialLibrary:
 
 def material_from(raw: Any, source: str | Path, fieldname: str = "material") -> Material:
     """A preset name, or a mapping: `preset:` (optional) with any values changed, `name:`
-    (optional), or all four values for a custom material."""
+    (optional), or all four values for a custom material; with `file:`, `preset:` names a
+    material of that material file (its materials and pairs join library())."""
     lib = library()
     if isinstance(raw, str):
         return lib.get(raw, source, fieldname)
     if not isinstance(raw, dict):
         raise DataError(source, fieldname, "must be a material name or a mapping of values", raw)
-    check_fields(raw, ("preset", "name", *VALUE_FIELDS), source, fieldname)
+    check_fields(raw, ("file", "preset", "name", *VALUE_FIELDS), source, fieldname)
     base = None
-    if "preset" in raw:
+    if "file" in raw:
+        base = _from_file(raw, source, fieldname)
+        lib = library()
+    elif "preset" in raw:
         if not isinstance(raw["preset"], str):
             raise DataError(source, f"{fieldname}.preset", "must be a material name", raw["preset"])
         base = lib.get(raw["preset"], source, f"{fieldname}.preset")
@@ -191,6 +264,30 @@ def material_from(raw: Any, source: str | Path, fieldname: str = "material") -> 
                         "choose another name for changed values", show_value=False)
     src = base.source if base is not None and not changed else f"custom values ({source})"
     return Material(name=name, **values, source=src)
+
+
+def _from_file(raw: dict[str, Any], source: str | Path, fieldname: str) -> Material:
+    """`{file: PATH, preset: NAME}`: material NAME of a material file, whose materials and
+    pairs join library(). A relative PATH is read from the directory of the file that names
+    it, else from the current directory."""
+    f = raw["file"]
+    if not isinstance(f, str) or not f:
+        raise DataError(source, f"{fieldname}.file", "must be the path of a material file", f)
+    path = Path(f)
+    if not path.is_absolute():
+        naming = Path(str(source).split(": ", 1)[0])
+        near = naming.parent / path
+        if near.exists():
+            path = near
+    file_lib = load_file(path)
+    name = raw.get("preset")
+    if not isinstance(name, str) or name not in file_lib.materials:
+        close = difflib.get_close_matches(str(name), list(file_lib.materials), n=1)
+        hint = (f"; did you mean {close[0]}?" if close
+                else f"; its materials: {', '.join(sorted(file_lib.materials))}")
+        raise DataError(source, f"{fieldname}.preset", f"must name a material of {f} (the "
+                        f"file's material goes under preset:){hint}", name)
+    return file_lib.materials[name]
 
 
 def check_fields(data: dict[Any, Any], allowed: tuple[str, ...], source: str | Path,
@@ -228,5 +325,5 @@ def default_material(mass_model: str) -> str:
 
 
 __all__ = ["BOUNDS", "MATERIALS_FILE", "VALUE_FIELDS", "Material", "MaterialLibrary", "PairValues",
-           "check_fields", "combine", "default_material", "library", "material_from",
-           "parse_library"]
+           "check_fields", "combine", "default_material", "library", "load_file", "material_from",
+           "overlay", "parse_library", "shipped_library"]
