@@ -6,6 +6,8 @@
     tabletop fairness report DIR [--json]
     tabletop fairness compare DIR_A DIR_B
     tabletop fairness series DIR... --png series.png
+    tabletop fairness calibrate dice_models/datasets/budden_square_cuboids.yaml --out DIR
+        [--validate dice_models/datasets/dicephysics_cylinders_glass.yaml] [--workers 2]
 
 A run interrupted at any moment resumes when given the same command again.
 """
@@ -66,6 +68,30 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--png", required=True, help="output PNG")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=series_cmd)
+
+    cal = sub.add_parser("calibrate", help="fit a die/surface pair's friction and restitution "
+                         "and the throw scale to measured outcome counts (docs/calibration.md)")
+    cal.add_argument("dataset", help="dataset YAML (see dice_models/datasets/)")
+    cal.add_argument("--out", required=True, help="output directory: report.json, report.md, "
+                     "calibration.png, materials.yaml")
+    cal.add_argument("--throws", type=int, default=300,
+                     help="throws per object per evaluation (default 300)")
+    cal.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
+    cal.add_argument("--fit", default="friction,restitution,throw_scale",
+                     help="comma-separated parameters to fit (default: all three; '' fits none)")
+    cal.add_argument("--holdout", default=None, help="comma-separated object names to hold out "
+                     "('' holds none; default: every second object)")
+    cal.add_argument("--validate", action="append", default=[], metavar="DATASET",
+                     help="a dataset kept out of the fit, reported at the fitted values (repeatable)")
+    cal.add_argument("--grid", type=int, default=3, help="grid points per parameter (default 3)")
+    cal.add_argument("--refine", type=int, default=24,
+                     help="at most this many Nelder-Mead evaluations after the grid (default 24)")
+    cal.add_argument("--seed", type=int, default=0, help="throw seed of the fit (the report uses "
+                     "seed + 1)")
+    cal.add_argument("--alpha", type=float, default=0.01,
+                     help="the fit is flagged bad (exit status 1) when its X^2 p-value is below this")
+    cal.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    cal.set_defaults(func=calibrate_cmd)
 
 
 def run_cmd(args: argparse.Namespace) -> int:
@@ -163,3 +189,33 @@ def series_cmd(args: argparse.Namespace) -> int:
             print(f"{x['value']:>8g}  {x['throws']:>7} throws  chi2 p {x['chi2_p']:.3g}  {x['verdict']}")
         print(f"plot: {path}")
     return 0
+
+
+def calibrate_cmd(args: argparse.Namespace) -> int:
+    from simulator.experiments.calibrate import calibrate, load_dataset, render_summary
+
+    if args.throws < 10:
+        raise UsageError(f"--throws must be at least 10 (got {args.throws})")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    if args.grid < 1 or args.refine < 0:
+        raise UsageError("--grid must be at least 1 and --refine at least 0")
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be strictly between 0 and 1 (got {args.alpha})")
+    names = [n.strip() for n in args.fit.split(",") if n.strip()]
+    holdout = (None if args.holdout is None
+               else [n.strip() for n in args.holdout.split(",") if n.strip()])
+    dataset = load_dataset(args.dataset)
+    others = [load_dataset(v) for v in args.validate]
+
+    def log(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    rep = calibrate(dataset, args.out, throws=args.throws, workers=args.workers, fit_names=names,
+                    holdout=holdout, validate=others, seed=args.seed, grid=args.grid,
+                    refine=args.refine, alpha=args.alpha, log=log)
+    print(render_summary(rep))
+    print(f"wrote {args.out}/report.json, report.md, calibration.png, materials.yaml "
+          f"(materials {rep['materials_file']['die']} and {rep['materials_file']['surface']})")
+    return 1 if rep["fit"]["bad_fit"] else 0

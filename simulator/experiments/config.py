@@ -220,6 +220,13 @@ def parse_stop(raw: Any, source: str, faces: tuple[int, ...]) -> StopRule:
     return StopRule(face=face, p1=p1, alpha=alpha, beta=beta)
 
 
+def parse_throw(raw: Any, source: str, die: DieModel, table: TableSpec) -> ThrowDistribution:
+    """A `throw:` mapping of an experiment (THROW_KEYS), validated against the die and the
+    table as an experiment's is (the calibration datasets use the same throw model)."""
+    shape = die_shape(die)
+    return _parse_throw(raw, source, shape.values, shape.poly.circumradius, table)
+
+
 def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> DrawnThrow:
     """Throw `index` of the experiment, from its own generator (`shape`: the die's, if the
     caller has it at hand)."""

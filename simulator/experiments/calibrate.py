@@ -1,0 +1,978 @@
+"""Calibration: fit a die material's contact values on a surface, and the throw model's
+speed scale, to measured outcome counts of thrown objects (`tabletop fairness calibrate`).
+
+A dataset (dice_models/datasets/*.yaml, format in docs/calibration.md) lists objects: a die
+geometry and mass, the die and surface materials, how the objects were thrown (the source's
+words and the lab's throw model that stands in for them), outcome groups of face values,
+and the measured counts (or a published proportion p and N, from which the counts are
+derived as round(p * N) and flagged). Every model input says whether the source states it
+or the dataset assumes it.
+
+What is fitted (any subset, `fit=`):
+- `friction`, `restitution`: the effective pair values of the fitted objects' die material
+  on their surface (one pair for the whole fitted part). The lever arms (rolling and
+  spinning friction) stay the pair's data.
+- `throw_scale`: a factor on the throw model's speed and spin ranges (heights, angles and
+  release area as the dataset gives them), i.e. the throw's kinetic energy scale squared.
+
+Objective: the sum over fitted objects of Pearson's homogeneity X^2 between the measured
+counts and the simulated counts (a 2 x k table per object, k outcome groups), so both the
+measurement's and the simulation's sampling noise are in the denominator. Every evaluation
+throws the same seeds (common random numbers): throw i of object j is drawn from
+`default_rng([1000 seed + j, i])` (the lab's draw_throw) whatever the parameters, so the
+parameters change the physics and the speed scale, not the draws. Throws are chaotic, so
+the objective is still piecewise constant with noise of a few X^2 units; the search is
+therefore coarse: a grid (`grid` points per parameter), then
+Nelder-Mead from the best grid point (at most `refine` evaluations), then an axial and
+diagonal design at +-STEP around the optimum, through which (with every evaluated point
+within 2 STEP) a full quadratic is fitted by least squares.
+
+Uncertainty: the curvature of that quadratic. X^2 ~ -2 ln L + const, so the covariance is
+2 H^-1 (H: the quadratic's Hessian); 95% intervals are +-1.96 sigma. A direction in which
+the quadratic is not convex gets no interval ("not determined").
+
+The report simulates every object once more at the fitted values with fresh seeds (seed+1),
+so the comparison is not flattered by the fit's own noise.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import multiprocessing
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeGuard
+
+import numpy as np
+import yaml
+from scipy import optimize
+from scipy import stats as sps
+
+from dice_models import DataError, DieModel, parse_die
+from dice_models.materials import (
+    VALUE_FIELDS,
+    Material,
+    MaterialLibrary,
+    check_fields,
+    library,
+    material_from,
+    overlay,
+)
+from simulator.experiments.config import Experiment, ThrowDistribution, parse_throw
+from simulator.experiments.stats import homogeneity, wilson
+from simulator.physics import PhysicsSettings, TableSpec, die_shape
+from simulator.physics.world import MAX_SPEED
+
+# -- the dataset format -------------------------------------------------------------------
+
+DATASET_FIELDS = ("name", "description", "source", "defaults", "objects")
+SOURCE_FIELDS = ("citation", "where_read", "doi", "measured", "caveats")
+OBJECT_FIELDS = ("name", "geometry", "values", "mass", "mass_model", "material", "surface",
+                 "throw", "outcomes", "counts", "proportion", "where_read", "stated", "assumed",
+                 "as_published")
+# Each of these must say whether the source states it (stated:) or the dataset assumes it
+# (assumed:), with the source's words or the reason; both where it is part of each.
+MARKED = ("geometry", "mass", "mass_model", "material", "surface", "throw")
+THROW_FIELDS = ("as_described", "model")
+PROPORTION_FIELDS = ("group", "p", "n")
+
+# Fitted parameters: bounds of the search.
+PARAMETERS: dict[str, tuple[float, float]] = {
+    "friction": (0.1, 1.0),
+    "restitution": (0.05, 0.95),
+    "throw_scale": (0.3, 2.0),
+}
+STEP = 0.08  # the curvature design's step, as a share of each parameter's range
+CONFIDENCE_Z = 1.959964  # two-sided 95%
+
+
+@dataclass(frozen=True)
+class DataObject:
+    """One measured object: the die it is modelled as, its surface and throw model, its
+    outcome groups and the measured counts (None where N is not published)."""
+
+    name: str
+    index: int  # its position in the dataset (the throw seeds' middle key)
+    die: DieModel
+    surface: Material
+    throw: ThrowDistribution
+    throw_text: str
+    groups: tuple[tuple[str, tuple[int, ...]], ...]
+    counts: tuple[int, ...] | None
+    n: int | None
+    derived: bool  # counts = round(p * N) from a published proportion
+    published: dict[str, Any] | None  # the proportion as published: group, p, n
+    where_read: str
+    stated: dict[str, str]
+    assumed: dict[str, str]
+
+    @property
+    def pair(self) -> tuple[Material, Material]:
+        return (self.die.contact_material, self.surface)
+
+    def measured_p(self, g: int) -> float:
+        """The measured proportion of group g: the published p where counts are derived
+        (the exact printed number), else counts / N."""
+        if self.published is not None:  # two groups: the published one and the rest
+            p = float(self.published["p"])
+            return p if self.groups[g][0] == self.published["group"] else 1.0 - p
+        assert self.counts is not None
+        return self.counts[g] / sum(self.counts)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    path: str
+    citation: str
+    where_read: str
+    caveats: tuple[str, ...]
+    objects: tuple[DataObject, ...]
+
+    def object(self, name: str) -> DataObject:
+        for o in self.objects:
+            if o.name == name:
+                return o
+        import difflib
+
+        close = difflib.get_close_matches(name, [o.name for o in self.objects], n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise DataError(self.path, "objects", f"no object named {name!r}{hint}", show_value=False)
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    from dice_models import read_yaml
+
+    return parse_dataset(read_yaml(path), str(path))
+
+
+def parse_dataset(data: Any, source: str) -> Dataset:
+    if not isinstance(data, dict):
+        raise DataError(source, "(top level)", "expected a mapping with name, source, objects",
+                        type(data).__name__)
+    check_fields(data, DATASET_FIELDS, source, "")
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str) or not name:
+        raise DataError(source, "name", "must be a non-empty string", name)
+    src = data.get("source")
+    if not isinstance(src, dict):
+        raise DataError(source, "source", "must be a mapping {citation, where_read, ...}", src)
+    check_fields(src, SOURCE_FIELDS, source, "source")
+    citation = _text(src.get("citation"), source, "source.citation")
+    where = _text(src.get("where_read"), source, "source.where_read")
+    caveats = src.get("caveats", [])
+    if not isinstance(caveats, list) or not all(isinstance(c, str) and c.strip() for c in caveats):
+        raise DataError(source, "source.caveats", "must be a list of sentences", caveats)
+    defaults = data.get("defaults", {}) or {}
+    if not isinstance(defaults, dict):
+        raise DataError(source, "defaults", "must be a mapping of object fields", defaults)
+    check_fields(defaults, tuple(f for f in OBJECT_FIELDS if f != "name"), source, "defaults")
+    raw_objects = data.get("objects")
+    if not isinstance(raw_objects, list) or not raw_objects:
+        raise DataError(source, "objects", "must be a non-empty list of objects", raw_objects)
+    objects = []
+    for i, raw in enumerate(raw_objects):
+        where_i = f"objects[{i}]"
+        if not isinstance(raw, dict):
+            raise DataError(source, where_i, "must be a mapping of object fields", raw)
+        check_fields(raw, OBJECT_FIELDS, source, where_i)
+        merged = {**defaults, **raw}
+        for key in ("stated", "assumed"):  # merged per field, the object's word winning
+            if isinstance(defaults.get(key), dict) and isinstance(raw.get(key), dict):
+                merged[key] = {**defaults[key], **raw[key]}
+        objects.append(_parse_object(merged, i, source, where_i))
+    names = [o.name for o in objects]
+    for n in names:
+        if names.count(n) > 1:
+            raise DataError(source, "objects", f"object name {n!r} is used twice", show_value=False)
+    return Dataset(name=name, path=source, citation=citation, where_read=where,
+                   caveats=tuple(" ".join(c.split()) for c in caveats), objects=tuple(objects))
+
+
+def _parse_object(raw: dict[str, Any], index: int, source: str, where: str) -> DataObject:
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise DataError(source, f"{where}.name", "must be a non-empty string", name)
+    where = f"objects[{index}] ({name})"
+    stated = _marks(raw.get("stated", {}), source, f"{where}.stated")
+    assumed = _marks(raw.get("assumed", {}), source, f"{where}.assumed")
+    for f in MARKED:
+        if f not in stated and f not in assumed:
+            raise DataError(source, f"{where}.{f}", "must be marked stated: (the source's words) "
+                            "or assumed: (the reason), or both", show_value=False)
+    die_fields: dict[str, Any] = {"name": name}
+    for f in ("geometry", "values", "mass_model", "material"):
+        if f in raw:
+            die_fields[f] = raw[f]
+    mass = raw.get("mass")
+    if isinstance(mass, dict):
+        check_fields(mass, ("density",), source, f"{where}.mass")
+        rho = mass.get("density")
+        if not _finite(rho) or not 10 <= float(rho) <= 30_000:
+            raise DataError(source, f"{where}.mass.density", "must be a density in kg/m^3 "
+                            "between 10 and 30000", rho)
+        die_fields["mass"] = 1.0  # replaced below by density x volume
+    else:
+        die_fields["mass"] = mass
+    die = parse_die(die_fields, f"{source}: {where}")
+    if isinstance(mass, dict):
+        volume = _volume(die)
+        die = parse_die({**die_fields, "mass": float(mass["density"]) * volume},
+                        f"{source}: {where}")
+    if "surface" not in raw:
+        raise DataError(source, f"{where}.surface", "is missing (a material preset or mapping)",
+                        show_value=False)
+    surface = material_from(raw["surface"], source, f"{where}.surface")
+    table = TableSpec(surface=surface, source=source)
+    throw_raw = raw.get("throw")
+    if not isinstance(throw_raw, dict):
+        raise DataError(source, f"{where}.throw", "must be {as_described: TEXT, model: {...}}",
+                        throw_raw)
+    check_fields(throw_raw, THROW_FIELDS, source, f"{where}.throw")
+    throw_text = _text(throw_raw.get("as_described"), source, f"{where}.throw.as_described")
+    throw = parse_throw(throw_raw.get("model", {}), f"{source}: {where}", die, table)
+    # Throw scales up to the top of the search must stay within the world's speed limit.
+    if throw.speed[1] * PARAMETERS["throw_scale"][1] > MAX_SPEED:
+        raise DataError(source, f"{where}.throw.model.speed", f"times the largest throw_scale "
+                        f"{PARAMETERS['throw_scale'][1]} must stay under {MAX_SPEED} m/s",
+                        list(throw.speed))
+    groups = _groups(raw.get("outcomes"), die, source, f"{where}.outcomes")
+    counts, n, published = _counts(raw, groups, source, where)
+    where_read = _text(raw.get("where_read"), source, f"{where}.where_read")
+    pub = raw.get("as_published")
+    if pub is not None and not isinstance(pub, dict):
+        raise DataError(source, f"{where}.as_published", "must be a mapping of the numbers as "
+                        "printed", pub)
+    return DataObject(name=name, index=index, die=die, surface=surface, throw=throw,
+                      throw_text=throw_text, groups=groups, counts=counts, n=n,
+                      derived=published is not None and counts is not None, published=published,
+                      where_read=where_read, stated=stated, assumed=assumed)
+
+
+def _marks(raw: Any, source: str, where: str) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise DataError(source, where, "must be a mapping of field: text", raw)
+    check_fields(raw, MARKED + ("values", "outcomes", "counts"), source, where)
+    return {str(k): _text(v, source, f"{where}.{k}") for k, v in raw.items()}
+
+
+def _groups(raw: Any, die: DieModel, source: str, where: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    values = die_shape(die).values
+    if not isinstance(raw, dict) or len(raw) < 2:
+        raise DataError(source, where, "must map at least two group names to lists of face values",
+                        raw)
+    seen: dict[int, str] = {}
+    out = []
+    for g, vals in raw.items():
+        if not isinstance(vals, list) or not vals or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in vals):
+            raise DataError(source, f"{where}.{g}", "must be a list of face values", vals)
+        for v in vals:
+            if v not in values:
+                raise DataError(source, f"{where}.{g}", f"face value {v} is not on the die "
+                                f"(its values: {sorted(set(values))})", vals)
+            if v in seen:
+                raise DataError(source, f"{where}.{g}", f"face value {v} is also in group "
+                                f"{seen[v]}", vals)
+            seen[v] = str(g)
+        out.append((str(g), tuple(vals)))
+    missing = sorted(set(values) - set(seen))
+    if missing:
+        raise DataError(source, where, f"face values {missing} are in no group", show_value=False)
+    return tuple(out)
+
+
+def _counts(raw: dict[str, Any], groups: tuple[tuple[str, tuple[int, ...]], ...], source: str,
+            where: str) -> tuple[tuple[int, ...] | None, int | None, dict[str, Any] | None]:
+    names = [g for g, _ in groups]
+    if ("counts" in raw) == ("proportion" in raw):
+        raise DataError(source, where, "give either counts: {group: count} or proportion: "
+                        "{group, p, n}", show_value=False)
+    if "counts" in raw:
+        c = raw["counts"]
+        if not isinstance(c, dict) or set(c) != set(names) or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in c.values()):
+            raise DataError(source, f"{where}.counts", f"must give a count >= 0 for each group "
+                            f"({', '.join(names)})", c)
+        counts = tuple(int(c[g]) for g in names)
+        if sum(counts) == 0:
+            raise DataError(source, f"{where}.counts", "are all zero", c)
+        return counts, sum(counts), None
+    p = raw["proportion"]
+    if not isinstance(p, dict):
+        raise DataError(source, f"{where}.proportion", "must be {group, p, n}", p)
+    check_fields(p, PROPORTION_FIELDS, source, f"{where}.proportion")
+    group = p.get("group")
+    if group not in names:
+        raise DataError(source, f"{where}.proportion.group", f"must be one of {', '.join(names)}",
+                        group)
+    if len(names) != 2:
+        raise DataError(source, f"{where}.proportion", "a published proportion needs exactly two "
+                        "outcome groups (the group and the rest)", show_value=False)
+    prob = p.get("p")
+    if not _finite(prob) or not 0 <= float(prob) <= 1:
+        raise DataError(source, f"{where}.proportion.p", "must be a probability in [0, 1]", prob)
+    n = p.get("n")
+    published = {"group": group, "p": float(prob), "n": n}
+    if n == "unknown":
+        return None, None, published
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise DataError(source, f"{where}.proportion.n", "must be a positive integer, or "
+                        "'unknown' where the source gives none", n)
+    k = round(float(prob) * n)  # derived: the source prints only p and N
+    counts = tuple(k if g == group else n - k for g in names)
+    return counts, n, published
+
+
+def _volume(die: DieModel) -> float:
+    tris = die_shape(replace(die, com_offset=None)).poly.triangles()
+    return float(abs(np.einsum("ti,ti->t", tris[:, 0], np.cross(tris[:, 1], tris[:, 2])).sum()) / 6.0)
+
+
+def _text(x: Any, source: str, where: str) -> str:
+    if not isinstance(x, str) or not x.strip():
+        raise DataError(source, where, "must be a non-empty text", x)
+    return " ".join(x.split())
+
+
+def _finite(x: Any) -> TypeGuard[int | float]:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
+
+
+# -- simulating objects at given parameters -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimCounts:
+    counts: tuple[int, ...]  # on-table throws per outcome group
+    off_table: int  # fell off, cocked or overhanging: not counted
+    errors: int  # physics errors: not counted
+
+    @property
+    def n(self) -> int:
+        return sum(self.counts)
+
+
+def base_parameters(obj: DataObject) -> dict[str, float]:
+    pair = library().pair(*obj.pair)
+    return {"friction": pair.friction, "restitution": pair.restitution, "throw_scale": 1.0}
+
+
+def experiment_for(obj: DataObject, params: dict[str, float], seed: int) -> Experiment:
+    s = params.get("throw_scale", 1.0)
+    t = obj.throw
+    throw = replace(t, speed=(t.speed[0] * s, t.speed[1] * s), spin=(t.spin[0] * s, t.spin[1] * s))
+    # Throw i of object j: default_rng([seed', i]) with seed' = seed * 1000 + j (config's rule).
+    return Experiment(name=obj.name, source=obj.die.source, die=obj.die,
+                      table=TableSpec(surface=obj.surface, source="calibration"), throw=throw,
+                      throws=1, chunk_size=1, seed=seed * 1000 + obj.index,
+                      physics=PhysicsSettings())
+
+
+def trial_library(obj: DataObject, params: dict[str, float]) -> MaterialLibrary:
+    """The pair values of a trial as a library for overlay(): friction and restitution as
+    given, lever arms as the pair's data."""
+    die, surface = obj.pair
+    base = library().pair(die, surface)
+    key = (die.name, surface.name) if die.name <= surface.name else (surface.name, die.name)
+    stated = {"friction": params["friction"], "restitution": params["restitution"],
+              "rolling_friction": base.rolling_friction,
+              "spinning_friction": base.spinning_friction, "source": "calibration trial"}
+    return MaterialLibrary({die.name: die, surface.name: surface}, {key: stated})
+
+
+def simulate(obj: DataObject, params: dict[str, float], seed: int, indices: Sequence[int]) -> SimCounts:
+    """Throw `obj` at `params` for the given throw indices; count on-table outcomes by group."""
+    from simulator.experiments.runner import ThrowSimulator
+
+    exp = experiment_for(obj, params, seed)
+    group_of = {v: gi for gi, (_, vals) in enumerate(obj.groups) for v in vals}
+    counts = [0] * len(obj.groups)
+    off = err = 0
+    with overlay(trial_library(obj, params)):
+        sim = ThrowSimulator(exp)  # a fresh world: its contact cache must see this trial
+        try:
+            rows = sim.run(list(indices))
+        finally:
+            sim.world.close()
+    for r in rows:
+        if r.status == "on_table" and r.face is not None:
+            counts[group_of[r.face]] += 1
+        elif r.status == "error":
+            err += 1
+        else:
+            off += 1
+    return SimCounts(tuple(counts), off, err)
+
+
+_POOL_OBJECTS: dict[str, DataObject] = {}
+
+
+def _init_worker(objects: list[DataObject]) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for o in objects:
+        _POOL_OBJECTS[_key(o)] = o
+
+
+def _key(o: DataObject) -> str:
+    return f"{o.die.source}#{o.index}"
+
+
+def _task(args: tuple[str, dict[str, float], int, int, int]) -> SimCounts:
+    key, params, seed, lo, hi = args
+    return simulate(_POOL_OBJECTS[key], params, seed, range(lo, hi))
+
+
+class Simulator:
+    """Throws objects at parameter points, `throws` each, on `workers` processes; caches
+    every (object, point, seed). Chunks of CHUNK throws keep both cores busy."""
+
+    CHUNK = 50
+
+    def __init__(self, objects: Sequence[DataObject], throws: int, workers: int = 1) -> None:
+        self.throws = throws
+        self.workers = workers
+        self.cache: dict[tuple[str, tuple[tuple[str, float], ...], int], SimCounts] = {}
+        self.evaluations = 0
+        self.thrown = 0
+        self._pool: Any = None
+        self._objects = list(objects)
+
+    def __enter__(self) -> Simulator:
+        if self.workers > 1:
+            ctx = multiprocessing.get_context("fork")
+            self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(self._objects,))
+        else:
+            _init_worker(self._objects)
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def run(self, objects: Sequence[DataObject], params: dict[str, float], seed: int) -> list[SimCounts]:
+        pkey = tuple(sorted((k, round(v, 12)) for k, v in params.items()))
+        todo = [o for o in objects if (_key(o), pkey, seed) not in self.cache]
+        if todo:
+            self.evaluations += 1
+            tasks = [(_key(o), params, seed, lo, min(lo + self.CHUNK, self.throws))
+                     for o in todo for lo in range(0, self.throws, self.CHUNK)]
+            parts = (self._pool.map(_task, tasks, chunksize=1) if self._pool is not None
+                     else [_task(t) for t in tasks])
+            self.thrown += len(todo) * self.throws
+            it = iter(parts)
+            for o in todo:
+                acc = [0] * len(o.groups)
+                off = err = 0
+                for _ in range(0, self.throws, self.CHUNK):
+                    part = next(it)
+                    acc = [a + b for a, b in zip(acc, part.counts, strict=True)]
+                    off += part.off_table
+                    err += part.errors
+                self.cache[(_key(o), pkey, seed)] = SimCounts(tuple(acc), off, err)
+        return [self.cache[(_key(o), pkey, seed)] for o in objects]
+
+
+# -- the fit ------------------------------------------------------------------------------
+
+
+def chi_square(objects: Sequence[DataObject], sims: Sequence[SimCounts]) -> tuple[float, int]:
+    """Sum of the homogeneity X^2 of measured against simulated counts, and its degrees of
+    freedom (groups seen in neither are dropped). An object no throw of which stayed on the
+    table scores as if every group were missed by a wide margin."""
+    total, df = 0.0, 0
+    for o, s in zip(objects, sims, strict=True):
+        assert o.counts is not None
+        if s.n == 0:
+            total += 1e4
+            df += len(o.groups) - 1
+            continue
+        res = homogeneity(list(o.counts), list(s.counts))
+        total += res.statistic
+        df += res.df
+    return total, df
+
+
+@dataclass
+class FitResult:
+    names: tuple[str, ...]
+    values: dict[str, float]  # every parameter: fitted ones at the optimum, others at base
+    sigma: dict[str, float | None]
+    chi2: float
+    df: int
+    p: float
+    evaluations: list[dict[str, Any]] = field(default_factory=list)
+    method: str = ""
+
+
+def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
+        grid: int = 3, refine: int = 24, log: Callable[[str], None] = lambda s: None) -> FitResult:
+    """Grid, then Nelder-Mead, then the curvature design (module docstring)."""
+    base = base_parameters(objects[0])
+    lo = np.array([PARAMETERS[n][0] for n in names])
+    hi = np.array([PARAMETERS[n][1] for n in names])
+    k = len(names)
+    evals: list[dict[str, Any]] = []
+    seen: dict[tuple[float, ...], float] = {}
+
+    def point(u: np.ndarray) -> dict[str, float]:
+        x = lo + np.clip(u, 0.0, 1.0) * (hi - lo)
+        return {**base, **{n: float(v) for n, v in zip(names, x, strict=True)}}
+
+    def f(u: np.ndarray) -> float:
+        uk = tuple(round(float(v), 6) for v in np.clip(u, 0.0, 1.0))
+        if uk in seen:
+            return seen[uk]
+        params = point(np.array(uk))
+        sims = sim.run(objects, params, seed)
+        x2, df = chi_square(objects, sims)
+        seen[uk] = x2
+        evals.append({**{n: params[n] for n in names}, "chi2": x2})
+        log(f"  eval {len(evals):3d}: " + ", ".join(f"{n} {params[n]:.4f}" for n in names)
+            + f"  X^2 {x2:.2f}")
+        return x2
+
+    if k == 0:
+        sims = sim.run(objects, base, seed)
+        x2, df = chi_square(objects, sims)
+        return FitResult((), base, {}, x2, df, float(sps.chi2.sf(x2, df)) if df > 0 else 1.0,
+                         [], "no parameter fitted")
+    axes = [(np.arange(grid) + 0.5) / grid for _ in range(k)]
+    for u in np.array(np.meshgrid(*axes, indexing="ij")).reshape(k, -1).T:
+        f(u)
+    best = np.array(min(seen, key=lambda t: seen[t]))
+    if refine > 0:
+        simplex = np.array([best] + [np.clip(best + np.eye(k)[i] * (0.5 / grid)
+                                             * (1 if best[i] < 0.5 else -1), 0, 1)
+                                     for i in range(k)])
+        res = optimize.minimize(f, best, method="Nelder-Mead",
+                                options={"initial_simplex": simplex, "maxfev": refine,
+                                         "xatol": 0.01, "fatol": 0.5})
+        cand = np.clip(res.x, 0, 1)
+        f(cand)
+        best = np.array(min(seen, key=lambda t: seen[t]))
+    # The curvature design: axial +-STEP and one diagonal per pair of parameters.
+    centre = np.clip(best, STEP, 1 - STEP)
+    design = [centre]
+    for i in range(k):
+        for sgn in (1, -1):
+            design.append(centre + sgn * STEP * np.eye(k)[i])
+    for i in range(k):
+        for j in range(i + 1, k):
+            design.append(centre + STEP * (np.eye(k)[i] + np.eye(k)[j]))
+    for u in design:
+        f(u)
+    best = np.array(min(seen, key=lambda t: seen[t]))
+    pts = np.array([u for u in seen if np.max(np.abs(np.array(u) - centre)) <= 2 * STEP + 1e-9])
+    ys = np.array([seen[tuple(u)] for u in pts])
+    hess, ok = _quadratic_hessian(pts - centre, ys)
+    sigma: dict[str, float | None] = {n: None for n in names}
+    if ok:
+        cov_u = 2.0 * np.linalg.inv(hess)
+        scale = hi - lo
+        for i, n in enumerate(names):
+            var = float(cov_u[i, i]) * float(scale[i]) ** 2
+            sigma[n] = math.sqrt(var) if var > 0 else None
+    else:  # the quadratic is not convex in every direction: per-axis curvature where it is
+        for i, n in enumerate(names):
+            if hess[i, i] > 0:
+                sigma[n] = math.sqrt(2.0 / hess[i, i]) * float(hi[i] - lo[i])
+    values = point(best)
+    sims = sim.run(objects, values, seed)
+    x2, df = chi_square(objects, sims)
+    df_fit = max(df - k, 1)
+    method = (f"grid {grid}^{k}, Nelder-Mead (at most {refine} evaluations), quadratic fitted "
+              f"to X^2 at {len(pts)} points within {2 * STEP:g} of the optimum (ranges scaled to "
+              "1); sigma from its curvature: cov = 2 H^-1"
+              + ("" if ok else " (not convex jointly: per-axis curvature, conditional on the rest)"))
+    return FitResult(tuple(names), values, sigma, x2, df_fit, float(sps.chi2.sf(x2, df_fit)),
+                     evals, method)
+
+
+def _quadratic_hessian(d: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Least-squares quadratic y = c + g.d + d^T H d / 2 through the points; H and whether
+    it is positive definite."""
+    k = d.shape[1]
+    cols = [np.ones(len(d))] + [d[:, i] for i in range(k)]
+    idx = []
+    for i in range(k):
+        for j in range(i, k):
+            cols.append(d[:, i] * d[:, j] * (0.5 if i == j else 1.0))
+            idx.append((i, j))
+    a = np.array(cols).T
+    coef, *_ = np.linalg.lstsq(a, y, rcond=None)
+    h = np.zeros((k, k))
+    for c, (i, j) in zip(coef[1 + k:], idx, strict=True):
+        h[i, j] = h[j, i] = c
+    try:
+        ok = bool(np.all(np.linalg.eigvalsh(h) > 0))
+    except np.linalg.LinAlgError:
+        ok = False
+    return h, ok
+
+
+# -- the whole command ----------------------------------------------------------------------
+
+
+def split(ds: Dataset, holdout: Sequence[str] | None) -> tuple[list[DataObject], list[DataObject]]:
+    """Fitted and held-out objects: `holdout` names (an empty list: none), else every second
+    object (the 2nd, 4th, ...) is held out. Objects without a published N are never fitted."""
+    if holdout is not None:
+        held = {ds.object(n).name for n in holdout}
+    else:
+        held = {o.name for i, o in enumerate(ds.objects) if i % 2 == 1}
+    held |= {o.name for o in ds.objects if o.counts is None}
+    fitted = [o for o in ds.objects if o.name not in held]
+    return fitted, [o for o in ds.objects if o.name in held]
+
+
+def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int = 1,
+              fit_names: Sequence[str] = ("friction", "restitution", "throw_scale"),
+              holdout: Sequence[str] | None = None, validate: Sequence[Dataset] = (),
+              seed: int = 0, grid: int = 3, refine: int = 24, alpha: float = 0.01,
+              log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    """Fit, simulate every object at the fit with fresh seeds, write DIR's four files; the
+    report as a dict."""
+    t0 = time.perf_counter()
+    for n in fit_names:
+        if n not in PARAMETERS:
+            raise DataError("--fit", "fit", f"unknown parameter {n!r}; known: "
+                            f"{', '.join(PARAMETERS)}", show_value=False)
+    fitted, held = split(dataset, holdout)
+    if not fitted:
+        raise DataError(dataset.path, "objects", "no object with counts is left to fit (objects "
+                        "with n: unknown are for validation only)", show_value=False)
+    die_m, surf_m = fitted[0].pair
+    for o in fitted[1:]:
+        if o.pair != (die_m, surf_m):
+            raise DataError(dataset.path, f"objects ({o.name})", f"names material {o.pair[0].name} "
+                            f"on {o.pair[1].name}, but {fitted[0].name} names {die_m.name} on "
+                            f"{surf_m.name}: one fit calibrates one pair", show_value=False)
+    everyone = [*fitted, *held, *(o for ds in validate for o in ds.objects)]
+    with Simulator(everyone, throws, workers) as sim:
+        log(f"fitting {', '.join(fit_names) or 'nothing'} on {len(fitted)} objects of "
+            f"{dataset.name}, {throws} throws each per evaluation, {workers} worker(s)")
+        res = fit(fitted, sim, list(fit_names), seed, grid, refine, log)
+        fit_seconds = time.perf_counter() - t0
+        log(f"fit done in {fit_seconds:.1f} s; checking every object at the fit with fresh seeds")
+        rows = []
+        parts: list[tuple[str, Sequence[DataObject]]] = [("fitted", fitted), ("held-out", held)]
+        parts += [(f"validation: {ds.name}", ds.objects) for ds in validate]
+        for part, objs in parts:
+            for o in objs:
+                applied, params = _applied(o, dataset, die_m, surf_m, res.values)
+                s = sim.run([o], params, seed + 1)[0]
+                rows.extend(_points(o, s, part, applied))
+        thrown, evaluations = sim.thrown, sim.evaluations
+    seconds = time.perf_counter() - t0
+    report = _report(dataset, validate, res, rows, fitted, held, throws, workers, seconds,
+                     fit_seconds, thrown, evaluations, alpha, seed, die_m, surf_m, fit_names)
+    write_outputs(report, out, dataset, die_m, surf_m)
+    return report
+
+
+def _applied(o: DataObject, ds: Dataset, die_m: Material, surf_m: Material,
+             values: dict[str, float]) -> tuple[str, dict[str, float]]:
+    """Which fitted values reach an object: the pair's where it is the fitted pair, the throw
+    scale where it belongs to the fitted dataset (thrown the same way)."""
+    params = base_parameters(o)
+    same_pair = o.pair == (die_m, surf_m)
+    same_throw = any(o is x for x in ds.objects)
+    if same_pair:
+        params["friction"], params["restitution"] = values["friction"], values["restitution"]
+    if same_throw:
+        params["throw_scale"] = values["throw_scale"]
+    applied = ("pair + throw" if same_pair and same_throw else "pair" if same_pair
+               else "throw" if same_throw else "none (own materials and throw)")
+    return applied, params
+
+
+def _points(o: DataObject, s: SimCounts, part: str, applied: str) -> list[dict[str, Any]]:
+    out = []
+    for g, (gname, vals) in enumerate(o.groups[:-1] if len(o.groups) > 1 else o.groups):
+        p_m = o.measured_p(g)
+        row: dict[str, Any] = {"object": o.name, "part": part, "group": gname, "faces": list(vals),
+                               "calibrated": applied, "measured_p": p_m, "n": o.n,
+                               "derived_counts": o.derived}
+        if o.counts is not None and o.n is not None:
+            ci = wilson(o.counts[g], o.n)
+            row["measured_count"] = o.counts[g]
+            row["measured_ci"] = [ci.low, ci.high]
+        else:
+            row["measured_count"] = None
+            row["measured_ci"] = None
+        sim_ci = wilson(s.counts[g], s.n) if s.n else None
+        row["sim_count"], row["sim_n"] = s.counts[g], s.n
+        row["sim_off_table"], row["sim_errors"] = s.off_table, s.errors
+        row["sim_p"] = s.counts[g] / s.n if s.n else None
+        row["sim_ci"] = [sim_ci.low, sim_ci.high] if sim_ci else None
+        if sim_ci is None:
+            row["inside"] = False
+        elif row["measured_ci"] is None:  # no N: the measured point inside the simulated interval
+            row["inside"] = sim_ci.low <= p_m <= sim_ci.high
+        else:  # the two 95% intervals overlap
+            row["inside"] = row["measured_ci"][0] <= sim_ci.high and sim_ci.low <= row["measured_ci"][1]
+        row["abs_error"] = abs(p_m - row["sim_p"]) if row["sim_p"] is not None else None
+        out.append(row)
+    return out
+
+
+def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list[dict[str, Any]],
+            fitted: list[DataObject], held: list[DataObject], throws: int, workers: int,
+            seconds: float, fit_seconds: float, thrown: int, evaluations: int, alpha: float,
+            seed: int, die_m: Material, surf_m: Material, fit_names: Sequence[str]) -> dict[str, Any]:
+    parts: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        parts.setdefault(r["part"], {"points": 0, "inside": 0, "errors": []})
+        p = parts[r["part"]]
+        p["points"] += 1
+        p["inside"] += int(r["inside"])
+        if r["abs_error"] is not None:
+            p["errors"].append(r["abs_error"])
+    summary = {}
+    for name, p in parts.items():
+        objs = {r["object"] for r in rows if r["part"] == name}
+        summary[name] = {"objects": len(objs), "points": p["points"], "inside": p["inside"],
+                         "mae": float(np.mean(p["errors"])) if p["errors"] else None}
+    # Held-out test: X^2 of the fresh simulation against the held-out counts, no parameters.
+    intervals = {}
+    for n in fit_names:
+        s = res.sigma.get(n)
+        v = res.values[n]
+        intervals[n] = None if s is None else [v - CONFIDENCE_Z * s, v + CONFIDENCE_Z * s]
+    return {
+        "dataset": {"name": ds.name, "path": ds.path, "citation": ds.citation,
+                    "where_read": ds.where_read, "caveats": list(ds.caveats)},
+        "validation": [{"name": v.name, "path": v.path, "citation": v.citation,
+                        "caveats": list(v.caveats)} for v in validate],
+        "pair": {"die": die_m.name, "surface": surf_m.name,
+                 "before": library().pair(die_m, surf_m).to_json()},
+        "fitted_parameters": list(fit_names),
+        "values": {n: res.values[n] for n in ("friction", "restitution", "throw_scale")},
+        "sigma": res.sigma,
+        "interval95": intervals,
+        "uncertainty_method": res.method,
+        "fit": {"chi2": res.chi2, "df": res.df, "p": res.p, "alpha": alpha,
+                "bad_fit": res.p < alpha, "objects": [o.name for o in fitted]},
+        "held_out": [o.name for o in held],
+        "inside_rule": "the measured and simulated 95% Wilson intervals overlap; where the "
+                       "source gives no N, the measured proportion lies inside the simulated "
+                       "interval",
+        "summary": summary,
+        "points": rows,
+        "evaluations": res.evaluations,
+        "settings": {"throws": throws, "workers": workers, "seed": seed,
+                     "report_seed": seed + 1},
+        "timing": {"seconds": seconds, "fit_seconds": fit_seconds, "throws_simulated": thrown,
+                   "evaluations": evaluations,
+                   "throws_per_s": thrown / seconds if seconds > 0 else 0.0},
+        "date": _dt.date.today().isoformat(),
+    }
+
+
+# -- outputs ------------------------------------------------------------------------------
+
+
+def write_outputs(report: dict[str, Any], out: str | Path, ds: Dataset, die_m: Material,
+                  surf_m: Material) -> list[Path]:
+    """report.json, report.md, calibration.png and materials.yaml in `out`, each written to
+    a temporary file in `out` and renamed over the old one (never half-written)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "report.json", out / "report.md", out / "materials.yaml", out / "calibration.png"]
+    mats = materials_yaml(report, ds, die_m, surf_m)
+    report["materials_file"] = {"path": str(paths[2]), **mats["names"]}
+    png = _plot_png(report)  # everything is made before the first file is replaced
+    _atomic(paths[0], (json.dumps(report, indent=2) + "\n").encode())
+    _atomic(paths[1], render_markdown(report).encode())
+    _atomic(paths[2], mats["text"].encode())
+    _atomic(paths[3], png)
+    return paths
+
+
+def materials_yaml(report: dict[str, Any], ds: Dataset, die_m: Material,
+                   surf_m: Material) -> dict[str, Any]:
+    """A material file (the format of dice_models/materials.yaml): the die and surface
+    materials under new names, and their fitted pair."""
+    die_name, surf_name = f"{die_m.name}-cal", f"{surf_m.name}-cal"
+    if die_name == surf_name:
+        surf_name = f"{surf_m.name}-cal-surface"
+    v, s = report["values"], report["sigma"]
+    mae = report["summary"]
+    fitted_mae = mae.get("fitted", {}).get("mae")
+    held_mae = mae.get("held-out", {}).get("mae")
+    sig = ", ".join(f"{n} {v[n]:.4f} +- {s[n]:.4f}" if s.get(n) else f"{n} {v[n]:.4f} (no sigma)"
+                    for n in report["fitted_parameters"])
+    when = f"calibrated by tabletop fairness calibrate {ds.path} on {report['date']}"
+    pair_src = (f"{when}: MAE fitted {_fmt(fitted_mae)}, held-out {_fmt(held_mae)}; {sig} "
+                f"(1 sigma, curvature); fit X^2 {report['fit']['chi2']:.1f} on {report['fit']['df']} "
+                f"df, p {report['fit']['p']:.3g}; lever arms from the {die_m.name}/{surf_m.name} pair")
+    base = library().pair(die_m, surf_m)
+
+    def entry(m: Material) -> dict[str, Any]:
+        return {**{f: getattr(m, f) for f in VALUE_FIELDS},
+                "source": f"{when}: the values of {m.name} (see its source there); only its "
+                          f"pair with {surf_name if m is die_m else die_name} is fitted"}
+
+    data = {"materials": {die_name: entry(die_m), surf_name: entry(surf_m)},
+            "pairs": [{"a": die_name, "b": surf_name, "friction": round(v["friction"], 6),
+                       "restitution": round(v["restitution"], 6),
+                       "rolling_friction": base.rolling_friction,
+                       "spinning_friction": base.spinning_friction, "source": pair_src}]}
+    head = (f"# Written by tabletop fairness calibrate from {ds.path} on {report['date']}.\n"
+            f"# Name these materials with {{file: THIS_FILE, preset: {die_name}}} (a die's material)\n"
+            f"# and {{file: THIS_FILE, preset: {surf_name}}} (a table's surface).\n")
+    text = head + yaml.safe_dump(data, sort_keys=False, width=100)
+    return {"text": text, "names": {"die": die_name, "surface": surf_name}}
+
+
+def render_markdown(rep: dict[str, Any]) -> str:
+    ds = rep["dataset"]
+    lines = [f"# Calibration: {ds['name']}", "", f"Source: {ds['citation']}", "",
+             f"Where read: {ds['where_read']}", ""]
+    for c in ds["caveats"]:
+        lines.append(f"- caveat: {c}")
+    for v in rep["validation"]:
+        lines += ["", f"Validation dataset: {v['name']} ({v['citation']})"]
+        lines += [f"- caveat: {c}" for c in v["caveats"]]
+    pair = rep["pair"]
+    lines += ["", "## Fitted values", "",
+              f"Pair {pair['die']} on {pair['surface']} (before: friction "
+              f"{pair['before']['friction']:.4f}, restitution {pair['before']['restitution']:.4f}, "
+              f"{pair['before']['source']}); throw_scale before: 1.", "",
+              "| parameter | value | sigma | 95% interval |", "| --- | --- | --- | --- |"]
+    for n in ("friction", "restitution", "throw_scale"):
+        if n in rep["fitted_parameters"]:
+            s, iv = rep["sigma"][n], rep["interval95"][n]
+            lines.append(f"| {n} | {rep['values'][n]:.4f} | {_fmt(s)} | "
+                         + (f"[{iv[0]:.4f}, {iv[1]:.4f}]" if iv else "not determined") + " |")
+        else:
+            lines.append(f"| {n} | {rep['values'][n]:.4f} | not fitted | - |")
+    f = rep["fit"]
+    lines += ["", f"Uncertainty: {rep['uncertainty_method']}.", "",
+              f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g} -> "
+              + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
+                 f"not rejected at alpha {f['alpha']:g}"), "",
+              f"Inside rule: {rep['inside_rule']}.", "",
+              "## Points (at the fitted values, fresh seeds)", "",
+              "| object | part | group | N | measured p [95%] | simulated p [95%] (n sim) | inside | "
+              "calibrated |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rep["points"]:
+        meas = (f"{r['measured_p']:.3f} [{r['measured_ci'][0]:.3f}, {r['measured_ci'][1]:.3f}]"
+                if r["measured_ci"] else f"{r['measured_p']:.3f} (no N)")
+        if r["derived_counts"]:
+            meas += " (count derived)"
+        simp = (f"{r['sim_p']:.3f} [{r['sim_ci'][0]:.3f}, {r['sim_ci'][1]:.3f}] ({r['sim_n']})"
+                if r["sim_ci"] else "no throw on the table")
+        lines.append(f"| {r['object']} | {r['part']} | {r['group']} | {r['n'] or 'unknown'} | "
+                     f"{meas} | {simp} | {'yes' if r['inside'] else 'NO'} | {r['calibrated']} |")
+    lines += ["", "## Summary", "", "| part | objects | points inside | MAE |", "| --- | --- | --- | --- |"]
+    for name, s in rep["summary"].items():
+        lines.append(f"| {name} | {s['objects']} | {s['inside']}/{s['points']} | {_fmt(s['mae'])} |")
+    t = rep["timing"]
+    lines += ["", f"Wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
+              f"{t['throws_simulated']} throws in {t['evaluations']} evaluations "
+              f"({t['throws_per_s']:.0f} throws/s, {rep['settings']['workers']} worker(s), "
+              f"{rep['settings']['throws']} throws per object per evaluation).", ""]
+    return "\n".join(lines)
+
+
+def render_summary(rep: dict[str, Any]) -> str:
+    """The lines the command prints."""
+    v, s = rep["values"], rep["sigma"]
+    out = []
+    for n in rep["fitted_parameters"]:
+        iv = rep["interval95"][n]
+        out.append(f"{n}: {v[n]:.4f}" + (f" +- {s[n]:.4f} (95% [{iv[0]:.4f}, {iv[1]:.4f}])"
+                                          if iv else " (sigma not determined)"))
+    f = rep["fit"]
+    out.append(f"fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}"
+               + (f"  BAD FIT (p < {f['alpha']:g})" if f["bad_fit"] else ""))
+    for name, p in rep["summary"].items():
+        out.append(f"{name}: {p['objects']} objects, {p['inside']}/{p['points']} points inside, "
+                   f"MAE {_fmt(p['mae'])}")
+    t = rep["timing"]
+    out.append(f"wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
+               f"{t['throws_simulated']} throws, {t['evaluations']} evaluations")
+    return "\n".join(out)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4f}"
+
+
+def _bar(p: float, ci: list[float]) -> list[list[float]]:
+    return [[max(0.0, p - ci[0])], [max(0.0, ci[1] - p)]]  # Wilson's ends, round-off clipped
+
+
+def _atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside `path`, then rename it over `path`."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would outlive the rename
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _plot_png(rep: dict[str, Any]) -> bytes:
+    """Measured against simulated proportions with their intervals, by part."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 6.0))
+    ax.plot([0, 1], [0, 1], color="0.6", lw=1, zorder=0)
+    styles = {"fitted": ("o", "C0", "fitted"), "held-out": ("s", "C1", "held out")}
+    labelled: set[str] = set()
+    for r in rep["points"]:
+        if r["sim_p"] is None:
+            continue
+        marker, colour, label = styles.get(r["part"], ("^", "C2", r["part"]))
+        xerr = None
+        if r["measured_ci"]:
+            xerr = _bar(r["measured_p"], r["measured_ci"])
+        yerr = _bar(r["sim_p"], r["sim_ci"])
+        ax.errorbar([r["measured_p"]], [r["sim_p"]], xerr=xerr, yerr=yerr, fmt=marker, color=colour,
+                    mfc=colour if r["part"] == "fitted" else "white", ms=6, capsize=2, lw=1,
+                    label=None if label in labelled else label)
+        labelled.add(label)
+    ax.set_xlabel("measured proportion (95% Wilson)")
+    ax.set_ylabel("simulated proportion at the fit (95% Wilson)")
+    s = rep["summary"]
+    ax.set_title(f"{rep['dataset']['name']}: MAE fitted {_fmt(s.get('fitted', {}).get('mae'))}, "
+                 f"held out {_fmt(s.get('held-out', {}).get('mae'))}", fontsize=9)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("equal")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format="png", dpi=110)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+__all__ = ["PARAMETERS", "DataObject", "Dataset", "FitResult", "SimCounts", "Simulator",
+           "calibrate", "chi_square", "fit", "load_dataset", "materials_yaml", "parse_dataset",
+           "render_markdown", "render_summary", "simulate", "split", "write_outputs"]
