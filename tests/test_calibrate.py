@@ -72,13 +72,24 @@ def generated(tmp_path_factory) -> tuple[Path, dict[str, tuple[int, int]]]:
     return path, counts
 
 
+def no_n_dataset() -> dict:
+    """One cube of the same pair with a printed proportion and no N (validation only)."""
+    d = synthetic()
+    d["name"] = "synthetic-no-n"
+    d["objects"] = [{**d["objects"][0], "proportion": {"group": "start", "p": 0.6, "n": "unknown"}}]
+    del d["objects"][0]["counts"]
+    return d
+
+
 @pytest.fixture(scope="module")
 def fitted(generated, tmp_path_factory) -> tuple[Path, dict, int]:
     path, _ = generated
     out = tmp_path_factory.mktemp("cal")
+    other = path.parent / "no-n.yaml"
+    other.write_text(yaml.safe_dump(no_n_dataset(), sort_keys=False))
     status = main(["fairness", "calibrate", str(path), "--out", str(out), "--fit", "throw_scale",
                    "--throws", "150", "--grid", "4", "--refine", "6", "--holdout", "",
-                   "--workers", "2", "--quiet"])
+                   "--workers", "2", "--quiet", "--validate", str(other)])
     return out, json.loads((out / "report.json").read_text()), status
 
 
@@ -92,7 +103,16 @@ def test_the_fit_recovers_the_throw_scale_the_counts_were_generated_with(fitted)
     assert high - low < 1.0  # an interval that says something
     assert not rep["fit"]["bad_fit"] and status == 0
     assert rep["summary"]["fitted"]["objects"] == 2
-    assert all(r["inside"] for r in rep["points"])
+    assert all(r["inside"] for r in rep["points"] if r["part"] == "fitted")
+
+
+def test_a_validation_dataset_without_n_is_reported_without_a_measured_interval(fitted):
+    _, rep, _ = fitted
+    [row] = [r for r in rep["points"] if r["part"] == "validation: synthetic-no-n"]
+    assert row["measured_ci"] is None and row["n"] is None and row["measured_p"] == 0.6
+    assert row["calibrated"] == "pair"  # same die/surface pair; another dataset's thrower
+    assert row["inside"] == (row["sim_ci"][0] <= 0.6 <= row["sim_ci"][1])
+    assert rep["summary"]["validation: synthetic-no-n"]["objects"] == 1
 
 
 def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp_path, capsys):

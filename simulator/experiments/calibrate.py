@@ -24,8 +24,10 @@ parameters change the physics and the speed scale, not the draws. Throws are cha
 the objective is still piecewise constant with noise of a few X^2 units; the search is
 therefore coarse: a grid (`grid` points per parameter), then
 Nelder-Mead from the best grid point (at most `refine` evaluations), then an axial and
-diagonal design at +-STEP around the optimum, through which (with every evaluated point
-within 2 STEP) a full quadratic is fitted by least squares.
+diagonal design at +-STEP around the best point; a full quadratic is fitted by least
+squares to every evaluated point near the best one (the region widened until it holds
+twice as many points as coefficients), and its minimum is the estimate where it lies in
+that region (else the best evaluated point, whose X^2 is a lucky draw of the noise).
 
 Uncertainty: the curvature of that quadratic. X^2 ~ -2 ln L + const, so the covariance is
 2 H^-1 (H: the quadratic's Hessian); 95% intervals are +-1.96 sigma. A direction in which
@@ -67,6 +69,7 @@ from dice_models.materials import (
 from simulator.experiments.config import Experiment, ThrowDistribution, parse_throw
 from simulator.experiments.stats import homogeneity, wilson
 from simulator.physics import PhysicsSettings, TableSpec, die_shape
+from simulator.physics.settings import parse_table
 from simulator.physics.world import MAX_SPEED
 
 # -- the dataset format -------------------------------------------------------------------
@@ -74,11 +77,13 @@ from simulator.physics.world import MAX_SPEED
 DATASET_FIELDS = ("name", "description", "source", "defaults", "objects")
 SOURCE_FIELDS = ("citation", "where_read", "doi", "measured", "caveats")
 OBJECT_FIELDS = ("name", "geometry", "values", "mass", "mass_model", "material", "surface",
-                 "throw", "outcomes", "counts", "proportion", "where_read", "stated", "assumed",
+                 "table", "throw", "outcomes", "counts", "proportion", "where_read", "stated", "assumed",
                  "as_published")
 # Each of these must say whether the source states it (stated:) or the dataset assumes it
 # (assumed:), with the source's words or the reason; both where it is part of each.
 MARKED = ("geometry", "mass", "mass_model", "material", "surface", "throw")
+# `table:` (optional; a table file's fields, its surface replaced by `surface:`): the lab's
+# default 1.2 m x 0.9 m open table otherwise.
 THROW_FIELDS = ("as_described", "model")
 PROPORTION_FIELDS = ("group", "p", "n")
 
@@ -101,6 +106,7 @@ class DataObject:
     index: int  # its position in the dataset (the throw seeds' middle key)
     die: DieModel
     surface: Material
+    table: TableSpec
     throw: ThrowDistribution
     throw_text: str
     groups: tuple[tuple[str, tuple[int, ...]], ...]
@@ -230,6 +236,8 @@ def _parse_object(raw: dict[str, Any], index: int, source: str, where: str) -> D
                         show_value=False)
     surface = material_from(raw["surface"], source, f"{where}.surface")
     table = TableSpec(surface=surface, source=source)
+    if "table" in raw:
+        table = parse_table(raw["table"], f"{source}: {where}.table").with_surface(surface)
     throw_raw = raw.get("throw")
     if not isinstance(throw_raw, dict):
         raise DataError(source, f"{where}.throw", "must be {as_described: TEXT, model: {...}}",
@@ -249,7 +257,7 @@ def _parse_object(raw: dict[str, Any], index: int, source: str, where: str) -> D
     if pub is not None and not isinstance(pub, dict):
         raise DataError(source, f"{where}.as_published", "must be a mapping of the numbers as "
                         "printed", pub)
-    return DataObject(name=name, index=index, die=die, surface=surface, throw=throw,
+    return DataObject(name=name, index=index, die=die, surface=surface, table=table, throw=throw,
                       throw_text=throw_text, groups=groups, counts=counts, n=n,
                       derived=published is not None and counts is not None, published=published,
                       where_read=where_read, stated=stated, assumed=assumed)
@@ -370,7 +378,7 @@ def experiment_for(obj: DataObject, params: dict[str, float], seed: int) -> Expe
     throw = replace(t, speed=(t.speed[0] * s, t.speed[1] * s), spin=(t.spin[0] * s, t.spin[1] * s))
     # Throw i of object j: default_rng([seed', i]) with seed' = seed * 1000 + j (config's rule).
     return Experiment(name=obj.name, source=obj.die.source, die=obj.die,
-                      table=TableSpec(surface=obj.surface, source="calibration"), throw=throw,
+                      table=obj.table, throw=throw,
                       throws=1, chunk_size=1, seed=seed * 1000 + obj.index,
                       physics=PhysicsSettings())
 
@@ -513,6 +521,7 @@ class FitResult:
     p: float
     evaluations: list[dict[str, Any]] = field(default_factory=list)
     method: str = ""
+    noise_sd: float | None = None  # the quadratic's residual sd, X^2 units
 
 
 def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
@@ -573,35 +582,51 @@ def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], see
     for u in design:
         f(u)
     best = np.array(min(seen, key=lambda t: seen[t]))
-    pts = np.array([u for u in seen if np.max(np.abs(np.array(u) - centre)) <= 2 * STEP + 1e-9])
-    ys = np.array([seen[tuple(u)] for u in pts])
-    hess, ok = _quadratic_hessian(pts - centre, ys)
+    # The quadratic: through the evaluated points near the best one, the region widened
+    # until it holds twice as many points as the quadratic has coefficients (the objective's
+    # noise of several X^2 units needs them).
+    n_coef = 1 + k + k * (k + 1) // 2
+    all_u = np.array(list(seen))
+    all_y = np.array([seen[t] for t in seen])
+    for radius in (2 * STEP, 0.25, 0.5, 1.0):
+        near = np.max(np.abs(all_u - best), axis=1) <= radius + 1e-9
+        if near.sum() >= 2 * n_coef:
+            break
+    grad, hess, resid_sd = _quadratic(all_u[near] - best, all_y[near])
+    ok = bool(np.all(np.linalg.eigvalsh(hess) > 0))
+    chosen = "the best evaluated point"
+    if ok:  # the quadratic's minimum, where it lies in the region and the box
+        u_min = best - np.linalg.solve(hess, grad)
+        if np.max(np.abs(u_min - best)) <= radius and np.all((u_min >= 0) & (u_min <= 1)):
+            best, chosen = u_min, "the quadratic's minimum"
     sigma: dict[str, float | None] = {n: None for n in names}
+    scale = hi - lo
     if ok:
         cov_u = 2.0 * np.linalg.inv(hess)
-        scale = hi - lo
         for i, n in enumerate(names):
             var = float(cov_u[i, i]) * float(scale[i]) ** 2
             sigma[n] = math.sqrt(var) if var > 0 else None
     else:  # the quadratic is not convex in every direction: per-axis curvature where it is
         for i, n in enumerate(names):
             if hess[i, i] > 0:
-                sigma[n] = math.sqrt(2.0 / hess[i, i]) * float(hi[i] - lo[i])
+                sigma[n] = math.sqrt(2.0 / hess[i, i]) * float(scale[i])
     values = point(best)
     sims = sim.run(objects, values, seed)
     x2, df = chi_square(objects, sims)
     df_fit = max(df - k, 1)
-    method = (f"grid {grid}^{k}, Nelder-Mead (at most {refine} evaluations), quadratic fitted "
-              f"to X^2 at {len(pts)} points within {2 * STEP:g} of the optimum (ranges scaled to "
-              "1); sigma from its curvature: cov = 2 H^-1"
+    method = (f"grid {grid}^{k}, Nelder-Mead (at most {refine} evaluations), an axial and "
+              f"diagonal design at +-{STEP:g}; a quadratic fitted by least squares to X^2 at the "
+              f"{int(near.sum())} evaluated points within {radius:g} of the best (ranges scaled "
+              f"to 1; residual sd {resid_sd:.2f} X^2 units: the objective's noise); estimate: "
+              f"{chosen}; sigma from the quadratic's curvature, cov = 2 H^-1"
               + ("" if ok else " (not convex jointly: per-axis curvature, conditional on the rest)"))
     return FitResult(tuple(names), values, sigma, x2, df_fit, float(sps.chi2.sf(x2, df_fit)),
-                     evals, method)
+                     evals, method, resid_sd)
 
 
-def _quadratic_hessian(d: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Least-squares quadratic y = c + g.d + d^T H d / 2 through the points; H and whether
-    it is positive definite."""
+def _quadratic(d: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Least-squares quadratic y = c + g.d + d^T H d / 2 through the points: g, H and the
+    residual standard deviation."""
     k = d.shape[1]
     cols = [np.ones(len(d))] + [d[:, i] for i in range(k)]
     idx = []
@@ -614,11 +639,9 @@ def _quadratic_hessian(d: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, bool]:
     h = np.zeros((k, k))
     for c, (i, j) in zip(coef[1 + k:], idx, strict=True):
         h[i, j] = h[j, i] = c
-    try:
-        ok = bool(np.all(np.linalg.eigvalsh(h) > 0))
-    except np.linalg.LinAlgError:
-        ok = False
-    return h, ok
+    resid = y - a @ coef
+    dof = max(len(y) - len(coef), 1)
+    return coef[1:1 + k], h, float(math.sqrt(float(resid @ resid) / dof))
 
 
 # -- the whole command ----------------------------------------------------------------------
@@ -762,6 +785,11 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         "sigma": res.sigma,
         "interval95": intervals,
         "uncertainty_method": res.method,
+        "objective_noise_sd": res.noise_sd,
+        "noise_warning": (None if res.noise_sd is None or res.noise_sd <= 1.0 else
+                          f"the objective's noise (sd {res.noise_sd:.1f} X^2 units) exceeds the "
+                          "1 unit that defines a 1-sigma interval: the curvature intervals are "
+                          "not reliable; more --throws lower the noise"),
         "fit": {"chi2": res.chi2, "df": res.df, "p": res.p, "alpha": alpha,
                 "bad_fit": res.p < alpha, "objects": [o.name for o in fitted]},
         "held_out": [o.name for o in held],
@@ -859,8 +887,10 @@ def render_markdown(rep: dict[str, Any]) -> str:
         else:
             lines.append(f"| {n} | {rep['values'][n]:.4f} | not fitted | - |")
     f = rep["fit"]
-    lines += ["", f"Uncertainty: {rep['uncertainty_method']}.", "",
-              f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g} -> "
+    lines += ["", f"Uncertainty: {rep['uncertainty_method']}.", ""]
+    if rep["noise_warning"]:
+        lines += [f"WARNING: {rep['noise_warning']}.", ""]
+    lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g} -> "
               + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
                  f"not rejected at alpha {f['alpha']:g}"), "",
               f"Inside rule: {rep['inside_rule']}.", "",
@@ -895,6 +925,8 @@ def render_summary(rep: dict[str, Any]) -> str:
         iv = rep["interval95"][n]
         out.append(f"{n}: {v[n]:.4f}" + (f" +- {s[n]:.4f} (95% [{iv[0]:.4f}, {iv[1]:.4f}])"
                                           if iv else " (sigma not determined)"))
+    if rep["noise_warning"]:
+        out.append(f"warning: {rep['noise_warning']}")
     f = rep["fit"]
     out.append(f"fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}"
                + (f"  BAD FIT (p < {f['alpha']:g})" if f["bad_fit"] else ""))
