@@ -1,26 +1,87 @@
-"""Throughput of `simulator.physics.World.throw` against a bare PyBullet loop (same die,
-table, settings and settle rule), measured in the same run, interleaved in rounds so
-machine noise hits both alike. Prints throws per second of each and their ratio
-(target: ratio >= 0.95), and checks both loops saw the same faces.
+"""Throughput of `simulator.physics.World.throw`, in one run on the same throws, against
+(1) the honest reference: `simulator.bench.bare.BareLoop`, the leanest correct loop for the
+    same die, table, contact model, settings and settle rule (target: ratio >= 0.95);
+(2) the World of commit 9ea7a0a (before issue 13), run from a git worktree of that commit
+    in a subprocess with its own settings (target: ratio >= 1.8).
+The three run interleaved in rounds (order rotated each round) so machine noise hits all
+alike; each measures its own process CPU time. Prints throws per second and the ratios,
+and how often the loops agree on the face.
 
-    python benchmarks/bench_throughput.py [--throws 400] [--die paper-d8] [--rounds 5]
+    python -m benchmarks.bench_throughput [--throws 400] [--rounds 5] [--die paper-d8] [--old 9ea7a0a]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from dice_models import load_die
+from simulator.bench.bare import BareLoop
+from simulator.physics import PhysicsSettings, TableSpec, World, die_shape
+from simulator.physics.throws import random_throw
 
-from benchmarks.bare_pybullet import BareLoop  # noqa: E402
-from dice_models import load_die  # noqa: E402
-from simulator.physics import PhysicsSettings, TableSpec, World, die_shape  # noqa: E402
-from simulator.physics.throws import random_throw  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
+OLD_COMMIT = "9ea7a0a"
+
+# Runs in the old tree: reads one JSON list of throws a line, answers CPU seconds and faces.
+OLD_WORKER = r"""
+import json, sys, time
+from dice_models import load_die
+from simulator.physics import TableSpec, World
+from simulator.physics.world import Throw
+model = load_die(sys.argv[1])
+world = World(TableSpec())
+for line in sys.stdin:
+    throws = [Throw(tuple(t["release"]), tuple(t["velocity"]), tuple(t["spin"]), tuple(t["orientation"]))
+              for t in json.loads(line)]
+    faces = []
+    t0 = time.process_time()
+    for th in throws:
+        r = world.throw("die", model, th)
+        world.scene.clear()
+        faces.append(r.outcome.face if r.outcome.reason != "fell_off" else -1)
+    print(json.dumps({"cpu": time.process_time() - t0, "faces": faces}), flush=True)
+"""
+
+
+class OldWorld:
+    """The World of an old commit, in a subprocess over a git worktree of it."""
+
+    def __init__(self, commit: str, die: str) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="tabletop-old-"))
+        self.tree = self.dir / "tree"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(self.tree), commit],
+                       check=True, capture_output=True, text=True)
+        env = dict(os.environ, PYTHONPATH=str(self.tree))
+        self.proc = subprocess.Popen([sys.executable, "-c", OLD_WORKER, die], cwd=self.tree, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, throws: list) -> tuple[float, list[int]]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps([t.to_json() for t in throws]) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the old World's process ended")
+        answer = json.loads(line)
+        return float(answer["cpu"]), list(answer["faces"])
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(self.tree)],
+                       capture_output=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def main() -> int:
@@ -28,38 +89,62 @@ def main() -> int:
     ap.add_argument("--throws", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--die", default="paper-d8")
+    ap.add_argument("--old", default=OLD_COMMIT, help="commit of the old World (default 9ea7a0a)")
     args = ap.parse_args()
     model = load_die(args.die)
     table, settings = TableSpec(), PhysicsSettings()
     throws = [random_throw(table, 1, np.random.default_rng([11, i])) for i in range(args.throws)]
     world = World(table, settings)
     bare = BareLoop(die_shape(model), table, settings)
-    t_ours = t_bare = 0.0
-    faces_ours: list[int] = []
-    faces_bare: list[int] = []
+    old: OldWorld | None = None
+    try:
+        old = OldWorld(args.old, args.die)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        why = exc.stderr.strip().splitlines()[-1] if isinstance(exc, subprocess.CalledProcessError) \
+            and exc.stderr else str(exc)
+        print(f"old World ({args.old}): unavailable ({why}); only the reference ratio is measured")
+    cpu = {"bare": 0.0, "world": 0.0, "old": 0.0}
+    faces: dict[str, list[int]] = {"bare": [], "world": [], "old": []}
     per_round = max(1, args.throws // args.rounds)
-    for start in range(0, args.throws, per_round):
-        chunk = throws[start:start + per_round]
-        t0 = time.perf_counter()
-        for th in chunk:
-            f, _steps = bare.throw(th)
-            faces_bare.append(f)
-        t1 = time.perf_counter()
-        for th in chunk:
-            r = world.throw("die", model, th)
-            world.scene.clear()
-            faces_ours.append(r.outcome.face if r.outcome.reason != "fell_off" else -1)
-        t2 = time.perf_counter()
-        t_bare += t1 - t0
-        t_ours += t2 - t1
+    order = ["bare", "world", "old"]
+    try:
+        for k, start in enumerate(range(0, args.throws, per_round)):
+            chunk = throws[start:start + per_round]
+            for which in order[k % 3:] + order[:k % 3]:
+                if which == "old":
+                    if old is not None:
+                        dt, f = old.run(chunk)
+                        cpu["old"] += dt
+                        faces["old"] += f
+                    continue
+                t0 = time.process_time()
+                for th in chunk:
+                    if which == "bare":
+                        faces["bare"].append(bare.throw(th)[0])
+                    else:
+                        r = world.throw("die", model, th)
+                        world.scene.clear()
+                        faces["world"].append(r.outcome.face if r.outcome.reason != "fell_off" else -1)
+                cpu[which] += time.process_time() - t0
+    finally:
+        if old is not None:
+            old.close()
     n = len(throws)
-    agree = sum(a == b for a, b in zip(faces_ours, faces_bare, strict=True)) / n
-    print(f"die {args.die}, {n} throws, felt table 1.2 x 0.9 m, dt {settings.time_step:.6f} s, "
-          f"{settings.solver_iterations} iterations")
-    print(f"bare PyBullet loop : {n / t_bare:8.1f} throws/s")
-    print(f"simulator.World    : {n / t_ours:8.1f} throws/s")
-    print(f"ratio              : {t_bare / t_ours:8.3f}  (target >= 0.95)")
-    print(f"same face in both  : {agree:8.1%}")
+
+    def agree(a: str, b: str) -> float:
+        return sum(x == y for x, y in zip(faces[a], faces[b], strict=True)) / n
+
+    print(f"die {args.die}, {n} random legal throws onto the felt table 1.2 x 0.9 m, "
+          f"dt {settings.time_step:.6f} s, hold {settings.hold_time} s, process CPU time")
+    print(f"reference loop (BareLoop) : {n / cpu['bare']:8.1f} throws/s")
+    print(f"simulator.World           : {n / cpu['world']:8.1f} throws/s")
+    if old is not None:
+        print(f"World of {args.old:<17}: {n / cpu['old']:8.1f} throws/s")
+    print(f"World / reference         : {cpu['bare'] / cpu['world']:8.3f}  (target >= 0.95); "
+          f"same face {agree('bare', 'world'):.1%}")
+    if old is not None:
+        print(f"World / World of {args.old:<8} : {cpu['old'] / cpu['world']:8.3f}  (target >= 1.8); "
+              f"same face {agree('old', 'world'):.1%} (the physics changed)")
     return 0
 
 

@@ -144,16 +144,11 @@ def test_cli_bad_input_is_still_status_2(capsys: pytest.CaptureFixture[str]) -> 
 # 20 s on one core). 1,000 per configuration would take over 10 minutes on one core (the
 # trays roll at 5-40 rolls/s), too long for the suite; benchmarks/bench_stuck.py runs those.
 BENCH_THROWS = -(-1000 // len(bench_stuck.all_configs()))
-# Known today (the physics causes are being fixed in simulator/physics/world.py), in these
-# first throws of each configuration: a die at rest balanced on an edge of the empty table
-# (leaning on nothing), and throws of 6 d6 into the tray that never came to rest.
-PENDING = "physics fix pending in simulator/physics/world.py"
-KNOWN_STUCK = {
-    "bipyramid-d10/neoprene": f"1 of 21 throws rests cocked on the empty table (tilt 26 deg); {PENDING}",
-    "cuboid-d6-long/neoprene": f"1 of 21 throws rests on an edge of the empty table; {PENDING}",
-    "tray6": f"in 21 rolls of 6 d6 into the tray, 6 dice were re-thrown because their throw "
-             f"never came to rest (NotSettledError); {PENDING}",
-}
+# Known exceptions (configuration name -> reason), expected to fail: none since the contact
+# model of issue 13 (docs/physics.md); before it, bipyramid-d10/neoprene and
+# cuboid-d6-long/neoprene rested on an edge of the empty table and 6 d6 in the tray never
+# came to rest, in these first throws.
+KNOWN_STUCK: dict[str, str] = {}
 
 
 def _bench_params() -> list[Any]:

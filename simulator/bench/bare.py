@@ -7,8 +7,10 @@ collision shape are made once; each throw creates the die body, steps, and remov
 step it reads only the velocities; the pose only when the die is descending (to see a fall
 below the table), when a still streak starts (the anchor of the jitter rule) and when a
 still die twitches. Steps are split while the die is faster than `fast_speed`, as World
-does, since without that a fast die can go through the table. The face is read once, at
-rest. Benchmarks print our throughput as a ratio of this one's.
+does, since without that a fast die can go through the table, and while the die near the
+table could move more than `max_travel` in a step (World's `_approach_split`): that is part
+of the contact model, not bookkeeping. The face is read once, at rest. Benchmarks print
+our throughput as a ratio of this one's.
 
 It lives in the package (not under benchmarks/) so that `tabletop bench` works from an
 installed copy; `benchmarks/bare_pybullet.py` re-exports it for the plain scripts.
@@ -25,7 +27,17 @@ from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape
 from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
-from simulator.physics.world import TABLE_THICKNESS, Throw, _jitter
+from simulator.physics.world import (
+    FLAT_DEG,
+    MAX_SPLIT,
+    TABLE_THICKNESS,
+    Throw,
+    _jitter,
+    _overlap,
+    collision_shape,
+    configure_engine,
+    symmetry_break,
+)
 
 
 class BareLoop:
@@ -33,21 +45,22 @@ class BareLoop:
         self.shape, self.table, self.s = shape, table, settings
         c = self.c = direct_client()
         s, t = settings, table
-        c.setPhysicsEngineParameter(fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations,
-                                    numSubSteps=0, deterministicOverlappingPairs=1)
-        c.setGravity(0, 0, -s.gravity)
+        configure_engine(c, s)
         contact = realize([shape.model.contact_material], [t.surface])
         k_t, self.k_die = contact.bodies[t.surface.name], contact.bodies[shape.model.contact_material.name]
         col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[t.width / 2, t.depth / 2,
                                                                       TABLE_THICKNESS / 2])
         tid = c.createMultiBody(0, col, -1, [0, 0, -TABLE_THICKNESS / 2])
+        lo, hi = c.getAABB(tid)
+        self.table_box = (*lo, *hi)
         c.changeDynamics(tid, -1, lateralFriction=k_t.friction, restitution=k_t.restitution,
                          rollingFriction=k_t.rolling_friction, spinningFriction=k_t.spinning_friction)
-        self.die_col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.vertex_list)
+        self.die_col = collision_shape(c, shape)
 
     def throw(self, throw: Throw) -> tuple[int, int]:
         """(face value up, or -1 if the die fell off; steps to rest)."""
         c, s, sh, k = self.c, self.s, self.shape, self.k_die
+        throw, _tilt = symmetry_break(throw)
         did = c.createMultiBody(sh.mass.mass, self.die_col, -1, list(throw.release),
                                 list(throw.orientation),
                                 baseInertialFramePosition=sh.mass.com.tolist(),
@@ -57,7 +70,8 @@ class BareLoop:
                          rollingFriction=k.rolling_friction, spinningFriction=k.spinning_friction,
                          collisionMargin=s.collision_margin, ccdSweptSphereRadius=0.8 * sh.inradius,
                          activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
-                         linearDamping=DICE_DAMPING, angularDamping=DICE_DAMPING)
+                         linearDamping=DICE_DAMPING, angularDamping=DICE_DAMPING,
+                         contactProcessingThreshold=s.contact_processing_threshold)
         c.resetBaseVelocity(did, list(throw.velocity), list(throw.spin))
         try:
             return self._run(did)
@@ -69,21 +83,30 @@ class BareLoop:
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
         fast2 = s.fast_speed ** 2
-        floor = -sh.poly.circumradius
+        dt, radius, max_travel, table_box = s.time_step, sh.poly.circumradius, s.max_travel, self.table_box
+        floor = -radius
+        cos_flat = math.cos(math.radians(FLAT_DEG))
         still = 0
         anchor: Any = None
         jitter_m2 = s.jitter_m ** 2
         jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
         step_sim, get_pose, get_vel = c.stepSimulation, c.getBasePositionAndOrientation, c.getBaseVelocity
-        lin, _ang = get_vel(did)
+        get_aabb, set_param, erp = c.getAABB, c.setPhysicsEngineParameter, s.contact_erp()
+        lin, ang = get_vel(did)
         v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+        w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
         for step in range(1, math.ceil(s.max_time / s.time_step) + 1):
-            if v2 > fast2:
-                split = math.ceil(math.sqrt(v2) / s.fast_speed)
-                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step / split)
+            split = math.ceil(math.sqrt(v2) / s.fast_speed) if v2 > fast2 else 1
+            reach = dt * (math.sqrt(v2) + math.sqrt(w2) * radius)
+            if reach > max_travel:  # near the table: at most max_travel a sub-step
+                lo, hi = get_aabb(did)
+                if _overlap((lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]), table_box, reach):
+                    split = min(MAX_SPLIT, max(split, math.ceil(reach / max_travel)))
+            if split > 1:
+                set_param(fixedTimeStep=dt / split, contactERP=s.contact_erp(dt / split))
                 for _ in range(split):
                     step_sim()
-                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step)
+                set_param(fixedTimeStep=dt, contactERP=erp)
             else:
                 step_sim()
             lin, ang = get_vel(did)
@@ -92,7 +115,8 @@ class BareLoop:
                 if not self.table.contains_xy(pos[0], pos[1], inset=-1e-3):
                     return -1, step
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-            if v2 < lin2 and ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] < ang2:
+            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+            if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = get_pose(did)
             elif not (still and _jitter(get_pose(did), anchor, jitter_m2, jitter_cos)):
@@ -100,9 +124,15 @@ class BareLoop:
                 continue
             still += 1
             if still >= hold:
-                orn = get_pose(did)[1]
+                pos, orn = get_pose(did)
                 rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
                 rot = rot @ sh.principal_axes.T  # the geometric frame (Bullet's is the inertial one)
-                up = int(np.argmax(sh.poly.normals @ rot[2]))
-                return sh.values[up], step
+                heights = sh.poly.normals @ rot[2]
+                if -float(heights.min()) < cos_flat:  # tilted: poised on an edge or a point?
+                    centre = np.array(pos) - rot @ sh.mass.com
+                    corners = sh.poly.vertices @ rot.T + centre
+                    if all(self.table.contains_xy(v[0], v[1]) for v in corners.tolist()):
+                        still = 0  # an unstable balance, as World's _poised: not at rest
+                        continue
+                return sh.values[int(np.argmax(heights))], step
         raise RuntimeError("bare loop: die did not settle")

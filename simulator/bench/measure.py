@@ -18,7 +18,7 @@ from scipy.spatial.transform import Rotation
 
 from dice_models import load_die
 from simulator.bench.bare import BareLoop
-from simulator.bench.suite import CONVERGENCE_VARIANTS, DICE, BenchEnv, GoldenCase, SuiteSpec
+from simulator.bench.suite import DICE, BenchEnv, GoldenCase, SuiteSpec, convergence_variants
 from simulator.physics import Outcome, PhysicsError, PhysicsSettings, Throw, World, die_shape
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.throws import random_throw
@@ -130,7 +130,7 @@ def convergence(env: BenchEnv, spec: SuiteSpec) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for die, surface in spec.convergence:
         runs = {}
-        for dt, iters in CONVERGENCE_VARIANTS:
+        for dt, iters in convergence_variants(env.settings):
             s = env.settings.with_(time_step=dt, solver_iterations=iters)
             label = variant_label(dt, iters)
             runs[label] = distribution(env, s, die, surface, spec.convergence_throws,

@@ -22,8 +22,15 @@ from simulator.physics.world import FOOT
 
 DICE = ("paper-d8", "tampered-d8", "solid-d8", "d6", "paper-d6", "cuboid-d6-long", "bipyramid-d10")
 GROUPS = ("golden", "drift", "convergence", "sanity", "speed")
-# Convergence variants: (time step s, solver iterations); the first is the reference.
-CONVERGENCE_VARIANTS = ((1 / 240, 50), (1 / 480, 50), (1 / 960, 50), (1 / 240, 100))
+# Convergence variants as (share of the suite's time step, share of its solver iterations):
+# the step, half and a quarter of it, and twice the iterations; the first is the reference.
+CONVERGENCE_VARIANTS = ((1.0, 1.0), (0.5, 1.0), (0.25, 1.0), (1.0, 2.0))
+
+
+def convergence_variants(settings: PhysicsSettings) -> list[tuple[float, int]]:
+    """(time step s, solver iterations) of each convergence variant for these settings."""
+    return [(settings.time_step * a, round(settings.solver_iterations * b))
+            for a, b in CONVERGENCE_VARIANTS]
 
 
 @dataclass(frozen=True)
@@ -51,14 +58,14 @@ SUITES = {
         convergence_throws=150,
         sanity_throws=8, speed_throws=200, speed_rounds=4),
     # For people who changed the physics: every die on both surfaces, samples large enough
-    # to see a 5-point shift in a face's share.
+    # to see a 5-point shift in a face's share; convergence of every die on every surface
+    # preset with 2000 throws a variant (an hour or more on two cores).
     "full": SuiteSpec(
         name="full", golden_singles=3,
         drift=tuple((d, s) for d in DICE for s in ("felt", "slick")),
         drift_throws=1000,
-        convergence=(("paper-d8", "felt"), ("tampered-d8", "felt"), ("cuboid-d6-long", "felt"),
-                     ("d6", "felt")),
-        convergence_throws=800,
+        convergence=tuple((d, s) for d in DICE for s in SURFACES),
+        convergence_throws=2000,
         sanity_throws=40, speed_throws=2000, speed_rounds=10),
 }
 
@@ -76,7 +83,9 @@ SURFACE_FIELDS = ("friction", "restitution", "rolling_friction", "spinning_frict
 SETTING_FIELDS = tuple(f.name for f in fields(PhysicsSettings))
 # The settings that make two runs' bits comparable (with the library versions and platform).
 FINGERPRINT_SETTINGS = ("time_step", "solver_iterations", "collision_margin", "gravity",
-                        "settle_linear", "settle_angular", "hold_time", "max_time")
+                        "settle_linear", "settle_angular", "hold_time", "max_time",
+                        "contact_breaking_threshold", "contact_processing_threshold",
+                        "contact_recovery_time", "max_travel")
 
 
 @dataclass(frozen=True)

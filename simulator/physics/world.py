@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import struct
+import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -72,10 +74,43 @@ class Throw:
     velocity: tuple[float, float, float]
     spin: tuple[float, float, float] = (0.0, 0.0, 0.0)
     orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+    seed: int = 0  # seeds the symmetry-breaking tilt of a pure drop (see symmetry_break)
 
     def to_json(self) -> dict[str, Any]:
-        return {"release": list(self.release), "velocity": list(self.velocity),
-                "spin": list(self.spin), "orientation": list(self.orientation)}
+        out: dict[str, Any] = {"release": list(self.release), "velocity": list(self.velocity),
+                               "spin": list(self.spin), "orientation": list(self.orientation)}
+        if self.seed:
+            out["seed"] = self.seed
+        return out
+
+
+# A pure drop (no spin, no sideways speed) can be exactly symmetric: a d8 let go point
+# down stands on its point for ever in exact arithmetic, where a real hand is never that
+# true. Such a throw is tilted about a random horizontal axis by an angle in this range
+# (deg), the alignment a careful hand achieves at best, drawn from the throw's own values
+# and its seed, and the tilt is recorded in the report. 2 deg moves the centre of a
+# 16 mm d6 standing on an edge 0.4 mm sideways, beyond the largest rolling lever arm of the
+# surface presets (0.00065 m), so gravity topples it; any throw that moves or spins is left
+# exactly as given.
+SYMMETRY_TILT_DEG = (2.0, 4.0)
+
+
+def symmetry_break(throw: Throw) -> tuple[Throw, dict[str, Any] | None]:
+    """The throw as simulated, and the perturbation applied (None for any throw that moves
+    sideways or spins)."""
+    vx, vy, _vz = throw.velocity
+    if vx != 0.0 or vy != 0.0 or any(w != 0.0 for w in throw.spin):
+        return throw, None
+    values = (*throw.release, *throw.velocity, *throw.orientation)
+    digest = zlib.crc32(struct.pack(f"<{len(values)}d", *values))
+    rng = np.random.default_rng([throw.seed & 0xFFFFFFFFFFFFFFFF, digest])
+    heading = float(rng.uniform(0.0, 2 * math.pi))
+    tilt = float(rng.uniform(*SYMMETRY_TILT_DEG))
+    axis = np.array([math.cos(heading), math.sin(heading), 0.0])
+    rot = axis_angle(axis, math.radians(tilt)) @ Pose(throw.release, throw.orientation).rotation()
+    perturbed = replace(throw, orientation=_quat_from_matrix(rot))
+    return perturbed, {"kind": "tilt", "axis": axis.tolist(), "angle_deg": tilt,
+                       "orientation": list(perturbed.orientation)}
 
 
 @dataclass(frozen=True)
@@ -140,9 +175,11 @@ class ThrowReport:
     disturbed: tuple[tuple[Outcome, Outcome], ...]
     physics: dict[str, Any]
     trajectory: tuple[Frame, ...] | None = None
+    perturbation: dict[str, Any] | None = None  # see symmetry_break
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        extra = {"perturbation": self.perturbation} if self.perturbation is not None else {}
+        return {**extra,
             "die": self.die,
             "throw": self.throw.to_json(),
             "player": self.player,
@@ -166,6 +203,29 @@ class TipReport:
     blocked_by: str | None
     before: Outcome
     after: Outcome
+
+
+def collision_shape(client: Any, shape: DieShape) -> int:
+    """The die's Bullet collision shape: a box for cubes and cuboids, else its convex hull.
+
+    Bullet meets a hull resting on the table with one contact point a step (GJK), placed
+    wherever its search lands: a d6 put down flat at (-0.45, -0.2) m was pushed out of the
+    margin's overlap at a point 7 mm off its centre and spun up to 4.6 rad/s, and at dt
+    1/120 one rocked for seconds. A box meets the table box through Bullet's box-box
+    detector, with the whole face's corners at once: 0.001 rad/s at every spot."""
+    if shape.poly.kind in ("cube", "cuboid"):
+        half = np.abs(shape.poly.vertices).max(axis=0)
+        return int(client.createCollisionShape(pybullet.GEOM_BOX, halfExtents=half.tolist()))
+    return int(client.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.vertex_list))
+
+
+def configure_engine(client: Any, s: PhysicsSettings) -> None:
+    """The engine parameters of a fresh Bullet world (the contact model: docs/physics.md)."""
+    client.setPhysicsEngineParameter(
+        fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations, numSubSteps=0,
+        deterministicOverlappingPairs=1, contactBreakingThreshold=s.contact_breaking_threshold,
+        contactERP=s.contact_erp())
+    client.setGravity(0, 0, -s.gravity)
 
 
 def check_release(table: TableSpec, player: int, throw: Throw) -> tuple[bool, str | None]:
@@ -265,6 +325,45 @@ class _Frozen:
 
 
 Box = tuple[float, float, float, float, float, float]  # x, y, z low then x, y, z high
+
+
+MAX_SPLIT = 64  # at most this many sub-steps in one step
+
+
+def _approach_split(get_aabb: Any, far: list[int], live: list[int], bids: list[int],
+                    reaches: list[float], statics: list[Box], max_travel: float) -> int:
+    """Sub-steps for the next step so that no die near a contact moves more than max_travel
+    in one (1 for dice in free flight: their path is exact at any step).
+
+    Bullet solves a contact only once the bodies touch (contact_processing_threshold 0), so
+    a die meeting the table finds itself as deep in it as it travelled in the step, and the
+    contact's normal, points and push-out depend on that depth: the paper d8's fell-off share
+    went 15.4 / 12.8 / 12.3% at dt 1/240 / 1/480 / 1/960 with whole steps, 10.8 / 11.0 /
+    10.3% with at most 1 mm a sub-step near contacts (docs/physics.md)."""
+    boxes: dict[int, Box] = {}
+    split = 1
+    for i in far:
+        lo, hi = get_aabb(bids[i])
+        box = boxes[i] = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+        reach = reaches[i]
+        near = False
+        for other in statics:
+            if _overlap(box, other, reach):
+                near = True
+                break
+        else:
+            for j in live:
+                if j == i:
+                    continue
+                if j not in boxes:
+                    lo, hi = get_aabb(bids[j])
+                    boxes[j] = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+                if _overlap(box, boxes[j], reach + reaches[j]):
+                    near = True
+                    break
+        if near:
+            split = max(split, math.ceil(reach / max_travel))
+    return min(split, MAX_SPLIT)
 
 
 def _overlap(a: Box, b: Box, gap: float) -> bool:
@@ -370,9 +469,11 @@ class World:
         before = {n: self._classify(n) for n in self.scene}
         if self.scene:  # the resting dice, static until a moving die comes near (see _Frozen)
             self._build(self.scene, frozen=True, adding=adding)
+        perturbations: dict[str, dict[str, Any] | None] = {}
         for name, model, throw in dice:
-            body = self._add_body(name, die_shape(model), Pose(throw.release, throw.orientation))
-            self._client.resetBaseVelocity(body.bid, list(throw.velocity), list(throw.spin))
+            simulated, perturbations[name] = symmetry_break(throw)
+            body = self._add_body(name, die_shape(model), Pose(simulated.release, simulated.orientation))
+            self._client.resetBaseVelocity(body.bid, list(simulated.velocity), list(simulated.spin))
         steps, settled, frames = self._run_to_rest(record)
         disturbed = []
         for other, b in before.items():
@@ -386,7 +487,8 @@ class World:
                 die=name, throw=throw, player=player, foul=foul, foul_reason=why,
                 settled=settled, steps=steps, sim_time_s=steps * self.settings.time_step,
                 outcome=self._classify(name), disturbed=tuple(disturbed),
-                physics=self.physics_json(), trajectory=tuple(frames) if record else None))
+                physics=self.physics_json(), trajectory=tuple(frames) if record else None,
+                perturbation=perturbations[name]))
         thrown = {name: PlacedDie(name, model, Pose(t.release, t.orientation))
                   for name, model, t in dice}
         # Dice no moving die came near were static all along: they keep their poses exactly.
@@ -492,9 +594,7 @@ class World:
         c = self._client
         s = self.settings
         c.resetSimulation()
-        c.setPhysicsEngineParameter(fixedTimeStep=s.time_step, numSolverIterations=s.solver_iterations,
-                                    numSubSteps=0, deterministicOverlappingPairs=1)
-        c.setGravity(0, 0, -s.gravity)
+        configure_engine(c, s)
         self._collision_shapes = {}
         self._own_shapes = 0
         self._obstacles = {}
@@ -536,7 +636,7 @@ class World:
         key = shape.shape_key
         col = self._collision_shapes.get(key) if key is not None else None
         if col is None:
-            col = c.createCollisionShape(pybullet.GEOM_MESH, vertices=shape.vertex_list)
+            col = collision_shape(c, shape)
             if key is not None:
                 self._collision_shapes[key] = col
         inertial_orn = shape.inertial_quaternion
@@ -556,7 +656,8 @@ class World:
                          collisionMargin=self.settings.collision_margin,
                          ccdSweptSphereRadius=0.8 * shape.inradius,
                          activationState=pybullet.ACTIVATION_STATE_DISABLE_SLEEPING,
-                         linearDamping=DICE_DAMPING, angularDamping=DICE_DAMPING)
+                         linearDamping=DICE_DAMPING, angularDamping=DICE_DAMPING,
+                         contactProcessingThreshold=self.settings.contact_processing_threshold)
         if key is None:  # PyBullet cannot remove a shape once used: a fresh world frees them
             self._own_shapes += 1
         body = _Body(name, shape, bid, last_pos=np.array(pose.position), last_orn=pose.quaternion)
@@ -577,6 +678,9 @@ class World:
         if body.removed:
             return Pose(tuple(body.last_pos.tolist()), body.last_orn)  # type: ignore[arg-type]
         pos, orn = self._client.getBasePositionAndOrientation(body.bid)
+        if body.shape.shape_key is not None:  # balanced: Bullet's base frame is the geometric one
+            x, y, z, w = orn
+            return Pose((pos[0], pos[1], pos[2]), (x, y, z, w) if w >= 0 else (-x, -y, -z, -w))
         rot_b = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
         rot = rot_b @ body.shape.principal_axes.T
         centre = np.array(pos) - rot @ body.shape.mass.com
@@ -591,6 +695,7 @@ class World:
         max_steps = math.ceil(s.max_time / s.time_step)
         frame_every = max(1, round(1.0 / (s.frame_rate * s.time_step)))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
+        dt = s.time_step
         active = [b for b in self._bodies.values() if not b.removed]
         # Per-die state in parallel lists: this loop is the hot path of every throw.
         bids = [b.bid for b in active]
@@ -612,11 +717,27 @@ class World:
         step_sim = c.stepSimulation
         get_pose = c.getBasePositionAndOrientation
         get_vel = c.getBaseVelocity
+        get_aabb = c.getAABB
+        set_param = c.setPhysicsEngineParameter
+        erp = s.contact_erp()
         isfinite = math.isfinite
         # A step is split while any die moves faster than fast_speed: Bullet's CCD does not act
         # on multibody dice, and a 16 mm d6 dropped at 40 m/s (0.17 m a step) went through.
         fast2 = s.fast_speed ** 2
-        fastest2 = max((sum(v * v for v in get_vel(bid)[0]) for bid in bids), default=0.0)
+        fastest2 = 0.0
+        # ... and while a die near the table, an obstacle or another die could move more than
+        # max_travel in it (see _approach_split): its reach in one step, speed plus spin.
+        radii = [b.shape.poly.circumradius for b in active]
+        reaches = [0.0] * len(active)
+        for i in live:
+            lin, ang = get_vel(bids[i])
+            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+            fastest2 = max(fastest2, v2)
+            reaches[i] = s.time_step * (math.sqrt(v2) + math.sqrt(
+                ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]) * radii[i])
+        max_travel = s.max_travel
+        statics = self._static_boxes()
+        alone = len(active) == 1 and frozen is None
         for step in range(1, max_steps + 1):
             # Before each step: thaw the frozen dice a moving die could reach in it.
             if frozen is not None and frozen.boxes:
@@ -626,12 +747,26 @@ class World:
                     active[i] = self._thaw(name)
                     bids[i] = active[i].bid
                     still[i] = 0
-            if fastest2 > fast2:
-                split = math.ceil(math.sqrt(fastest2) / s.fast_speed)
-                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step / split)
+            split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > fast2 else 1
+            if alone:  # one die: the common throw, checked inline (this runs every step)
+                reach = reaches[live[0]] if live else 0.0
+                if reach > max_travel:
+                    lo, hi = get_aabb(bids[live[0]])
+                    box = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+                    for other in statics:
+                        if _overlap(box, other, reach):
+                            split = max(split, min(MAX_SPLIT, math.ceil(reach / max_travel)))
+                            break
+            else:
+                far = [i for i in live if reaches[i] > max_travel]
+                if far:
+                    split = max(split, _approach_split(get_aabb, far, live, bids, reaches, statics,
+                                                       max_travel))
+            if split > 1:
+                set_param(fixedTimeStep=dt / split, contactERP=s.contact_erp(dt / split))
                 for _ in range(split):
                     step_sim()
-                c.setPhysicsEngineParameter(fixedTimeStep=s.time_step)
+                set_param(fixedTimeStep=dt, contactERP=erp)
             else:
                 step_sim()
             settled = True
@@ -649,11 +784,15 @@ class World:
                 w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
                 if v2 > fastest2:
                     fastest2 = v2
+                reaches[i] = dt * (math.sqrt(v2) + math.sqrt(w2) * radii[i])
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = get_pose(bids[i])
                     still[i] += 1
                     if still[i] < hold:
+                        settled = False
+                    elif still[i] == hold and self._poised(active[i]):
+                        still[i] = 0  # paused on an edge or a point: it has not come to rest
                         settled = False
                     continue
                 # NaN fails every comparison above, so only a moving die needs this check.
@@ -663,6 +802,9 @@ class World:
                 if still[i] and _jitter(get_pose(bids[i]), anchors[i], jitter_m2, jitter_cos):
                     still[i] += 1  # a solver twitch of a die that stays put: still at rest
                     if still[i] < hold:
+                        settled = False
+                    elif still[i] == hold and self._poised(active[i]):
+                        still[i] = 0
                         settled = False
                     continue
                 still[i] = 0
@@ -678,6 +820,36 @@ class World:
         restless = [active[i].name for i in live if still[i] < hold]
         raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
                               f"{s.max_time:.1f} s of simulated time")
+
+    def _poised(self, body: _Body) -> bool:
+        """Is a die that has just been still for the hold time balanced on an edge or a point
+        of the table top with nothing to lean on? Such a rest is an unstable equilibrium a die
+        only passes through: at the top of a rock a paper d8 on its edge stayed under the
+        settle speeds for 6 steps and was taken for at rest (2 of 1000 throws at a 0.025 s
+        hold). Then the hold starts again, and gravity decides. (A die over the table edge,
+        or touching another die or an obstacle, may rest tilted.)"""
+        if body.removed:
+            return False
+        pose = self._pose_of(body)
+        rot = pose.rotation()
+        poly = body.shape.poly
+        heights = poly.normals @ rot[2]
+        if math.degrees(math.acos(min(1.0, -float(heights.min())))) < FLAT_DEG:
+            return False
+        for cp in self._client.getContactPoints(bodyA=body.bid):
+            if cp[2] != self._table_id and cp[8] < 1e-3:
+                return False
+        world = poly.vertices @ rot.T + np.array(pose.position)
+        return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
+
+    def _static_boxes(self) -> list[Box]:
+        """Bounding boxes of the table and the obstacles (static for the whole run)."""
+        c = self._client
+        boxes = []
+        for bid in [self._table_id, *self._obstacles]:
+            lo, hi = c.getAABB(bid)
+            boxes.append((*lo, *hi))
+        return boxes
 
     def _thaw(self, name: str) -> _Body:
         """Swap a frozen (static) resting die for a moving one at the same pose, at rest."""

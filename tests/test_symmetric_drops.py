@@ -1,0 +1,87 @@
+"""No die rests on a vertex or an edge with nothing to lean on (issue 13, item 3): a die let
+go with no spin and no sideways speed, a vertex, an edge or a face straight down, is tilted
+by the world's seeded symmetry break and comes to rest flat, on every shipped surface."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dice_models import available, load_die
+from simulator.physics import World, die_shape
+from simulator.physics.settings import SURFACES, TableSpec
+from simulator.physics.world import SYMMETRY_TILT_DEG, Throw, _quat_from_matrix, symmetry_break
+
+
+def _down(direction: np.ndarray) -> tuple[float, float, float, float]:
+    """The orientation that points the body-frame `direction` straight down."""
+    d = direction / np.linalg.norm(direction)
+    target = np.array([0.0, 0.0, -1.0])
+    v = np.cross(d, target)
+    c = float(d @ target)
+    if np.linalg.norm(v) < 1e-12:
+        rot = np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    else:
+        vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+        rot = np.eye(3) + vx + vx @ vx * (1 / (1 + c))
+    return _quat_from_matrix(rot)
+
+
+def _features(die: str) -> list[tuple[str, np.ndarray]]:
+    poly = die_shape(load_die(die)).poly
+    out = [(f"vertex{i}", v) for i, v in enumerate(poly.vertices)]
+    edges = set()
+    for f in poly.faces:
+        for a, b in zip(f, [*f[1:], f[0]], strict=True):
+            edges.add((min(a, b), max(a, b)))
+    out += [(f"edge{a}-{b}", (poly.vertices[a] + poly.vertices[b]) / 2) for a, b in sorted(edges)]
+    out += [(f"face{i}", poly.normals[i]) for i in range(poly.n_faces)]
+    return out
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+@pytest.mark.parametrize("die", available())
+def test_a_symmetric_drop_never_rests_on_a_point_or_an_edge(die, surface):
+    model = load_die(die)
+    world = World(TableSpec(surface=SURFACES[surface]))
+    shape = die_shape(model)
+    bad = []
+    for name, direction in _features(die):
+        for seed in (1, 2):
+            throw = Throw((0.0, 0.0, shape.poly.circumradius + 0.02), (0.0, 0.0, 0.0),
+                          orientation=_down(direction), seed=seed)
+            report = world.throw("d", model, throw)
+            world.remove("d")
+            assert report.perturbation is not None
+            assert SYMMETRY_TILT_DEG[0] <= report.perturbation["angle_deg"] <= SYMMETRY_TILT_DEG[1]
+            if report.outcome.status != "on_table":
+                bad.append((name, seed, report.outcome.reason))
+    world.close()
+    assert bad == []
+
+
+def test_the_tilt_is_seeded_and_only_for_pure_drops():
+    drop = Throw((0.0, 0.0, 0.1), (0.0, 0.0, -1.0), seed=5)
+    a, pa = symmetry_break(drop)
+    b, pb = symmetry_break(drop)
+    c, pc = symmetry_break(Throw((0.0, 0.0, 0.1), (0.0, 0.0, -1.0), seed=6))
+    assert a == b and pa == pb and a.orientation != c.orientation
+    assert pa is not None and pc is not None
+    q = np.array(a.orientation)
+    angle = math.degrees(2 * math.acos(min(1.0, abs(q[3]))))
+    assert angle == pytest.approx(pa["angle_deg"])
+    assert abs(pa["axis"][2]) < 1e-12  # tilted about a horizontal axis
+    moving = Throw((0.0, 0.0, 0.1), (0.1, 0.0, 0.0))
+    spinning = Throw((0.0, 0.0, 0.1), (0.0, 0.0, 0.0), (0.0, 0.0, 1e-6))
+    assert symmetry_break(moving) == (moving, None)
+    assert symmetry_break(spinning) == (spinning, None)
+
+
+def test_the_cli_drop_of_the_paper_d8_on_its_point_lands_on_a_face():
+    """`tabletop throw --release 0 0 0.2 --velocity 0 0 0` once left it standing on its point."""
+    w = World()
+    r = w.throw("d", load_die("paper-d8"), Throw((0.0, 0.0, 0.2), (0.0, 0.0, 0.0)))
+    assert r.outcome.status == "on_table" and r.perturbation is not None
+    assert r.to_json()["perturbation"]["kind"] == "tilt"
