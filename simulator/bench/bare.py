@@ -33,7 +33,6 @@ from simulator.physics.world import (
     TABLE_THICKNESS,
     Throw,
     _jitter,
-    _overlap,
     collision_shape,
     configure_engine,
     symmetry_break,
@@ -97,11 +96,14 @@ class BareLoop:
         w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
         for step in range(1, math.ceil(s.max_time / s.time_step) + 1):
             split = math.ceil(math.sqrt(v2) / s.fast_speed) if v2 > fast2 else 1
-            reach = dt * (math.sqrt(v2) + math.sqrt(w2) * radius)
-            if reach > max_travel:  # near the table: at most max_travel a sub-step
+            # near the table top: at most max_travel a sub-step toward it (World's _near_split)
+            drop = dt * (max(0.0, -lin[2]) + math.sqrt(ang[0] * ang[0] + ang[1] * ang[1]) * radius)
+            if drop > max_travel:
                 lo, hi = get_aabb(did)
-                if _overlap((lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]), table_box, reach):
-                    split = min(MAX_SPLIT, max(split, math.ceil(reach / max_travel)))
+                t = table_box
+                if (lo[2] - drop <= t[5] and lo[0] <= t[3] and t[0] <= hi[0] and lo[1] <= t[4]
+                        and t[1] <= hi[1]):
+                    split = max(split, min(MAX_SPLIT, math.ceil(drop / max_travel)))
             if split > 1:
                 set_param(fixedTimeStep=dt / split, contactERP=s.contact_erp(dt / split))
                 for _ in range(split):

@@ -35,6 +35,7 @@ MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
 TABLE_THICKNESS = 0.5  # m
 TIP_ANGLE = math.pi - math.acos(-1.0 / 3.0)  # 70.53 deg: roll of an octahedron over an edge
 FLAT_DEG = 2.0  # a die rests flat when its bottom face is within this of horizontal
+COS_FLAT = math.cos(math.radians(FLAT_DEG))
 FLAT_HEIGHT = 0.0015  # m: ... and its bottom corners are this close to the table surface
 MOVED_M = 0.0005  # a die moved more than this (m) or turned more than TURNED_DEG is disturbed
 TURNED_DEG = 1.0
@@ -250,19 +251,18 @@ def validate_throw(throw: Throw, source: str = "throw") -> None:
         for v in vec:
             if not math.isfinite(v):
                 raise DataError(source, name, "must be finite numbers", list(vec))
-    speed = float(np.linalg.norm(throw.velocity))
+    speed = math.sqrt(sum(v * v for v in throw.velocity))
     if speed > MAX_SPEED:
         raise DataError(source, "velocity", f"speed {speed:.1f} m/s is over the {MAX_SPEED:.0f} "
                         "m/s limit", list(throw.velocity))
-    spin = float(np.linalg.norm(throw.spin))
+    spin = math.sqrt(sum(w * w for w in throw.spin))
     if spin > 1000.0:
         raise DataError(source, "spin", f"spin {spin:.0f} rad/s is over the 1000 rad/s limit",
                         list(throw.spin))
     if throw.release[2] <= 0:
         raise DataError(source, "release", "height z must be above the table surface (z > 0)",
                         list(throw.release))
-    q = np.array(throw.orientation)
-    if not 0.5 < float(np.linalg.norm(q)) < 1.5:
+    if not 0.5 < math.sqrt(sum(c * c for c in throw.orientation)) < 1.5:
         raise DataError(source, "orientation", "must be a unit quaternion (x, y, z, w)",
                         list(throw.orientation))
 
@@ -330,10 +330,28 @@ Box = tuple[float, float, float, float, float, float]  # x, y, z low then x, y, 
 MAX_SPLIT = 64  # at most this many sub-steps in one step
 
 
+def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_travel: float) -> int:
+    """Sub-steps one die needs against the table (statics[0]) and the obstacles: against the
+    table top only its downward travel counts (`drop`: falling speed plus tumbling, not the
+    slide or the spin about the vertical, which cannot take it into the top); against an
+    obstacle its whole `reach`. 0 when it is near nothing."""
+    n = 0
+    t = statics[0]
+    if (drop > max_travel and box[2] - drop <= t[5] and box[0] <= t[3] and t[0] <= box[3]
+            and box[1] <= t[4] and t[1] <= box[4]):
+        n = math.ceil(drop / max_travel)
+    for other in statics[1:]:
+        if _overlap(box, other, reach):
+            n = max(n, math.ceil(reach / max_travel))
+            break
+    return min(n, MAX_SPLIT)
+
+
 def _approach_split(get_aabb: Any, far: list[int], live: list[int], bids: list[int],
-                    reaches: list[float], statics: list[Box], max_travel: float) -> int:
+                    reaches: list[float], drops: list[float], statics: list[Box],
+                    max_travel: float) -> int:
     """Sub-steps for the next step so that no die near a contact moves more than max_travel
-    in one (1 for dice in free flight: their path is exact at any step).
+    toward it in one (1 for dice in free flight: their path is exact at any step).
 
     Bullet solves a contact only once the bodies touch (contact_processing_threshold 0), so
     a die meeting the table finds itself as deep in it as it travelled in the step, and the
@@ -346,24 +364,18 @@ def _approach_split(get_aabb: Any, far: list[int], live: list[int], bids: list[i
         lo, hi = get_aabb(bids[i])
         box = boxes[i] = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
         reach = reaches[i]
-        near = False
-        for other in statics:
-            if _overlap(box, other, reach):
-                near = True
+        n = _near_split(box, reach, drops[i], statics, max_travel)
+        for j in live:
+            if j == i:
+                continue
+            if j not in boxes:
+                lo, hi = get_aabb(bids[j])
+                boxes[j] = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+            if _overlap(box, boxes[j], reach + reaches[j]):
+                n = max(n, min(MAX_SPLIT, math.ceil(reach / max_travel)))
                 break
-        else:
-            for j in live:
-                if j == i:
-                    continue
-                if j not in boxes:
-                    lo, hi = get_aabb(bids[j])
-                    boxes[j] = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
-                if _overlap(box, boxes[j], reach + reaches[j]):
-                    near = True
-                    break
-        if near:
-            split = max(split, math.ceil(reach / max_travel))
-    return min(split, MAX_SPLIT)
+        split = max(split, n)
+    return split
 
 
 def _overlap(a: Box, b: Box, gap: float) -> bool:
@@ -729,15 +741,21 @@ class World:
         # max_travel in it (see _approach_split): its reach in one step, speed plus spin.
         radii = [b.shape.poly.circumradius for b in active]
         reaches = [0.0] * len(active)
+        drops = [0.0] * len(active)  # ... and how far toward the table top (see _approach_split)
         for i in live:
             lin, ang = get_vel(bids[i])
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             fastest2 = max(fastest2, v2)
             reaches[i] = s.time_step * (math.sqrt(v2) + math.sqrt(
                 ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]) * radii[i])
+            drops[i] = s.time_step * (max(0.0, -lin[2]) + math.sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+                                      * radii[i])
         max_travel = s.max_travel
         statics = self._static_boxes()
         alone = len(active) == 1 and frozen is None
+        obstacles = len(statics) > 1
+        need_reach = obstacles or not alone  # a lone die on a bare table needs only its drop
+        sqrt = math.sqrt
         for step in range(1, max_steps + 1):
             # Before each step: thaw the frozen dice a moving die could reach in it.
             if frozen is not None and frozen.boxes:
@@ -749,19 +767,19 @@ class World:
                     still[i] = 0
             split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > fast2 else 1
             if alone:  # one die: the common throw, checked inline (this runs every step)
-                reach = reaches[live[0]] if live else 0.0
-                if reach > max_travel:
-                    lo, hi = get_aabb(bids[live[0]])
-                    box = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
-                    for other in statics:
-                        if _overlap(box, other, reach):
-                            split = max(split, min(MAX_SPLIT, math.ceil(reach / max_travel)))
-                            break
+                if live and (drops[live[0]] > max_travel
+                             or obstacles and reaches[live[0]] > max_travel):
+                    i = live[0]
+                    lo, hi = get_aabb(bids[i])
+                    n = _near_split((lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]), reaches[i],
+                                    drops[i], statics, max_travel)
+                    if n > split:
+                        split = n
             else:
                 far = [i for i in live if reaches[i] > max_travel]
                 if far:
-                    split = max(split, _approach_split(get_aabb, far, live, bids, reaches, statics,
-                                                       max_travel))
+                    split = max(split, _approach_split(get_aabb, far, live, bids, reaches, drops,
+                                                       statics, max_travel))
             if split > 1:
                 set_param(fixedTimeStep=dt / split, contactERP=s.contact_erp(dt / split))
                 for _ in range(split):
@@ -784,7 +802,10 @@ class World:
                 w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
                 if v2 > fastest2:
                     fastest2 = v2
-                reaches[i] = dt * (math.sqrt(v2) + math.sqrt(w2) * radii[i])
+                if need_reach:
+                    reaches[i] = dt * (sqrt(v2) + sqrt(w2) * radii[i])
+                fall = -lin[2] if lin[2] < 0.0 else 0.0
+                drops[i] = dt * (fall + sqrt(ang[0] * ang[0] + ang[1] * ang[1]) * radii[i])
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = get_pose(bids[i])
@@ -831,11 +852,12 @@ class World:
         if body.removed:
             return False
         pose = self._pose_of(body)
-        rot = pose.rotation()
+        x, y, z, w = pose.quaternion
+        up = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))  # rotation's 3rd row
         poly = body.shape.poly
-        heights = poly.normals @ rot[2]
-        if math.degrees(math.acos(min(1.0, -float(heights.min())))) < FLAT_DEG:
+        if -float((poly.normals @ up).min()) > COS_FLAT:  # resting on a face
             return False
+        rot = pose.rotation()
         for cp in self._client.getContactPoints(bodyA=body.bid):
             if cp[2] != self._table_id and cp[8] < 1e-3:
                 return False
