@@ -66,7 +66,7 @@ def test_single_throws_of_every_die_match_a_fresh_world_bit_for_bit(monkeypatch)
     table = TableSpec()
     rng = np.random.default_rng(13)
     script = []
-    for i in range(105):  # dice of both materials, one after another in one world
+    for i in range(200):  # dice of both materials, one after another in one world
         die = available()[i % len(available())]
         script.append(("throw", [(f"t{i}", load_die(die), random_throw(table, 1 + i % 2, rng))]))
         script.append(("clear",))
@@ -80,7 +80,7 @@ def test_throws_into_a_crowded_scene_match_a_fresh_world_bit_for_bit():
     d8 = load_die("paper-d8")
     script = [("place", ("a", d8, 1, 0.0, (0.0, 0.0))), ("place", ("b", d8, 2, 30.0, (0.08, 0.0))),
               ("place", ("c", d8, 5, 60.0, (-0.1, 0.1)))]
-    for i in range(30):  # throws accumulate: dice knock each other over and fall off
+    for i in range(40):  # throws accumulate: dice knock each other over and fall off
         script.append(("throw", [(f"t{i}", d8, random_throw(table, 1 + i % 2, rng))]))
     kept, fresh = _play(True, table, script), _play(False, table, script)
     assert _digest(kept) == _digest(fresh)

@@ -136,5 +136,7 @@ class BareLoop:
                     if all(self.table.contains_xy(v[0], v[1]) for v in corners.tolist()):
                         still = 0  # an unstable balance, as World's _poised: not at rest
                         continue
-                return sh.values[int(np.argmax(heights))], step
+                lying = -float(heights.min()) >= cos_flat  # on a face: show the face opposite it
+                shown = sh.opposite[int(np.argmin(heights))] if lying else int(np.argmax(heights))
+                return sh.values[shown], step
         raise RuntimeError("bare loop: die did not settle")

@@ -113,6 +113,19 @@ class BenchEnv:
         fp: dict[str, Any] = {"pybullet": v["pybullet"], "numpy": v["numpy"], "platform": v["platform"]}
         for key in FINGERPRINT_SETTINGS:
             fp[key] = getattr(self.settings, key)
+        # The effective contact values of every shipped die's material on every surface.
+        from dice_models import load_die
+        from simulator.physics.contact import realize
+
+        materials = {load_die(d).contact_material for d in DICE}
+        pairs: dict[str, Any] = {}
+        for name in sorted(self.surfaces):
+            for m in sorted(materials, key=lambda m: m.name):
+                model = realize([m], [self.surfaces[name]])
+                for (a, b), values in model.realized.items():
+                    if self.surfaces[name].name in (a, b):
+                        pairs[f"{m.name}/{name}"] = [round(v, 12) for v in values.values()]
+        fp["contact"] = pairs
         return fp
 
 

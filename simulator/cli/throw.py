@@ -65,7 +65,8 @@ def _run_throw(args: argparse.Namespace, model: Any) -> int:
                             show_value=False)
         throw = Throw(tuple(args.release), tuple(args.velocity),
                       tuple(args.spin or (0.0, 0.0, 0.0)),
-                      tuple(args.orientation or (0.0, 0.0, 0.0, 1.0)))
+                      tuple(args.orientation or (0.0, 0.0, 0.0, 1.0)),
+                      seed=args.seed)  # seeds the tilt of a pure drop (docs/physics.md)
     else:
         throw = random_throw(table, args.player, np.random.default_rng(args.seed))
         if args.orientation:
@@ -155,6 +156,10 @@ def _print_summary(out: dict[str, Any]) -> None:
     print(f"{out['die']} thrown by player {out['player']} (seed {out['seed']}): release "
           f"({r[0]:.3f}, {r[1]:.3f}, {r[2]:.3f}) m, speed {speed:.2f} m/s, spin {spin:.1f} rad/s")
     print("foul: " + out["foul_reason"] if out["foul"] else "legal release")
+    tilt = out.get("perturbation")
+    if tilt:  # a pure drop: the world broke its symmetry (docs/physics.md)
+        print(f"no spin and no sideways speed: released tilted {tilt['angle_deg']:.2f} deg about a "
+              f"horizontal axis, as no hand lets go exactly level")
     x, y, z = o["position"]
     where = "on the table" if o["status"] == "on_table" else f"OFF the table ({o['reason']})"
     print(f"rests {where}: face {o['face']} up at ({x:.3f}, {y:.3f}) m, yaw {o['yaw_deg']:.1f} deg; "
