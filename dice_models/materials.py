@@ -23,6 +23,7 @@ process; a name or pair already known with other values is refused, never overwr
 from __future__ import annotations
 
 import difflib
+import hashlib
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -255,7 +256,11 @@ def material_from(raw: Any, source: str | Path, fieldname: str = "material") -> 
                             f"{', '.join(VALUE_FIELDS)}, or a preset to start from)",
                             show_value=False)
     changed = base is None or any(values[f] != getattr(base, f) for f in VALUE_FIELDS)
-    default_name = "custom" if base is None else (f"{base.name}*" if changed else base.name)
+    # Changed values get a name of their own (a short digest of the values), so two different
+    # custom materials in one world never share a name.
+    digest = hashlib.sha256(repr([values[f] for f in VALUE_FIELDS]).encode()).hexdigest()[:6]
+    default_name = (f"custom-{digest}" if base is None
+                    else (f"{base.name}*{digest}" if changed else base.name))
     name = raw.get("name", default_name)
     if not isinstance(name, str) or not name:
         raise DataError(source, f"{fieldname}.name", "must be a non-empty string", name)

@@ -85,3 +85,25 @@ def test_the_cli_drop_of_the_paper_d8_on_its_point_lands_on_a_face():
     r = w.throw("d", load_die("paper-d8"), Throw((0.0, 0.0, 0.2), (0.0, 0.0, 0.0)))
     assert r.outcome.status == "on_table" and r.perturbation is not None
     assert r.to_json()["perturbation"]["kind"] == "tilt"
+
+
+def test_a_tilted_die_far_from_a_throw_does_not_hold_the_throw_up():
+    """A die resting tilted (leaning on a die or an obstacle) stays static while a throw
+    lands far from it, and must not be taken for poised: Bullet gives static bodies no
+    contacts, so it would look poised at every hold, restarting it until MAX_POISED."""
+    from simulator.geometry import axis_angle
+    from simulator.physics.world import PlacedDie, Pose
+    from simulator.physics.world import _quat_from_matrix as quat
+
+    d8 = load_die("paper-d8")
+    poly = die_shape(d8).poly
+    tilted = quat(axis_angle(np.array([1.0, 0.0, 0.0]), math.radians(30)) @ poly.rest_rotation(0, 0.0))
+    flat = quat(poly.rest_rotation(2, 15.0))
+    throw = Throw((0.3, -0.2, 0.0305), (1e-4, 0.0, 0.0), orientation=flat)  # set down from 1 cm
+    w = World()
+    w.scene["tilted"] = PlacedDie("tilted", d8, Pose((-0.3, 0.2, 0.03), tilted))
+    near = w.throw("c", d8, throw)
+    alone = World().throw("c", d8, throw)
+    assert near.steps == alone.steps < 100
+    assert w.scene["tilted"].pose.quaternion == tilted  # never thawed
+    w.close()

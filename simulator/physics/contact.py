@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dice_models.errors import DataError
 from dice_models.materials import Material, MaterialLibrary, PairValues, library
 
 FIELDS = ("friction", "restitution", "rolling_friction", "spinning_friction")
@@ -67,7 +68,8 @@ def realize(dice: list[Material], statics: list[Material],
     mats: dict[str, Material] = {}
     for m in [*dice, *statics]:
         if m.name in mats and mats[m.name] != m:
-            raise ValueError(f"two different materials are both named {m.name!r}")
+            raise DataError(m.source, "material", f"two different materials in one world are both "
+                            f"named {m.name!r}: give one of them another name", show_value=False)
         mats[m.name] = m
     die_names = sorted({m.name for m in dice})
     static_names = sorted({m.name for m in statics} - set(die_names))

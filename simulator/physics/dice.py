@@ -78,7 +78,8 @@ class DieShape:
         3 of 40 tampered-d8 results against a fresh one (tests/test_kept_table.py)."""
         if self.mass.com.any() or not (self.principal_axes == np.eye(3)).all():
             return None
-        return np.ascontiguousarray(self.poly.vertices, dtype=float).tobytes()
+        # the kind too: cubes and cuboids get a Bullet box, other hulls a mesh
+        return self.poly.kind.encode() + np.ascontiguousarray(self.poly.vertices, dtype=float).tobytes()
 
     @cached_property
     def inertial_quaternion(self) -> tuple[float, float, float, float]:

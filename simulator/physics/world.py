@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from dice_models import DataError, DieModel
-from dice_models.materials import material_from
+from dice_models.materials import library, material_from
 from simulator.geometry import axis_angle
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import ContactModel, realize
@@ -328,6 +328,7 @@ Box = tuple[float, float, float, float, float, float]  # x, y, z low then x, y, 
 
 
 MAX_SPLIT = 64  # at most this many sub-steps in one step
+MAX_POISED = 40  # hold restarts of a poised die before its tilted rest is accepted
 
 
 def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_travel: float) -> int:
@@ -353,11 +354,11 @@ def _approach_split(get_aabb: Any, far: list[int], live: list[int], bids: list[i
     """Sub-steps for the next step so that no die near a contact moves more than max_travel
     toward it in one (1 for dice in free flight: their path is exact at any step).
 
-    Bullet solves a contact only once the bodies touch (contact_processing_threshold 0), so
-    a die meeting the table finds itself as deep in it as it travelled in the step, and the
-    contact's normal, points and push-out depend on that depth: the paper d8's fell-off share
-    went 15.4 / 12.8 / 12.3% at dt 1/240 / 1/480 / 1/960 with whole steps, 10.8 / 11.0 /
-    10.3% with at most 1 mm a sub-step near contacts (docs/physics.md)."""
+    Bullet solves a contact only once the bodies are within contact_processing_threshold
+    (0.1 mm), so a die meeting the table finds itself about as deep in it as it travelled in
+    the step, and the contact's normal, points and push-out depend on that depth: the paper
+    d8's fell-off share went 15.4 / 12.8 / 12.3% at dt 1/240 / 1/480 / 1/960 with whole
+    steps and agreed at every step with sub-steps of at most max_travel (docs/physics.md)."""
     boxes: dict[int, Box] = {}
     split = 1
     for i in far:
@@ -400,6 +401,7 @@ class World:
         self._frozen: _Frozen | None = None
         self._contact: ContactModel | None = None
         self._contacts: dict[frozenset[Any], ContactModel] = {}
+        self._contacts_library: Any = None  # the material library the cached models used
         self._collision_shapes: dict[bytes, int] = {}
         self._own_shapes = 0  # collision shapes made for one body each (tampered dice)
         # Keep the table between operations (rebuild only the dice); False resets the whole
@@ -593,6 +595,9 @@ class World:
         key = frozenset(m.contact_material for m in models)
         if not key and self._contact is not None:
             return self._contact  # an empty scene: whatever the last dice needed
+        lib = library()
+        if lib is not self._contacts_library:  # a material file was loaded: pairs may differ
+            self._contacts, self._contacts_library = {}, lib
         contact = self._contacts.get(key)
         if contact is None:
             statics = [self.table.surface, *(ob.material or self.table.surface
@@ -753,6 +758,21 @@ class World:
         max_travel = s.max_travel
         statics = self._static_boxes()
         alone = len(active) == 1 and frozen is None
+        restarts = [0] * len(active)
+
+        def poised(i: int) -> bool:
+            """Restart die i's hold: poised on an edge or a point (World._poised)? Not for a die
+            still frozen (static since before the throw: Bullet gives static bodies no
+            contacts, so one leaning on a die would look poised for ever), and not after
+            MAX_POISED restarts (a rolling-friction lever arm in custom material data can
+            truly hold a die on an edge: it then rests cocked)."""
+            if frozen is not None and active[i].name in frozen.boxes:
+                return False
+            if restarts[i] >= MAX_POISED or not self._poised(active[i]):
+                return False
+            restarts[i] += 1
+            return True
+
         obstacles = len(statics) > 1
         need_reach = obstacles or not alone  # a lone die on a bare table needs only its drop
         sqrt = math.sqrt
@@ -812,7 +832,7 @@ class World:
                     still[i] += 1
                     if still[i] < hold:
                         settled = False
-                    elif still[i] == hold and self._poised(active[i]):
+                    elif still[i] == hold and poised(i):
                         still[i] = 0  # paused on an edge or a point: it has not come to rest
                         settled = False
                     continue
@@ -824,7 +844,7 @@ class World:
                     still[i] += 1  # a solver twitch of a die that stays put: still at rest
                     if still[i] < hold:
                         settled = False
-                    elif still[i] == hold and self._poised(active[i]):
+                    elif still[i] == hold and poised(i):
                         still[i] = 0
                         settled = False
                     continue
