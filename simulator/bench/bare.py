@@ -29,12 +29,13 @@ from simulator.physics.dice import DieShape
 from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
 from simulator.physics.world import (
     FLAT_DEG,
-    MAX_SPLIT,
     TABLE_THICKNESS,
     Throw,
     _jitter,
+    _near_split,
     collision_shape,
     configure_engine,
+    step_split,
     symmetry_break,
 )
 
@@ -82,7 +83,7 @@ class BareLoop:
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
         fast2 = s.fast_speed ** 2
-        dt, radius, max_travel, table_box = s.time_step, sh.poly.circumradius, s.max_travel, self.table_box
+        dt, radius, max_travel = s.time_step, sh.poly.circumradius, s.max_travel
         floor = -radius
         cos_flat = math.cos(math.radians(FLAT_DEG))
         still = 0
@@ -90,7 +91,7 @@ class BareLoop:
         jitter_m2 = s.jitter_m ** 2
         jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
         step_sim, get_pose, get_vel = c.stepSimulation, c.getBasePositionAndOrientation, c.getBaseVelocity
-        get_aabb, set_param, erp = c.getAABB, c.setPhysicsEngineParameter, s.contact_erp()
+        get_aabb, statics = c.getAABB, [self.table_box]
         lin, ang = get_vel(did)
         v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
         w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
@@ -100,15 +101,10 @@ class BareLoop:
             drop = dt * (max(0.0, -lin[2]) + math.sqrt(ang[0] * ang[0] + ang[1] * ang[1]) * radius)
             if drop > max_travel:
                 lo, hi = get_aabb(did)
-                t = table_box
-                if (lo[2] - drop <= t[5] and lo[0] <= t[3] and t[0] <= hi[0] and lo[1] <= t[4]
-                        and t[1] <= hi[1]):
-                    split = max(split, min(MAX_SPLIT, math.ceil(drop / max_travel)))
+                box = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+                split = max(split, _near_split(box, drop, drop, statics, max_travel))
             if split > 1:
-                set_param(fixedTimeStep=dt / split, contactERP=s.contact_erp(dt / split))
-                for _ in range(split):
-                    step_sim()
-                set_param(fixedTimeStep=dt, contactERP=erp)
+                step_split(c, s, split)
             else:
                 step_sim()
             lin, ang = get_vel(did)

@@ -18,6 +18,7 @@ import sys
 from dice_models import DataError
 from rules.core import RulesError, TableError
 from simulator.physics.world import PhysicsError
+from simulator.render import WindowError
 
 # Subcommand modules under simulator.cli, in the order `tabletop --help` lists them.
 SUBCOMMANDS = [
@@ -37,7 +38,7 @@ class UsageError(ValueError):
     """A bad command-line value that argparse cannot catch by itself."""
 
 
-USER_ERRORS: tuple[type[BaseException], ...] = (DataError, RulesError, UsageError)
+USER_ERRORS: tuple[type[BaseException], ...] = (DataError, RulesError, UsageError, WindowError)
 
 
 def build_parser() -> argparse.ArgumentParser:

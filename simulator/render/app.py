@@ -29,6 +29,7 @@ import numpy as np
 from rules.core.protocols import DiePose, ThrowSpec
 from rules.core.runner import digest, from_json, read_log
 from rules.deep_white_sea.geometry import baseline
+from simulator.render import WindowError
 from simulator.render.camera import OrbitCamera, follow_view, thrower_view, top_view
 from simulator.render.gesture import GestureSettings, ThrowPreview, arc_of, flight_time, throw_from_drag
 from simulator.render.looks import FOUL_COLOUR, MARK_Z, PLAYER_COLOURS, crew_look
@@ -1075,24 +1076,23 @@ NO_DISPLAY_HINT = ("use --headless to play in the terminal, or `tabletop render 
 
 
 def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
-    """The `tabletop play deep-white-sea` window (called by simulator.cli.play). Without
+    """The `tabletop play deep-white-sea` window (called by the play command). Without
     --players it is two people at one screen; the table is the physics table."""
-    from simulator.cli.main import UsageError
 
     for flag in ("load", "save"):
         if getattr(args, flag, None):
-            raise UsageError(f"--{flag}: the window neither saves nor resumes games; "
+            raise WindowError(f"--{flag}: the window neither saves nor resumes games; "
                              "add --headless to play a saved game on in the terminal")
     problem = display_problem()
     if problem is not None:
-        raise UsageError(f"{problem}: {NO_DISPLAY_HINT}")
+        raise WindowError(f"{problem}: {NO_DISPLAY_HINT}")
     if getattr(args, "players", None) is None:
         players = ["human", "human"]
     if len(players) != 2:
-        raise UsageError(f"--players: deep-white-sea takes two players, got {len(players)}")
+        raise WindowError(f"--players: deep-white-sea takes two players, got {len(players)}")
     for kind in players:
         if kind not in ("human", "random", "greedy", "planner"):
-            raise UsageError(f"--players: {kind!r} cannot play in the window (human, random, "
+            raise WindowError(f"--players: {kind!r} cannot play in the window (human, random, "
                              "greedy or planner)")
     options = dict(options)
     options.setdefault("table", "physics")
@@ -1129,7 +1129,6 @@ def replay_window(log_path: str | Path, speed: float = 1.0,
 def open_window(session: GameSession, **kwargs: Any) -> TableApp:
     """The window, or one line saying why it cannot open (a display that is set but does
     not answer, no OpenGL)."""
-    from simulator.cli.main import UsageError
 
     try:
         return TableApp(session, **kwargs)
@@ -1137,7 +1136,7 @@ def open_window(session: GameSession, **kwargs: Any) -> TableApp:
         if "window" not in str(exc).lower():
             raise
         where = os.environ.get("DISPLAY", "the display")
-        raise UsageError(f"could not open a window on {where} ({exc}): {NO_DISPLAY_HINT}") \
+        raise WindowError(f"could not open a window on {where} ({exc}): {NO_DISPLAY_HINT}") \
             from None
 
 
