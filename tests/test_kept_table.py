@@ -1,18 +1,21 @@
 """World keeps the table between operations and rebuilds only the dice (issue 13, item 5):
 the results must be the bits a fresh Bullet world gives, throw after throw, with and
-without resting dice, for every shipped die."""
+without resting dice, for every shipped die. Likewise a lone die in the air is stepped
+unwatched (world.coast_steps): the results must be those of reading every step."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from dice_models import available, load_die
 from simulator.physics import PhysicsError, World
-from simulator.physics.settings import TableSpec
+from simulator.physics import world as world_module
+from simulator.physics.settings import Obstacle, TableSpec
 from simulator.physics.throws import random_throw
 from simulator.physics.tray import _tray_throw as tray_throw
 from simulator.physics.tray import tray_table
@@ -23,10 +26,11 @@ def _digest(reports: list) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _play(keep: bool, table: TableSpec, script: list) -> list:
+def _play(keep: bool, table: TableSpec, script: list, coast: bool = True) -> list:
     """Run a script of operations on one World; every result, in order."""
     w = World(table)
     w.keep_table = keep
+    w.coast = coast
     out = []
     for op in script:
         try:
@@ -98,3 +102,35 @@ def test_tray_groups_match_a_fresh_world_bit_for_bit(n):
             script.append(("clear",))
     kept, fresh = _play(True, tray, script), _play(False, tray, script)
     assert _digest(kept) == _digest(fresh)
+
+
+def test_coasting_through_the_air_gives_the_bits_of_watching_every_step(monkeypatch):
+    coasts: list[int] = []
+    real = world_module.coast_steps
+
+    def counted(*args, **kwargs):
+        k = real(*args, **kwargs)
+        coasts.append(k)
+        return k
+
+    monkeypatch.setattr(world_module, "coast_steps", counted)
+    rng = np.random.default_rng(31)
+    block = Obstacle("block", "box", (0.1, 0.05), (0.12, 0.08, 0.1))
+    for table in (TableSpec(), TableSpec(obstacles=(block,))):
+        script = []
+        for i in range(60):
+            die = available()[i % len(available())]
+            throw = random_throw(table, 1 + i % 2, rng)
+            if i % 10 == 0:  # a drop straight down from rest, a lob straight up
+                throw = replace(throw, release=(0.0, 0.0, 0.3), velocity=(0.0, 0.0, 0.0),
+                                spin=(0.0, 0.0, 0.0))
+            elif i % 10 == 5:
+                throw = replace(throw, release=(0.05, -0.1, 0.05), velocity=(0.0, 0.0, 3.0))
+            script.append(("throw", [(f"t{i}", load_die(die), throw)]))
+            script.append(("clear",))
+        coasts.clear()
+        watched = _play(True, table, script, coast=False)
+        assert not coasts, "with coast off no step goes unwatched"
+        coasted = _play(True, table, script, coast=True)
+        assert sum(coasts) > 60 * 40, f"the throws coasted only {sum(coasts)} steps"
+        assert _digest(coasted) == _digest(watched)

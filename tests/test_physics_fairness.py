@@ -10,7 +10,7 @@ import numpy as np
 from scipy import stats
 
 from dice_models import load_die
-from simulator.physics import TableSpec, World, die_shape
+from simulator.physics import NotSettledError, TableSpec, World, die_shape
 from simulator.physics.throws import random_throw
 
 OUTCOMES = 4000  # on-table outcomes per die
@@ -18,29 +18,39 @@ SEED = 20261130
 ALPHA = 0.01
 
 
-def _faces(die: str, start: int, stop: int) -> list[int]:
-    """Up faces of the on-table outcomes of throws start..stop-1 (throw i: rng [SEED, i])."""
+def _faces(die: str, start: int, stop: int) -> tuple[list[int], int]:
+    """Up faces of the on-table outcomes of throws start..stop-1 (throw i: rng [SEED, i]),
+    and how many throws never settled: as the fairness lab does, those are counted, not read
+    (the known limit in docs/physics.md: a die lying across the table edge can rock there)."""
     model = load_die(die)
     world = World()
-    out = []
+    out, unsettled = [], 0
     for i in range(start, stop):
-        rep = world.throw("d", model, random_throw(TableSpec(), 1, np.random.default_rng([SEED, i])))
-        world.scene.clear()
+        try:
+            rep = world.throw("d", model, random_throw(TableSpec(), 1, np.random.default_rng([SEED, i])))
+        except NotSettledError:
+            unsettled += 1
+            continue
+        finally:
+            world.scene.clear()
         if rep.outcome.status == "on_table":
             out.append(rep.outcome.face)
-    return out
+    return out, unsettled
 
 
 def _collect(die: str) -> np.ndarray:
     faces: list[int] = []
+    unsettled = 0
     start, block = 0, 1400
     with ProcessPoolExecutor(max_workers=2) as pool:
         while len(faces) < OUTCOMES:
             parts = pool.map(_faces, [die, die], [start, start + block // 2],
                              [start + block // 2, start + block])
-            for part in parts:
+            for part, stuck in parts:
                 faces.extend(part)
+                unsettled += stuck
             start += block
+    assert unsettled <= 2, f"{unsettled} of {start} {die} throws never settled"
     return np.bincount(faces[:OUTCOMES], minlength=9)[1:]
 
 

@@ -12,6 +12,7 @@ import contextlib
 import math
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -331,14 +332,37 @@ MAX_SPLIT = 64  # at most this many sub-steps in one step
 MAX_POISED = 40  # hold restarts of a poised die before its tilted rest is accepted
 
 
-def step_split(client: Any, s: PhysicsSettings, split: int) -> None:
-    """One step of s.time_step taken as `split` sub-steps, the contact ERP set for the
-    sub-step (contact_recovery_time is a time, not a share per step), then both restored."""
-    dt = s.time_step
-    client.setPhysicsEngineParameter(fixedTimeStep=dt / split, contactERP=s.contact_erp(dt / split))
-    for _ in range(split):
-        client.stepSimulation()
-    client.setPhysicsEngineParameter(fixedTimeStep=dt, contactERP=s.contact_erp())
+class Stepper:
+    """Steps one Bullet world by time_step, taken as `split` sub-steps when asked, with the
+    contact ERP of the sub-step (contact_recovery_time is a time, not a share per step).
+
+    The engine's step length and ERP are changed only when the split changes, not set and
+    restored around every split step: one setPhysicsEngineParameter costs as much as a step
+    of a falling die (3.5-5 us against 4.6 us), and a throw takes about 40 split steps in a
+    row as its die rolls. Every stepSimulation still runs with the parameters of its own
+    (sub-)step, so the results are the same bit for bit. `reset` puts the engine back to
+    whole steps; call it before anything else steps or configures the world."""
+
+    def __init__(self, client: Any, s: PhysicsSettings) -> None:
+        self._set = client.setPhysicsEngineParameter
+        self._step = client.stepSimulation
+        self._dt, self._s = s.time_step, s
+        self.split = 1
+
+    def __call__(self, split: int, steps: int = 1) -> None:
+        """`steps` steps, each of `split` sub-steps."""
+        if split != self.split:
+            sub = self._dt / split
+            self._set(fixedTimeStep=sub, contactERP=self._s.contact_erp(sub))
+            self.split = split
+        step = self._step
+        for _ in range(split * steps):
+            step()
+
+    def reset(self) -> None:
+        if self.split != 1:
+            self._set(fixedTimeStep=self._dt, contactERP=self._s.contact_erp())
+            self.split = 1
 
 
 def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_travel: float) -> int:
@@ -358,7 +382,84 @@ def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_tra
     return min(n, MAX_SPLIT)
 
 
-def _approach_split(get_aabb: Any, far: list[int], live: list[int], bids: list[int],
+def die_box(pose: Any, local: Any, radius: float, slack: float) -> Box:
+    """A box around a die from its Bullet base pose (position, quaternion): from its true
+    lowest point less `slack` up, and `radius` (its hull's farthest point from the centre of
+    mass, DieShape.base_radius) every other way from the centre of mass.
+
+    Not Bullet's AABB: for a hull that is the box around the hull's local box turned with
+    the die, which reached 27-37 mm below a paper d8 and 54-73 mm below a tampered one, so
+    a falling die was sub-stepped through its last 3-7 cm of free flight."""
+    (x, y, z), (qx, qy, qz, qw) = pose
+    row = (2.0 * (qx * qz - qw * qy), 2.0 * (qy * qz + qw * qx), 1.0 - 2.0 * (qx * qx + qy * qy))
+    if isinstance(local, list):  # DieShape.base_points
+        r0, r1, r2 = row
+        low = z + min([a * r0 + b * r1 + c * r2 for a, b, c in local]) - slack
+    else:
+        low = z + float((local @ row).min()) - slack
+    return (x - radius, y - radius, low, x + radius, y + radius, z + radius)
+
+
+COAST_MIN = 4  # fewer steps than this are not worth a coast
+
+
+def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, radius: float,
+                spin_ratio: float, top: float, whole_reach: bool, limit: int) -> int:
+    """How many whole steps a lone die in free flight can take unwatched (0: none worth it).
+
+    A die in the air needs no reading: nothing it can meet, so every step would be a whole
+    step and every check after it would pass. Over the steps returned, bounds that hold
+    whatever the die does show that (1) it stays slower than fast_speed, so no step would be
+    split for speed; (2) its lowest point stays farther above `top` (the table top, or the
+    highest obstacle) than it can travel toward it in a step, so no step would be split for
+    a contact and it cannot fall below the table; (3) it stays faster than settle_linear, so
+    no still spell would start. The caller steps that many times and then reads the die as
+    after any step: the results are those of watching every step, bit for bit
+    (tests/test_kept_table.py hashes them). `z` is the centre of mass's height, `low` the
+    die's lowest point, `radius` its farthest point from the centre of mass, `spin_ratio`
+    its largest principal moment over its smallest (a free die's spin can grow by that).
+
+    The bounds: gravity plus Bullet's multibody damping, which decelerates a body by
+    c * v * (1 + |v|) (DICE_DAMPING = c), taken twice over; the lowest point falls no faster
+    than the centre of mass plus the spin's sweep of `radius`."""
+    dt, g = s.time_step, s.gravity
+    vx, vy, vz = lin
+    speed = math.sqrt(vx * vx + vy * vy + vz * vz)
+    across = math.sqrt(vx * vx + vy * vy)
+    spin = 1.1 * spin_ratio * math.sqrt(ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2])
+    sweep = spin * radius  # how fast the spin can move a point of the hull
+
+    def ok(k: int) -> bool:
+        t = k * dt
+        vmax = speed + g * t
+        for _ in range(2):
+            drag = 2.0 * DICE_DAMPING * vmax * (1.0 + vmax)
+            vmax = speed + (g + drag) * t
+        if vmax >= s.fast_speed:
+            return False
+        if across - drag * t <= s.settle_linear and (vz >= -s.settle_linear or drag >= g):
+            return False  # (3): neither its sideways speed nor its fall keeps it moving
+        fall = vz * t - 0.5 * (g + drag) * t * t
+        lowest = min(0.0, fall) + max(z - radius, low - sweep * t)
+        gap = dt * ((vmax if whole_reach else max(0.0, (g + drag) * t - vz)) + sweep)
+        return lowest - gap > top
+
+    if limit < COAST_MIN or not ok(COAST_MIN):
+        return 0
+    lo, hi = COAST_MIN, COAST_MIN * 2
+    while hi <= limit and ok(hi):
+        lo, hi = hi, hi * 2
+    hi = min(hi, limit + 1)
+    while hi - lo > 1:  # ok(lo), not ok(hi) (or past the limit)
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int],
                     reaches: list[float], drops: list[float], statics: list[Box],
                     max_travel: float) -> int:
     """Sub-steps for the next step so that no die near a contact moves more than max_travel
@@ -372,16 +473,14 @@ def _approach_split(get_aabb: Any, far: list[int], live: list[int], bids: list[i
     boxes: dict[int, Box] = {}
     split = 1
     for i in far:
-        lo, hi = get_aabb(bids[i])
-        box = boxes[i] = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+        box = boxes[i] = box_of(i)
         reach = reaches[i]
         n = _near_split(box, reach, drops[i], statics, max_travel)
         for j in live:
             if j == i:
                 continue
             if j not in boxes:
-                lo, hi = get_aabb(bids[j])
-                boxes[j] = (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+                boxes[j] = box_of(j)
             if _overlap(box, boxes[j], reach + reaches[j]):
                 n = max(n, min(MAX_SPLIT, math.ceil(reach / max_travel)))
                 break
@@ -414,9 +513,13 @@ class World:
         self._contacts_library: Any = None  # the material library the cached models used
         self._collision_shapes: dict[bytes, int] = {}
         self._own_shapes = 0  # collision shapes made for one body each (tampered dice)
+        self._statics: tuple[int, list[Box]] | None = None  # (table id, its and the obstacles' boxes)
         # Keep the table between operations (rebuild only the dice); False resets the whole
         # simulation every time, the reference that keeping is tested against bit for bit.
         self.keep_table = True
+        # Step a lone die in the air without reading it (coast_steps); False reads every
+        # step, the reference that coasting is tested against bit for bit.
+        self.coast = True
 
     # -- public -------------------------------------------------------------------------
 
@@ -625,6 +728,7 @@ class World:
         self._collision_shapes = {}
         self._own_shapes = 0
         self._obstacles = {}
+        self._statics = None
         t = self.table
         if t.shape == "rect":
             col = c.createCollisionShape(pybullet.GEOM_BOX, halfExtents=[t.width / 2, t.depth / 2,
@@ -716,6 +820,13 @@ class World:
     # -- stepping -------------------------------------------------------------------------
 
     def _run_to_rest(self, record: bool) -> tuple[int, bool, list[Frame]]:
+        stepper = Stepper(self._client, self.settings)
+        try:
+            return self._run_steps(record, stepper)
+        finally:
+            stepper.reset()  # whole steps again for whatever steps or configures next
+
+    def _run_steps(self, record: bool, stepper: Stepper) -> tuple[int, bool, list[Frame]]:
         c = self._client
         s = self.settings
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
@@ -741,10 +852,8 @@ class World:
         if record:
             frames.append(self._frame(0.0, active))
         # Bound once: BulletClient resolves each attribute through __getattr__ on every call.
-        step_sim = c.stepSimulation
         get_pose = c.getBasePositionAndOrientation
         get_vel = c.getBaseVelocity
-        get_aabb = c.getAABB
         isfinite = math.isfinite
         # A step is split while any die moves faster than fast_speed: Bullet's CCD does not act
         # on multibody dice, and a 16 mm d6 dropped at 40 m/s (0.17 m a step) went through.
@@ -752,11 +861,18 @@ class World:
         fastest2 = 0.0
         # ... and while a die near the table, an obstacle or another die could move more than
         # max_travel in it (see _approach_split): its reach in one step, speed plus spin.
-        radii = [b.shape.poly.circumradius for b in active]
+        radii = [b.shape.base_radius for b in active]
+        locs = [b.shape.base_points for b in active]
+        slack = s.collision_margin + s.gravity * dt * dt  # the margin, and gravity's gain in a step
+
+        def box_of(i: int) -> Box:
+            return die_box(get_pose(bids[i]), locs[i], radii[i], slack)
+
         reaches = [0.0] * len(active)
         drops = [0.0] * len(active)  # ... and how far toward the table top (see _approach_split)
+        vels: list[Any] = [None] * len(active)  # each die's last (velocity, spin)
         for i in live:
-            lin, ang = get_vel(bids[i])
+            lin, ang = vels[i] = get_vel(bids[i])
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             fastest2 = max(fastest2, v2)
             reaches[i] = s.time_step * (math.sqrt(v2) + math.sqrt(
@@ -765,6 +881,8 @@ class World:
                                       * radii[i])
         max_travel = s.max_travel
         statics = self._static_boxes()
+        top = max(box[5] for box in statics)  # a lone die above this (by enough) is in the air
+        spin_ratios = [b.shape.spin_ratio for b in active]
         alone = len(active) == 1 and frozen is None
         restarts = [0] * len(active)
 
@@ -784,7 +902,10 @@ class World:
         obstacles = len(statics) > 1
         need_reach = obstacles or not alone  # a lone die on a bare table needs only its drop
         sqrt = math.sqrt
-        for step in range(1, max_steps + 1):
+        step = 0
+        while step < max_steps:
+            step += 1
+            coast = 0
             # Before each step: thaw the frozen dice a moving die could reach in it.
             if frozen is not None and frozen.boxes:
                 moving = [i for i in live if still[i] == 0 and active[i].name not in frozen.boxes]
@@ -798,25 +919,30 @@ class World:
                 if live and (drops[live[0]] > max_travel
                              or obstacles and reaches[live[0]] > max_travel):
                     i = live[0]
-                    lo, hi = get_aabb(bids[i])
-                    n = _near_split((lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]), reaches[i],
-                                    drops[i], statics, max_travel)
+                    pose = get_pose(bids[i])
+                    box = die_box(pose, locs[i], radii[i], slack)
+                    n = _near_split(box, reaches[i], drops[i], statics, max_travel)
                     if n > split:
                         split = n
+                    elif split == 1 and self.coast and not record and still[i] == 0:  # in the air?
+                        v_lin, v_ang = vels[i]
+                        coast = coast_steps(s, pose[0][2], box[2], v_lin, v_ang, radii[i],
+                                            spin_ratios[i], top, obstacles, max_steps - step + 1)
             else:
                 far = [i for i in live if reaches[i] > max_travel]
                 if far:
-                    split = max(split, _approach_split(get_aabb, far, live, bids, reaches, drops,
+                    split = max(split, _approach_split(box_of, far, live, reaches, drops,
                                                        statics, max_travel))
-            if split > 1:
-                step_split(c, s, split)
+            if coast:
+                stepper(1, coast)  # steps whose readings coast_steps has shown would change nothing
+                step += coast - 1  # ... and the last one is read as any other
             else:
-                step_sim()
+                stepper(split)
             settled = True
             fallen = None
             fastest2 = 0.0
             for i in live:
-                lin, ang = get_vel(bids[i])
+                lin, ang = vels[i] = get_vel(bids[i])
                 # Only a descending die can have dropped below the table: ask for its position
                 # then alone (a fall off the edge never turns upward; there is no floor).
                 if (lin[2] < -0.01 and get_pose(bids[i])[0][2] < floors[i]
@@ -890,13 +1016,15 @@ class World:
         return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
 
     def _static_boxes(self) -> list[Box]:
-        """Bounding boxes of the table and the obstacles (static for the whole run)."""
-        c = self._client
-        boxes = []
-        for bid in [self._table_id, *self._obstacles]:
-            lo, hi = c.getAABB(bid)
-            boxes.append((*lo, *hi))
-        return boxes
+        """Bounding boxes of the table and the obstacles (static while the table is kept)."""
+        if self._statics is None or self._statics[0] != self._table_id:
+            c = self._client
+            boxes = []
+            for bid in [self._table_id, *self._obstacles]:
+                lo, hi = c.getAABB(bid)
+                boxes.append((*lo, *hi))
+            self._statics = (self._table_id, boxes)
+        return self._statics[1]
 
     def _thaw(self, name: str) -> _Body:
         """Swap a frozen (static) resting die for a moving one at the same pose, at rest."""
@@ -945,7 +1073,8 @@ class World:
     def _classify(self, name: str) -> Outcome:
         body = self._bodies[name]
         touching = False
-        if not body.removed:
+        # Leaning needs something to lean on: with no obstacles and no other die there is none.
+        if not body.removed and (self._obstacles or len(self._bodies) > 1):
             for cp in self._client.getContactPoints(bodyA=body.bid):
                 other = cp[2]
                 if other != self._table_id and cp[8] < 1e-3:
@@ -1007,18 +1136,20 @@ def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Po
 
 def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching: bool,
               removed: bool) -> Outcome:
-    """Classify a die's pose (runs after every throw: kept to a few small numpy calls)."""
+    """Classify a die's pose. This runs after every throw, so past the two small matrix
+    products it works on Python lists (a numpy call on 8 numbers costs more than the sum)."""
     poly = shape.poly
     rot = pose.rotation()
-    world = poly.vertices @ rot.T + np.array(pose.position)
-    heights = poly.normals @ rot[2]  # z component of each face's world normal
-    bottom = int(np.argmin(heights))
-    up = int(np.argmax(heights))
-    tilt = math.degrees(math.acos(min(1.0, -float(heights[bottom]))))
+    world = (poly.vertices @ rot.T + np.array(pose.position)).tolist()
+    heights = (poly.normals @ rot[2]).tolist()  # z component of each face's world normal
+    low, high = min(heights), max(heights)
+    bottom, up = heights.index(low), heights.index(high)  # the first, as numpy's argmin/argmax
+    tilt = math.degrees(math.acos(min(1.0, -low)))
     top = shape.opposite[bottom]
-    corners = world[shape.face_vertex_lists[bottom]]
-    flat = tilt < FLAT_DEG and float(np.abs(corners[:, 2]).max()) < FLAT_HEIGHT
-    all_on = all(table.contains_xy(c[0], c[1]) for c in corners.tolist())
+    corners = [world[v] for v in shape.face_vertex_lists[bottom]]
+    flat = tilt < FLAT_DEG and max(abs(c[2]) for c in corners) < FLAT_HEIGHT
+    inside = table.contains_xy
+    all_on = all(inside(c[0], c[1]) for c in corners)
     if removed or pose.position[2] < 0:
         status, reason = "off_table", "fell_off"
     elif flat and all_on:
@@ -1027,13 +1158,12 @@ def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching
         status, reason = "off_table", "overhang"
     elif touching:
         status, reason = "off_table", "leaning"
-    elif not all(table.contains_xy(c[0], c[1]) for c in world.tolist()):
+    elif not all(inside(c[0], c[1]) for c in world):
         status, reason = "off_table", "overhang"
     else:
         status, reason = "off_table", "leaning"
     face_for_corners = top if poly.kind == "octahedron" else up
-    xy = world[:, :2].tolist()
-    top_corners = {k: (xy[v][0], xy[v][1]) for k, v in shape.corner_names(face_for_corners).items()}
+    top_corners = {k: (world[v][0], world[v][1]) for k, v in shape.corner_names(face_for_corners).items()}
     # A die lying on a face shows the face opposite it: for dice with parallel faces that is
     # the highest face, and for the bipyramid d10, which has none, it is the one fixed face
     # (the highest is one of two nearly level faces that traded places with a hair of drift:
