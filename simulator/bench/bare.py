@@ -121,7 +121,7 @@ class BareLoop:
                     split = n
                 elif split == 1 and still == 0:  # in the air: unwatched steps (World's coast)
                     coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top, False,
-                                        max_steps - step + 1)
+                                        max_steps - step + 1, slack)
             if coast:
                 stepper(1, coast)
                 step += coast - 1

@@ -404,7 +404,8 @@ COAST_MIN = 4  # fewer steps than this are not worth a coast
 
 
 def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, radius: float,
-                spin_ratio: float, top: float, whole_reach: bool, limit: int) -> int:
+                spin_ratio: float, top: float, whole_reach: bool, limit: int,
+                slack: float) -> int:
     """How many whole steps a lone die in free flight can take unwatched (0: none worth it).
 
     A die in the air needs no reading: nothing it can meet, so every step would be a whole
@@ -416,8 +417,9 @@ def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, ra
     no still spell would start. The caller steps that many times and then reads the die as
     after any step: the results are those of watching every step, bit for bit
     (tests/test_kept_table.py hashes them). `z` is the centre of mass's height, `low` the
-    die's lowest point, `radius` its farthest point from the centre of mass, `spin_ratio`
-    its largest principal moment over its smallest (a free die's spin can grow by that).
+    bottom of its die_box (its lowest point less `slack`), `radius` its farthest point from
+    the centre of mass, `spin_ratio` its largest principal moment over its smallest (a free
+    die's spin can grow by that).
 
     The bounds: gravity plus Bullet's multibody damping, which decelerates a body by
     c * v * (1 + |v|) (DICE_DAMPING = c), taken twice over; the lowest point falls no faster
@@ -440,7 +442,7 @@ def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, ra
         if across - drag * t <= s.settle_linear and (vz >= -s.settle_linear or drag >= g):
             return False  # (3): neither its sideways speed nor its fall keeps it moving
         fall = vz * t - 0.5 * (g + drag) * t * t
-        lowest = min(0.0, fall) + max(z - radius, low - sweep * t)
+        lowest = min(0.0, fall) + max(z - radius - slack, low - sweep * t)
         gap = dt * ((vmax if whole_reach else max(0.0, (g + drag) * t - vz)) + sweep)
         return lowest - gap > top
 
@@ -927,7 +929,8 @@ class World:
                     elif split == 1 and self.coast and not record and still[i] == 0:  # in the air?
                         v_lin, v_ang = vels[i]
                         coast = coast_steps(s, pose[0][2], box[2], v_lin, v_ang, radii[i],
-                                            spin_ratios[i], top, obstacles, max_steps - step + 1)
+                                            spin_ratios[i], top, obstacles, max_steps - step + 1,
+                                            slack)
             else:
                 far = [i for i in live if reaches[i] > max_travel]
                 if far:
