@@ -70,17 +70,61 @@ GENERIC_BOTS = ("random", "greedy", "mcts")
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """A game option; on the command line it is `--<name with dashes>`."""
+    """A game option; on the command line it is `--<name with dashes>`.
+
+    `kind` is int, str or bool. An int option's value lies in `minimum`..`maximum` (either
+    may be None: unbounded) and is a multiple of `step` counted from `minimum`; a default of
+    None means "the game works it out" (e.g. Diced's pool), and only such an option takes
+    None as a value. Every value a game gets passes `check`, so a 0 where 0 means nothing is
+    refused instead of quietly becoming the default.
+    """
 
     name: str
     kind: type  # int, str or bool
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    step: int = 1
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+    def check(self, game: str, value: Any) -> Any:
+        """`value` if it is a good value of this option; else one `RulesError` line naming
+        the game, the option and the value."""
+        where = f"{game}: option {self.flag}"
+        if value is None and self.default is None:
+            return None
+        # bool is a subclass of int: `--max-plies True` is no number of turns.
+        if not isinstance(value, self.kind) or (self.kind is not bool
+                                                and isinstance(value, bool)):
+            raise RulesError(f"{where}: must be {_KIND_WORDS[self.kind]} (got {_short(value)})")
+        if self.choices is not None and value not in self.choices:
+            raise RulesError(f"{where}: {_short(value)} is not one of "
+                             f"{', '.join(map(str, self.choices))}")
+        if isinstance(value, int) and not isinstance(value, bool):
+            low, high = self.minimum, self.maximum
+            if (low is not None and value < low) or (high is not None and value > high):
+                span = (f"from {low} to {high}" if low is not None and high is not None
+                        else f"at least {low}" if low is not None else f"at most {high}")
+                raise RulesError(f"{where}: must be {span} (got {value})")
+            if self.step != 1 and (value - (low or 0)) % self.step:
+                raise RulesError(f"{where}: must be {low} plus a multiple of {self.step} "
+                                 f"(got {value})")
+        return value
+
+
+_KIND_WORDS = {int: "a whole number", str: "a text", bool: "true or false"}
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """`repr(value)`, cut to `limit` characters: an error line names the value, whatever
+    its size."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -104,21 +148,19 @@ class GameSpec:
                     else f"{self.min_players} to {self.max_players}")
             raise RulesError(f"{self.name} takes {span} players, got {n}")
 
-    def resolve_options(self, given: dict[str, Any]) -> dict[str, Any]:
-        """Fill defaults; reject options this game does not take."""
+    def resolve_options(self, given: dict[str, Any] | None) -> dict[str, Any]:
+        """Every option this game takes: the given ones checked (`OptionSpec.check`), the
+        rest at their defaults. An option the game does not take is refused. The runner
+        and every engine's `new_game` call this, so options are validated in one place."""
         known = {o.name: o for o in self.options}
         out = {o.name: o.default for o in self.options}
-        for key, value in given.items():
+        for key, value in (given or {}).items():
             if key not in known:
                 raise RulesError(
-                    f"{self.name} does not take option --{key.replace('_', '-')}"
-                    + did_you_mean(key.replace("_", "-"),
+                    f"{self.name} does not take option --{str(key).replace('_', '-')}"
+                    + did_you_mean(str(key).replace("_", "-"),
                                    [k.replace("_", "-") for k in known], prefix="--"))
-            spec = known[key]
-            if spec.choices is not None and value not in spec.choices:
-                raise RulesError(f"{self.name}: option {spec.flag}: {value!r} is not one of "
-                                 f"{', '.join(map(str, spec.choices))}")
-            out[key] = value
+            out[key] = known[key].check(self.name, value)
         return out
 
 
@@ -141,6 +183,12 @@ def lookup(name: str) -> GameSpec:
 
 def names() -> list[str]:
     return list(GAMES)
+
+
+def game_options(name: str, given: dict[str, Any] | None) -> dict[str, Any]:
+    """The options of game `name`, checked and filled with defaults: what every engine's
+    `new_game` works from (see `GameSpec.resolve_options`)."""
+    return lookup(name).resolve_options(given)
 
 
 def did_you_mean(name: str, known: list[str], prefix: str = "") -> str:
@@ -166,7 +214,7 @@ register(GameSpec(
         OptionSpec("pool", int, None,
                    "dice in the pool at the start (default: 3 per player)"),
         OptionSpec("max_rounds", int, 200,
-                   "house limit: after this many rounds the most dice wins"),
+                   "house limit: after this many rounds the most dice wins", minimum=1),
     ),
 ))
 
@@ -199,7 +247,7 @@ register(GameSpec(
                    "tribe for both players, or two separated by a comma (names or YAML files)"),
         OptionSpec("ruins", bool, False, "play the Location 'The Ruins'"),
         OptionSpec("max_plies", int, 400,
-                   "house limit: after this many turns more victory points wins"),
+                   "house limit: after this many turns more victory points wins", minimum=1),
     ),
 ))
 
@@ -212,10 +260,14 @@ register(GameSpec(
     options=(
         OptionSpec("board", str, "compact",
                    "preset board name, a board YAML file, or 'random'"),
-        OptionSpec("tiles", int, 20, "tile count of a random board (even, 8 to 36)"),
+        # The bounds of every board (rules.diceland_hex.board.MIN_TILES, MAX_TILES), kept
+        # here as numbers so that listing the games imports no engine.
+        OptionSpec("tiles", int, 20, "tile count of a random board (even, 8 to 36)",
+                   minimum=8, maximum=36, step=2),
         OptionSpec("terrain", bool, False, "play the terrain variant"),
         OptionSpec("max_rounds", int, 200,
-                   "house limit: after this many rounds the game ends as if no one attacked"),
+                   "house limit: after this many rounds the game ends as if no one attacked",
+                   minimum=1),
     ),
 ))
 
@@ -231,7 +283,10 @@ register(GameSpec(
         OptionSpec("table", str, "physics", "the table that adjudicates throws and tips",
                    choices=("physics", "kinematic")),
         OptionSpec("max_turns", int, 200,
-                   "house limit: after this many turns the higher score wins"),
+                   "house limit: after this many turns the higher score wins", minimum=1),
+        OptionSpec("first", int, None,
+                   "the player who goes first, 1 or 2 (default: drawn with the seed)",
+                   minimum=1, maximum=2),
     ),
     bots=("random", "greedy", "planner"),
     # The physics table lives in the simulator layer; the CLI imports it before playing.

@@ -27,7 +27,7 @@ def game(n: int = 3, pool: int | None = None) -> DicedState:
 
 def started(dice: list[int], pool: int = 0, turn: int = 0) -> DicedState:
     """A game with the roll-off done, seat `turn` to play, and the given dice in hand."""
-    s = game(len(dice), pool=0)
+    s = game(len(dice))
     s.dice = list(dice)
     s.total = sum(dice) + pool
     s.pool = pool
@@ -51,6 +51,17 @@ def test_each_player_starts_with_one_die_and_the_rest_is_the_pool():
     assert s.dice == [1] * 5
     assert s.pool == 15 and s.pool_open  # default: 3 per player
     assert game(4, pool=7).pool == 7
+
+
+@pytest.mark.parametrize("n", [3, 5, 8])
+def test_materials_at_minimum_two_dice_per_player(n):
+    # diced.txt, Materials: "Six-sided dice-at minimum two per player, but any number beyond
+    # that may be used." One die in hand each, so the pool holds at least one per player.
+    s = game(n, pool=n)
+    assert s.total == 2 * n and s.pool == n
+    for pool in (0, n - 1, -1):
+        with pytest.raises(RulesError, match=f"--pool must be at least {n} .*got {pool}"):
+            game(n, pool=pool)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 9])
@@ -244,7 +255,7 @@ def test_a_player_without_dice_is_out_and_the_last_one_holding_dice_wins():
 
 
 def test_the_round_limit_gives_the_game_to_the_most_dice():
-    s = new_game(3, {"pool": 0, "max_rounds": 1}, np.random.default_rng(0))
+    s = new_game(3, {"pool": 3, "max_rounds": 1}, np.random.default_rng(0))
     s.apply_chance((6, 1, 1))
     s.dice = [1, 1, 1]
     for _ in range(3):

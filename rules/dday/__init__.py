@@ -22,8 +22,7 @@ from rules.dday.game import (
     equipment_points,
     rwb_triples,
 )
-
-DEFAULT_MAP = "greyrock-cove"
+from rules.registry import game_options
 
 
 def new_game(num_players: int, options: dict[str, Any] | None = None,
@@ -34,11 +33,11 @@ def new_game(num_players: int, options: dict[str, Any] | None = None,
     del rng  # every die roll is a chance node
     if not 1 <= num_players <= MAX_PLAYERS:
         raise RulesError(f"dday takes 1 to {MAX_PLAYERS} players, got {num_players}")
-    options = dict(options or {})
-    bm = load_map(str(options.get("map") or DEFAULT_MAP))
+    options = game_options("dday", options)
+    bm = load_map(options["map"])
     return DDayState(bm, num_players, {
-        "dead_mans_chest_ep": 15 if options.get("dmc15") else 20,
-        "binoculars_on_fire": bool(options.get("binoculars_on_fire", False)),
+        "dead_mans_chest_ep": 15 if options["dmc15"] else 20,
+        "binoculars_on_fire": options["binoculars_on_fire"],
     })
 
 

@@ -12,12 +12,12 @@ Options: `crews` ('white,blue': one or two crew names or YAML paths), `table`
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rules.core import saves
 from rules.core.protocols import RulesError
 from rules.deep_white_sea.bots import (
     BOT_SETTINGS,
@@ -47,31 +47,25 @@ from rules.deep_white_sea.game import (
     spec_to_tuple,
 )
 from rules.deep_white_sea.kinematic import KinematicTable
-
-DEFAULT_CREWS = "white,blue"
+from rules.registry import game_options
 
 
 def new_game(num_players: int, options: dict[str, Any] | None = None,
              rng: np.random.Generator | None = None) -> DWSState:
-    """A new game. Who goes first is drawn with `rng` (rulebook, "Who Goes First");
-    `options['first']` (1 or 2) fixes it instead."""
+    """A new game on the table the options name (the registry's default: physics, which
+    `simulator.physics_table` registers). Who goes first is drawn with `rng` (rulebook,
+    "Who Goes First"); the option `first` (1 or 2) fixes it instead."""
     if num_players != 2:
         raise RulesError(f"deep-white-sea takes 2 players, got {num_players}")
-    options = dict(options or {})
-    crews = load_crews(options.get("crews") or DEFAULT_CREWS)
-    kind = str(options.get("table") or "kinematic")
-    max_turns = int(options.get("max_turns") or 200)
-    if max_turns < 1:
-        raise RulesError(f"deep-white-sea: --max-turns must be at least 1, got {max_turns}")
-    first_opt = options.get("first")
-    if first_opt:
-        first = int(first_opt) - 1
-        if first not in (0, 1):
-            raise RulesError(f"deep-white-sea: --first must be 1 or 2, got {first_opt}")
+    options = game_options("deep-white-sea", options)
+    crews = load_crews(options["crews"])
+    kind = options["table"]
+    if options["first"] is not None:
+        first = options["first"] - 1
     else:
         first = int((rng if rng is not None else np.random.default_rng(0)).integers(2))
     table = make_table(kind, options)
-    return new_state(crews, table, kind, first, max_turns)
+    return new_state(crews, table, kind, first, options["max_turns"])
 
 
 def deserialize(data: dict[str, Any]) -> DWSState:
@@ -79,20 +73,15 @@ def deserialize(data: dict[str, Any]) -> DWSState:
 
 
 def save_game(state: DWSState, path: str | Path) -> None:
-    """Write a game in progress as JSON (the table's exact scene included)."""
-    Path(path).write_text(json.dumps(state.serialize(), indent=1))
+    """Write a game in progress (the table's exact scene included) in the one save format
+    `tabletop play --save` writes (`rules.core.saves`), atomically."""
+    saves.save_game(path, "deep-white-sea", state)
 
 
 def load_game(path: str | Path) -> DWSState:
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise RulesError(f"{path}: cannot read save ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise RulesError(f"{path}: not a JSON save ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise RulesError(f"{path}: not a deep-white-sea save")
-    return deserialize_state(data)
+    """A game saved by `save_game` or `tabletop play --save` (one-line `RulesError`s)."""
+    state: DWSState = saves.load_game(path, "deep-white-sea")
+    return state
 
 
 __all__ = [
@@ -102,7 +91,6 @@ __all__ = [
     "human_throw",
     "save_game",
     "load_game",
-    "DEFAULT_CREWS",
     "TABLE_KINDS",
     "WIN_POINTS",
     "DWSState",

@@ -23,7 +23,8 @@ Rules from `rulebooks/diced.txt`, with the decisions of `rulebooks/CLARIFICATION
 Decisions of this engine where the books are silent:
 - When a player loses dice, the ones that can no longer attack this turn go first (the
   dice just rolled in the exchange, dice used earlier, dice captured this turn).
-- The pool starts with 3 dice per player unless the `pool` option says otherwise.
+- The pool starts with 3 dice per player unless the `pool` option says otherwise; it holds
+  at least one die per player (the book: "at minimum two per player").
 - House limit (`max_rounds`, default 200): after that many rounds the player(s) with the
   most dice win, so games between passive bots end.
 - Tokens come from the attack-ready dice left when the turn ends; captured dice, which
@@ -39,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError
+from rules.registry import game_options
 
 MAX_TOKENS = 3
 POOL_PER_PLAYER = 3
@@ -374,17 +376,22 @@ class DicedState:
 # --- module-level interface (see rules.registry) -----------------------------------------
 
 
-def new_game(num_players: int, options: dict[str, Any], rng: np.random.Generator) -> DicedState:
+def new_game(num_players: int, options: dict[str, Any] | None,
+             rng: np.random.Generator) -> DicedState:
+    """A new game. The book's materials, "at minimum two [dice] per player", and its set-up,
+    "each player receives one die, and all remaining dice are placed in a pool", make the
+    smallest pool one die per player."""
     if not 3 <= num_players <= 8:
         raise RulesError(f"diced takes 3 to 8 players, got {num_players}")
-    pool = options.get("pool")
-    pool = POOL_PER_PLAYER * num_players if pool is None else int(pool)
-    if pool < 0:
-        raise RulesError(f"diced: option --pool must be 0 or more, got {pool}")
-    max_rounds = int(options.get("max_rounds", 200))
-    if max_rounds < 1:
-        raise RulesError(f"diced: option --max-rounds must be at least 1, got {max_rounds}")
-    return DicedState(num_players, pool, max_rounds)
+    options = game_options("diced", options)
+    pool = options["pool"]
+    if pool is None:
+        pool = POOL_PER_PLAYER * num_players
+    elif pool < num_players:
+        raise RulesError(f"diced: option --pool must be at least {num_players} for "
+                         f"{num_players} players: the book asks for at minimum two dice "
+                         f"per player, one in hand and one in the pool (got {pool})")
+    return DicedState(num_players, pool, options["max_rounds"])
 
 
 def deserialize(data: Any, source: str = "diced save") -> DicedState:

@@ -47,6 +47,7 @@ import numpy as np
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError
 from rules.diceland_hex.board import Board, board_from_json, draw, load_board, random_board
+from rules.registry import game_options
 
 COLOURS = ("Red", "Blue")
 LETTERS = ("R", "B")
@@ -473,17 +474,14 @@ def attack_outcome(a: int, d: int, roll: int, att_terrain: str = "P",
 # --- module-level interface (see rules.registry) -----------------------------------------
 
 
-def new_game(num_players: int, options: dict[str, Any], rng: np.random.Generator) -> HexState:
+def new_game(num_players: int, options: dict[str, Any] | None,
+             rng: np.random.Generator) -> HexState:
     if num_players != 2:
         raise RulesError(f"diceland-hex takes 2 players, got {num_players}")
-    name = str(options.get("board") or "compact")
-    tiles = int(options.get("tiles") or 20)
-    board = random_board(tiles, rng) if name == "random" else load_board(name)
-    max_rounds = int(options.get("max_rounds") or 200)
-    if max_rounds < 1:
-        raise RulesError(f"diceland-hex: option --max-rounds must be at least 1, "
-                         f"got {max_rounds}")
-    return HexState(board, terrain=bool(options.get("terrain")), max_rounds=max_rounds)
+    options = game_options("diceland-hex", options)
+    name = options["board"]
+    board = random_board(options["tiles"], rng) if name == "random" else load_board(name)
+    return HexState(board, terrain=options["terrain"], max_rounds=options["max_rounds"])
 
 
 def deserialize(data: Any, source: str = "diceland-hex save") -> HexState:

@@ -22,8 +22,7 @@ from rules.dicewar.game import (
     parse_cell,
 )
 from rules.dicewar.tribe import Tribe, available, load_tribe, parse_tribe
-
-DEFAULT_TRIBE = "emberfen"
+from rules.registry import game_options
 
 
 def new_game(num_players: int, options: dict[str, Any] | None = None,
@@ -33,17 +32,14 @@ def new_game(num_players: int, options: dict[str, Any] | None = None,
     del rng  # the only randomness is the start roll, a chance node
     if num_players != 2:
         raise RulesError(f"dicewar takes 2 players, got {num_players}")
-    options = dict(options or {})
-    spec = str(options.get("tribes") or DEFAULT_TRIBE)
+    options = game_options("dicewar", options)
+    spec = options["tribes"]
     names = [n.strip() for n in spec.split(",") if n.strip()]
     if len(names) not in (1, 2):
         raise RulesError(f"dicewar: --tribes takes one or two tribes, got {spec!r}")
     tribes = [load_tribe(n) for n in names]
     pair = (tribes[0], tribes[-1])
-    max_plies = int(options.get("max_plies") or 400)
-    if max_plies < 1:
-        raise RulesError(f"dicewar: --max-plies must be at least 1, got {max_plies}")
-    return new_state(pair, ruins=bool(options.get("ruins", False)), max_plies=max_plies)
+    return new_state(pair, ruins=options["ruins"], max_plies=options["max_plies"])
 
 
 def deserialize(data: dict[str, Any]) -> DiceWarState:
