@@ -11,6 +11,7 @@ import pytest
 
 import rules.deep_white_sea as dws
 import simulator.physics_table  # noqa: F401  (registers the 'physics' table)
+from rules.core import saves
 from rules.core.runner import digest, play, verify_log
 from rules.deep_white_sea.bots import RandomBot, random_throw, throw_action
 from rules.deep_white_sea.game import DWSState
@@ -188,7 +189,7 @@ def test_cli_save_interrupt_and_load_goes_on_and_the_resumed_log_verifies(
     steps = []
 
     def stop_after_12(state: object) -> None:
-        save.write_text(json.dumps({"game": "deep-white-sea", "state": state.serialize()}))
+        saves.save_game(save, "deep-white-sea", state)
         steps.append(1)
         if len(steps) == 12:
             raise KeyboardInterrupt
@@ -206,6 +207,7 @@ def test_cli_save_interrupt_and_load_goes_on_and_the_resumed_log_verifies(
     assert verify_log(log).ok
     assert json.loads(save.read_text())["state"]["winner"] is not None  # saved to the end
     bad = tmp_path / "other.json"
-    bad.write_text(json.dumps({"game": "dicewar", "state": {}}))
+    bad.write_text(json.dumps({"type": "tabletop-save", "format": 1, "game": "dicewar",
+                               "state": {}}))
     assert cli(["play", "deep-white-sea", "--headless", "--load", str(bad)]) == 2
     assert "not deep-white-sea" in capsys.readouterr().err

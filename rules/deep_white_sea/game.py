@@ -51,6 +51,7 @@ PLACE_YAWS = tuple(range(0, 360, 30))  # enumerated yaws of the first placement 
 CORNERS = ("top", "left", "right")
 TIE_M = 1e-9  # m: distances closer than this are a tie (short range)
 DEFAULT_MAX_TURNS = 200
+STATE_FORMAT = 1  # serialize() layout; deserialize refuses any other
 
 # Which side of the table an effect works on (rulebook, "Special Effects").
 ENEMY_EFFECTS = ("Hold", "Freeze", "Confuse")
@@ -236,7 +237,7 @@ class DWSState:
 
     def serialize(self) -> dict[str, Any]:
         return {
-            "game": "deep-white-sea", "format": 1, "crews": self.crew_names,
+            "game": "deep-white-sea", "format": STATE_FORMAT, "crews": self.crew_names,
             "table_kind": self.table_kind, "table": self.table.to_json(),
             "first": self.first, "max_turns": self.max_turns, "turn": self.turn,
             "where": dict(sorted(self.where.items())), "scores": list(self.scores),
@@ -912,6 +913,9 @@ def deserialize_state(data: dict[str, Any]) -> DWSState:
     try:
         if data.get("game") != "deep-white-sea":
             raise RulesError(f"not a deep-white-sea save (game {data.get('game')!r})")
+        if data.get("format") != STATE_FORMAT:
+            raise RulesError(f"state: format: unsupported state format {str(data.get('format'))[:40]} "
+                             f"(this version reads {STATE_FORMAT})")
         kind = str(data["table_kind"])
         if kind not in TABLE_KINDS:
             make_table(kind, {})  # raises the one-line error

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from dice_models.outfiles import LineFile, check_target
 from rules import registry
-from rules.core import DiceRoller, RulesError, SeededRoller
+from rules.core import DiceRoller, SeededRoller
 from rules.core.runner import play
+from rules.core.saves import load_game, save_game
 from simulator.cli.main import UsageError
 
 
@@ -87,13 +87,13 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet or line.startswith(("Winner", "Draw")):
             print(line, flush=True)
 
-    log = LazyLog(args.log) if args.log else None
+    log = LineFile(check_target(args.log, "--log"), "--log") if args.log else None
     after_step = None
     if args.save:
-        save_path = Path(args.save)
+        save_path = check_target(args.save, "--save")  # refused before the game starts
 
         def after_step(state: Any) -> None:
-            save_path.write_text(json.dumps({"game": spec.name, "state": state.serialize()}))
+            save_game(save_path, spec.name, state, "--save")
 
     try:
         play(spec.name, players, args.seed, options, roller=roller, out=out, log=log,
@@ -105,6 +105,11 @@ def run(args: argparse.Namespace) -> int:
         line = rethrow_line(roller)
         if line:
             print(line)
+    if log is not None and log.error is not None:
+        # The game was played to the end (and saved, with --save); only its log is lost.
+        print(f"tabletop play: error: {log.error}; the game was played to the end but "
+              f"its log was not written (after {log.lines} lines)", file=sys.stderr)
+        return 2
     if args.log:
         print(f"log written to {args.log}", file=sys.stderr)
     return 0
@@ -123,32 +128,6 @@ def rethrow_line(roller: DiceRoller) -> str | None:
     return line
 
 
-class LazyLog:
-    """The --log file, opened (and so emptied) at the first line the runner writes: the
-    runner checks players and options before its header, so bad input leaves an existing
-    file as it was."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._file: Any = None
-
-    def write(self, text: str) -> int:
-        if self._file is None:
-            try:
-                self._file = open(self.path, "w")  # noqa: SIM115 - closed by close()
-            except OSError as exc:
-                raise UsageError(f"--log {self.path}: cannot write ({exc.strerror})") from None
-        return int(self._file.write(text))
-
-    def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-
-
 # Games with a 3D window: 'module:function(args, players, options)', imported only when
 # the window is wanted, so the rest of the command never loads Panda3D.
 WINDOWS = {"deep-white-sea": "simulator.render.app:launch"}
@@ -164,21 +143,7 @@ def _window_of(game: str) -> Any:
 
 def load_save(path: str, spec: registry.GameSpec) -> Any:
     """The state saved by `--save` in `path` (one line errors for a bad file)."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise UsageError(f"--load {path}: cannot read ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--load {path}: not a saved game ({exc.msg})") from None
-    if not isinstance(data, dict) or "state" not in data:
-        raise UsageError(f"--load {path}: not a saved game (no 'state')")
-    if data.get("game") != spec.name:
-        raise UsageError(f"--load {path}: the save is a {data.get('game')!r} game, not "
-                         f"{spec.name}")
-    try:
-        return spec.module().deserialize(data["state"])
-    except RulesError as exc:  # name the file as well as the field
-        raise RulesError(f"--load {path}: {exc}") from None
+    return load_game(path, spec.name, "--load")
 
 
 def load_plugins(spec: registry.GameSpec) -> None:
