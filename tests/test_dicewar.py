@@ -15,16 +15,17 @@ import rules.dicewar as dw
 from rules.core import RulesError, SeededRoller
 from rules.core.bots import RandomBot, make_agent
 from rules.dicewar.game import CELLS, RUINS, SIZE, DiceWarState
-from rules.dicewar.tribe import TRIBES_DIR
+from rules.dicewar.tribe import SPECIALITIES, TRIBES_DIR
 
 
 def cell(name: str) -> int:
     return dw.parse_cell(name)
 
 
-def war(pieces: dict[str, int], player: int = 0, ruins: bool = False) -> DiceWarState:
+def war(pieces: dict[str, int], player: int = 0, ruins: bool = False,
+        tribes: str = "emberfen") -> DiceWarState:
     """A war-phase position: pieces maps fields to signed powers (+ red, - black)."""
-    s = dw.new_game(2, {"ruins": ruins})
+    s = dw.new_game(2, {"ruins": ruins, "tribes": tribes})
     s.phase = "war"
     s.player = player
     s.setup_done = [True, True]
@@ -175,6 +176,95 @@ def test_specialities_guardian_threatening_return_to_reserve():
         cell("c3"))[1] == [cell("c4")]
 
 
+# ---- the glossary's abilities (the Saltmere carry them) ------------------------------
+# Saltmere: 1 Brine Wisp (immune_specialities), 2 Reef Crab (immune_attacks), 3 Harpoon
+# Eel (trigger_on_kill), 4 Kelp Keeper, 5 Lighthouse Golem (virtual_vp 2), 6 Leviathan
+# (threatening). Emberfen: 3 Wyrmbane (trigger_on_kill), 5 Ash Strider (threatening).
+
+
+def test_immune_against_opposing_attacks():
+    # dicewar.txt, Glossary: "Immune against opposing Attacks (icon: red shield)".
+    s = war({"c3": -4, "c4": 2}, player=1, tribes="emberfen,saltmere")  # red Reed Runner
+    assert s.targets_of_movement(cell("c3"))[1] == [cell("c4")]
+    s = war({"c3": 4, "c4": -2}, tribes="emberfen,saltmere")  # black Reef Crab
+    moves, attacks = s.targets_of_movement(cell("c3"))
+    assert attacks == [] and ("move", cell("c3"), cell("c4")) not in s.legal_actions()
+    with pytest.raises(RulesError, match="illegal action"):
+        s.apply_action(("move", cell("c3"), cell("c4")))
+    # Attacks only: a spell still reaches it (Wyrmbane's bolt, 2 trigger points).
+    s = war({"c3": 3, "c4": -2}, tribes="emberfen,saltmere")
+    s.tp[0] = 2
+    assert s.targets_of_movement(cell("c3"))[1] == []
+    s.apply_action(("spell", cell("c3"), cell("c4")))
+    assert s.board[cell("c4")] == 0 and s.exile[1] == 1
+
+
+def test_immune_against_opposing_specialities():
+    # dicewar.txt, Glossary: "Immune against opposing Specialities (icon: blue arc)".
+    # Red's Ash Strider is threatening: the Reed Runner next to it is held, the Brine Wisp
+    # is not.
+    s = war({"c4": 5, "c5": -2}, player=1, tribes="emberfen,saltmere")
+    assert s.targets_of_movement(cell("c5"))[0] == []  # Reef Crab: held
+    s = war({"c4": 5, "c5": -1}, player=1, tribes="emberfen,saltmere")
+    assert len(s.targets_of_movement(cell("c5"))[0]) == 7  # Brine Wisp: free (8 - c4)
+    # Red's Wyrmbane gains a trigger point for a defeat, but none for the Wisp.
+    s = war({"c3": 3, "c4": -2, "g7": -5}, tribes="emberfen,emberfen")
+    s.apply_action(("move", cell("c3"), cell("c4")))
+    assert s.tp[0] == 1
+    s = war({"c3": 3, "c4": -1, "g7": -5}, tribes="emberfen,saltmere")
+    s.apply_action(("move", cell("c3"), cell("c4")))
+    assert s.board[cell("c4")] == 3 and s.vp[0] == 1 and s.tp[0] == 0
+
+
+def test_virtual_victory_points_count_but_are_not_on_the_bar():
+    # dicewar.txt, Glossary: "Virtual Victory Points are counted the same way as gained
+    # Victory Points in combat. However, they are not displayed on the Victory Points Bar."
+    s = war({"a1": 5, "b1": 5, "g7": -1}, tribes="saltmere,emberfen")  # two Golems
+    assert s.virtual_vp(0) == 4 and s.points(0) == 4 and s.vp == [0, 0]
+    assert "virtual VP 4" in s.render()
+    s.vp[0] = 5
+    s.apply_action(("upgrade", cell("a1")))  # a Golem becomes the Leviathan: 5 + 2
+    assert not s.is_terminal() and s.points(0) == 7
+    s = war({"a1": 4, "b1": 5, "g7": -1}, tribes="saltmere,emberfen")
+    s.vp[0] = 6
+    s.apply_action(("upgrade", cell("a1")))  # a second Golem: 6 + 2 + 2 = 10
+    assert s.is_terminal() and s.returns() == [1.0, 0.0]
+    assert s.vp[0] == 6  # the bar shows the gained points only
+    assert "(4 of them virtual)" in " ".join(s.take_events())
+
+
+def test_virtual_points_decide_the_turn_limit_and_count_for_the_player_not_on_turn():
+    s = war({"a1": 5, "g7": -2}, tribes="saltmere,emberfen")
+    s.max_plies = s.plies + 1
+    s.vp[1] = 1
+    s.apply_action(("upgrade", cell("a1")))  # the Golem is gone: 0 against 1
+    assert s.is_terminal() and s.winner == 1
+    s = war({"a1": 5, "g7": -2}, player=1, tribes="saltmere,emberfen")
+    s.max_plies = s.plies + 1
+    s.vp[1] = 1
+    s.apply_action(("upgrade", cell("g7")))  # black's turn; red's Golem: 2 against 1
+    assert s.is_terminal() and s.winner == 0
+    # Black's weaken turns red's Leviathan into a Golem: red reaches 10 on black's turn.
+    s = war({"c4": 6, "c5": -6}, player=1, tribes="saltmere,emberfen")
+    s.vp[0] = 8
+    s.tp[1] = 2
+    s.apply_action(("spell", cell("c5"), cell("c4")))
+    assert s.board[cell("c4")] == 5 and s.is_terminal() and s.winner == 0
+
+
+def test_the_saltmere_play_whole_games_against_the_emberfen():
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        s = dw.new_game(2, {"tribes": "saltmere,emberfen" if seed % 2 else "emberfen,saltmere"})
+        agents = [RandomBot(np.random.default_rng(seed * 10 + i)) for i in range(2)]
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_chance(SeededRoller().roll(*s.chance_request(), rng))
+            else:
+                s.apply_action(agents[s.current_player()].step(s))
+            _invariants(s)
+
+
 def test_ten_victory_points_win():
     s = war({"c6": 6, "c7": -5, "a1": 1}, player=0)
     s.vp[0] = 2
@@ -209,12 +299,21 @@ def test_no_legal_action_loses_and_turn_limit_decides():
 
 # ---- tribes ------------------------------------------------------------------------
 
-def test_shipped_tribe():
-    t = dw.load_tribe("emberfen")
+@pytest.mark.parametrize("name", ["emberfen", "saltmere"])
+def test_shipped_tribe(name):
+    t = dw.load_tribe(name)
     assert [c.power for c in t.creatures] == [1, 2, 3, 4, 5, 6]
     assert all(c.movement and c.spell and c.speciality for c in t.creatures)
     assert any(c.spell.kind == "summon" for c in t.creatures if c.spell)
     assert (TRIBES_DIR / "README.md").exists()
+
+
+def test_every_speciality_is_used_by_a_shipped_tribe_and_documented():
+    used = {c.speciality.kind for name in dw.available()
+            for c in dw.load_tribe(name).creatures if c.speciality}
+    assert used == set(SPECIALITIES)
+    doc = (TRIBES_DIR / "README.md").read_text()
+    assert all(f"| `{kind}` |" in doc for kind in SPECIALITIES)
 
 
 def raw_tribe() -> dict:
@@ -232,6 +331,10 @@ def raw_tribe() -> dict:
     (lambda r: r["creatures"][4]["speciality"].update(kind="immune_spell"),
      "did you mean immune_spells?"),
     (lambda r: r["creatures"][0].update(colour="red"), "creatures[0].colour: unknown field"),
+    (lambda r: r["creatures"][4].update(speciality={"kind": "virtual_vp", "amount": 0}),
+     "creatures[4].speciality.amount: must be at least 1"),
+    (lambda r: r["creatures"][4].update(speciality={"kind": "immune_attack"}),
+     "did you mean immune_attacks?"),
 ])
 def test_tribe_validation_errors_are_one_clear_line(edit, message):
     raw = raw_tribe()

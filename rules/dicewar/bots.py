@@ -34,7 +34,7 @@ def _score(s: DiceWarState, p: int) -> float:
         adv = row if v > 0 else SIZE - 1 - row
         val = 0.35 * abs(v) + 0.05 * adv
         total += val if v > 0 else -val
-    total += 1.0 * (s.vp[0] - s.vp[1]) + 0.08 * (s.tp[0] - s.tp[1])
+    total += 1.0 * (s.points(0) - s.points(1)) + 0.08 * (s.tp[0] - s.tp[1])
     total += 0.05 * (s.reserve[0] - s.reserve[1])
     total -= 0.6 * (_hanging(s, 0) - _hanging(s, 1))
     return sign * total
@@ -45,7 +45,7 @@ def _hanging(s: DiceWarState, p: int) -> float:
     worst = 0
     sign = 1 if p == 0 else -1
     for i, v in enumerate(s.board):
-        if v * sign <= 0:
+        if v * sign <= 0 or s.has_speciality(i, "immune_attacks"):
             continue
         for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
             r, c = divmod(i, SIZE)

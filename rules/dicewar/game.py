@@ -11,6 +11,13 @@ Decisions where the book is open (also in `rules/dicewar/README.md`):
   game ends: more victory points wins, equal is a draw.
 - Upgrade stops at 6. The trigger-points bar runs 0 to 10.
 - The Ruins option: three ruin fields across the middle row (b4, d4, f4).
+- The glossary's abilities, as specialities (`rules/dicewar/tribe.py`): `immune_attacks`,
+  `immune_specialities` (no opposing speciality acts on the creature: `threatening` does
+  not hold it, `trigger_on_kill` gains nothing for it) and `virtual_vp` (counted with the
+  bar's victory points toward the 10 and in the turn-limit comparison; the bar, `vp`,
+  shows only those gained in combat). Victory is checked for both players at the end of
+  every turn, the player on turn first, since a spell can change the other's virtual
+  points (a weakened creature turns into another).
 
 Phases: 'start' (chance: each player rolls a d6, ties re-roll), 'setup' (the starting
 player, then the other, put dice from the Reserve in their Supply Zone until the powers
@@ -299,6 +306,23 @@ class DiceWarState:
         v = self.board[cell]
         return self.tribes[0 if v > 0 else 1].creature(abs(v))
 
+    def virtual_vp(self, p: int) -> int:
+        """Player p's virtual victory points: `virtual_vp` creatures in the Warlands."""
+        by_power = self.tribes[p].virtual_vp_by_power
+        if not any(by_power):
+            return 0
+        sign = 1 if p == 0 else -1
+        return sum(by_power[v * sign] for v in self.board if v * sign > 0)
+
+    def points(self, p: int) -> int:
+        """The victory points that count toward the 10: the bar's plus the virtual ones."""
+        return self.vp[p] + self.virtual_vp(p)
+
+    def has_speciality(self, cell: int, kind: str) -> bool:
+        """The creature on `cell` has the speciality `kind`."""
+        sp = self.creature_at(cell).speciality
+        return sp is not None and sp.kind == kind
+
     def creatures_of(self, p: int) -> list[int]:
         sign = 1 if p == 0 else -1
         return [i for i, v in enumerate(self.board) if v * sign > 0]
@@ -322,7 +346,8 @@ class DiceWarState:
                 if w == 0:
                     moves.append(dst)
                     continue
-                if (w > 0) != (v > 0) and beats(abs(v), abs(w)):
+                if (w > 0) != (v > 0) and beats(abs(v), abs(w)) and \
+                        not self.has_speciality(dst, "immune_attacks"):
                     attacks.append(dst)
                 if not mv.jump:
                     break
@@ -354,6 +379,8 @@ class DiceWarState:
         return out
 
     def _threatened(self, cell: int, p: int) -> bool:
+        if self.has_speciality(cell, "immune_specialities"):
+            return False
         for n in ADJ[cell]:
             w = self.board[n]
             if w != 0 and (w > 0) != (p == 0):
@@ -440,6 +467,7 @@ class DiceWarState:
         w = self.board[cell]
         power = abs(w)
         creature = self.tribes[victim].creature(power)
+        immune = self.has_speciality(cell, "immune_specialities")
         bonus = field_bonus(p, cell)
         self.vp[p] += power + bonus
         sp = creature.speciality
@@ -454,7 +482,7 @@ class DiceWarState:
         self.board[cell] = 0
         if by_attack is not None:
             asp = self.creature_at(by_attack).speciality
-            if asp is not None and asp.kind == "trigger_on_kill":
+            if asp is not None and asp.kind == "trigger_on_kill" and not immune:
                 self.tp[p] = min(TP_MAX, self.tp[p] + asp.get("amount"))
         bonus_text = f" + field bonus {bonus}" if bonus else ""
         self.events.append(
@@ -496,14 +524,18 @@ class DiceWarState:
 
     def _end_turn(self, p: int) -> None:
         self.plies += 1
-        if self.vp[p] >= WIN_VP:
-            self._finish(p, f"{PLAYER_NAMES[p]} reaches {self.vp[p]} victory points")
-            return
+        for q in (p, 1 - p):
+            if self.points(q) >= WIN_VP:
+                virtual = self.virtual_vp(q)
+                self._finish(q, f"{PLAYER_NAMES[q]} reaches {self.points(q)} victory points"
+                             + (f" ({virtual} of them virtual)" if virtual else ""))
+                return
         if self.ruins and all(self.owner(c) == p for c in RUINS):
             self._finish(p, f"{PLAYER_NAMES[p]} holds all the Ruins")
             return
         if self.plies >= self.max_plies:
-            w = 0 if self.vp[0] > self.vp[1] else 1 if self.vp[1] > self.vp[0] else -1
+            a, b = self.points(0), self.points(1)
+            w = 0 if a > b else 1 if b > a else -1
             self._finish(w, f"turn limit {self.max_plies} reached")
             return
         self.player = 1 - p
@@ -514,8 +546,8 @@ class DiceWarState:
         self.phase = "over"
         self.winner = winner
         result = "a draw" if winner == -1 else f"{PLAYER_NAMES[winner]} wins"
-        self.events.append(f"game over: {why}: {result} (VP red {self.vp[0]}, "
-                           f"black {self.vp[1]})")
+        self.events.append(f"game over: {why}: {result} (VP red {self.points(0)}, "
+                           f"black {self.points(1)})")
 
 
 def _as_tuple(action: Any) -> tuple[Any, ...]:
@@ -530,7 +562,7 @@ def render_board(s: DiceWarState) -> str:
     """The 7x7 warlands as text: R3 is red's power-3 creature, B5 black's power 5, ()
     a ruin; black's Supply Zone (row 7) on top."""
     lines = [f"        black: VP {s.vp[1]:2d}  TP {s.tp[1]:2d}  reserve {s.reserve[1]:2d}  "
-             f"exile {s.exile[1]:2d}"]
+             f"exile {s.exile[1]:2d}{_virtual_text(s, 1)}"]
     lines.append("     a  b  c  d  e  f  g")
     for r in range(SIZE - 1, -1, -1):
         row = []
@@ -548,7 +580,7 @@ def render_board(s: DiceWarState) -> str:
         lines.append(f"  {r + 1} " + " ".join(row) + f"  +{bonus}{tag}" if bonus
                      else f"  {r + 1} " + " ".join(row) + tag)
     lines.append(f"        red:   VP {s.vp[0]:2d}  TP {s.tp[0]:2d}  reserve {s.reserve[0]:2d}  "
-                 f"exile {s.exile[0]:2d}")
+                 f"exile {s.exile[0]:2d}{_virtual_text(s, 0)}")
     lines.append("  R = red, B = black, digit = power; +n = field bonus for defeating the "
                  "owner of that half there")
     for p, tribe in enumerate(s.tribes if s.tribes[0] is not s.tribes[1] else s.tribes[:1]):
@@ -558,6 +590,12 @@ def render_board(s: DiceWarState) -> str:
     if s.phase in ("setup", "war"):
         lines.append(f"  {PLAYER_NAMES[s.player]} to play ({s.phase})")
     return "\n".join(lines)
+
+
+def _virtual_text(s: DiceWarState, p: int) -> str:
+    """Virtual victory points beside the bar (the book: not displayed on it)."""
+    virtual = s.virtual_vp(p)
+    return f"  + virtual VP {virtual}" if virtual else ""
 
 
 def new_state(tribes: tuple[Tribe, Tribe], ruins: bool = False,

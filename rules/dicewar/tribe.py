@@ -10,6 +10,7 @@ a tribe chooses from it and sets the parameters.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,20 @@ SPECIALITIES: dict[str, dict[str, tuple[Any, int, int]]] = {
     "guardian": {},
     # Opposing creatures next to this one cannot move away (they may still attack).
     "threatening": {},
+    # The glossary's three further icons and terms:
+    # "Immune against opposing Attacks": no opposing creature may attack it (spells may
+    # still reach it, unless it is also kept from them).
+    "immune_attacks": {},
+    # "Immune against opposing Specialities": no opposing speciality acts on it: a
+    # `threatening` creature does not hold it, and an opposing `trigger_on_kill` creature
+    # gains nothing for defeating it. Opposing creatures' own protections (immunities,
+    # `guardian`) and what happens to them (`return_to_reserve`, `trigger_on_loss`) still
+    # hold, since they act on their owner's creatures, not on this one.
+    "immune_specialities": {},
+    # "Virtual Victory Points are counted the same way as gained Victory Points in combat.
+    # However, they are not displayed on the Victory Points Bar.": while this creature is
+    # in the Warlands its owner counts `amount` virtual victory points toward the 10.
+    "virtual_vp": {"amount": (1, 1, 9)},
 }
 
 TP_MAX = 10  # top of the trigger-points bar
@@ -103,6 +118,15 @@ class Tribe:
 
     def creature(self, power: int) -> Creature:
         return self.creatures[power - 1]
+
+    @cached_property
+    def virtual_vp_by_power(self) -> tuple[int, ...]:
+        """Virtual victory points a creature of each power (index 1..6) counts for its
+        owner while in the Warlands; index 0 is unused. Cached: the engine asks at every
+        end of turn and the bots at every judged position."""
+        return (0, *(int(c.speciality.get("amount"))
+                     if c.speciality is not None and c.speciality.kind == "virtual_vp" else 0
+                     for c in self.creatures))
 
 
 def available() -> list[str]:
