@@ -9,15 +9,13 @@ in one line; a field the loader does not know is refused, never dropped.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-import yaml
-
 from dice_models.errors import DataError
+from dice_models.files import read_yaml, resolve_named
 from dice_models.materials import Material, check_fields, default_material, material_from
 
 DICE_DIR = Path(__file__).parent / "dice"
@@ -83,36 +81,11 @@ def available() -> list[str]:
 
 def load_die(name_or_path: str | Path) -> DieModel:
     """A shipped die by name, or a die YAML file by path."""
-    p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        return load_die_file(p)
-    path = DICE_DIR / f"{name_or_path}.yaml"
-    if not path.exists():
-        names = available()
-        close = difflib.get_close_matches(str(name_or_path), names, n=1)
-        hint = f"; did you mean {close[0]}?" if close else f"; known dice: {', '.join(names)}"
-        raise DataError("die", "name", f"unknown die {str(name_or_path)!r}{hint}", show_value=False)
-    return load_die_file(path)
+    return load_die_file(resolve_named(name_or_path, DICE_DIR, "die"))
 
 
 def load_die_file(path: str | Path) -> DieModel:
     return parse_die(read_yaml(path), str(path))
-
-
-def read_yaml(path: str | Path) -> Any:
-    """Parse a YAML file with the safe loader; unreadable or malformed files raise one line."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "file"
-        raise DataError(path, where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                        show_value=False) from None
 
 
 def parse_die(data: Any, source: str = "<inline>") -> DieModel:

@@ -13,11 +13,9 @@ towards the tip of its half); 'left' and 'right' follow counter-clockwise seen f
 each corner sits in a face image (the art and the 3D renderer share these numbers).
 
 Side numbers. By default side n sits on face n-1 of the Gray-code order (face i has the
-sign vector of the Gray code of i, as in `simulator.geometry.polyhedron`), so sides n and
-n-1 share an edge. A die may list its own `faces:` (face index of sides 1..8); it is checked
-to keep every side n next to side n-1. This module repeats the Gray code instead of
-importing the geometry package because `dice_models` sits below it (DESIGN.md, Layers);
-tests check the two agree.
+sign vector of the Gray code of i, from `dice_models.geometry`, the one copy of the dice
+geometry), so sides n and n-1 share an edge. A die may list its own `faces:` (face index of
+sides 1..8); it is checked to keep every side n next to side n-1.
 """
 
 from __future__ import annotations
@@ -30,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from dice_models import DataError, load_die, read_yaml
+from dice_models.files import resolve_named
+from dice_models.geometry import gray_sign_vector
 
 CREWS_DIR = Path(__file__).parent / "crews"
 
@@ -293,9 +293,7 @@ def sign_vector(face: int) -> tuple[int, int, int]:
     """Sign vector of octahedron face `face` (0..7): the Gray code of the index."""
     if face not in range(8):
         raise ValueError(f"octahedron face must be 0..7, got {face!r}")
-    g = face ^ (face >> 1)
-    sx, sy, sz = ((1 if g & bit else -1) for bit in (1, 2, 4))
-    return (sx, sy, sz)
+    return gray_sign_vector(face)
 
 
 def face_of_sign(signs: tuple[int, ...]) -> int:
@@ -373,17 +371,8 @@ def find_die(name: str) -> CrewDie:
 
 
 def load_crew(team_or_path: str | Path) -> Crew:
-    p = Path(team_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        return load_crew_file(p)
-    path = CREWS_DIR / f"{str(team_or_path).lower()}.yaml"
-    if not path.exists():
-        names = available_crews()
-        close = difflib.get_close_matches(str(team_or_path).lower(), names, n=1)
-        hint = f"; did you mean {close[0]}?" if close else f"; known crews: {', '.join(names)}"
-        raise DataError("crews", "team", f"unknown crew {str(team_or_path)!r}{hint}",
-                        show_value=False)
-    return load_crew_file(path)
+    """A shipped crew by team name (any case), or a crew YAML file by path."""
+    return load_crew_file(resolve_named(team_or_path, CREWS_DIR, "crew", lower=True))
 
 
 def load_crew_file(path: str | Path) -> Crew:

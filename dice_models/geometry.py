@@ -1,4 +1,9 @@
-"""Convex polyhedra for dice: topology, face frames and mass properties (pure numpy).
+"""Convex polyhedra for dice: topology, face frames, mass properties, the roll of an
+octahedron over an edge and the exact distance between two convex dice (pure numpy).
+
+This is the one copy of the dice geometry (DESIGN.md, "Layers"): the physics, the
+kinematic Deep White Sea table, the crews and the art all import it from here, because a
+second copy once made a mirror-image die (issue 15).
 
 A die's body frame has its geometric centre at the origin. Faces are listed in a
 canonical order per shape; a die model maps face indices to the values printed on them.
@@ -10,6 +15,7 @@ edge (side numbers 1..8 = face index + 1 form a Hamiltonian path on the cube gra
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
@@ -18,6 +24,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 Vec = NDArray[np.float64]
+
+AXES = ("x", "y", "z")  # octahedron corners are named by the body axis they lie on
+TIP_ANGLE = math.pi - math.acos(-1.0 / 3.0)  # 70.53 deg: roll of an octahedron over an edge
 
 
 @dataclass(frozen=True)
@@ -192,6 +201,185 @@ def octahedron_corner_vertex(poly: Polyhedron, face: int, axis: int) -> int:
         if np.dot(poly.vertices[v], target) > 0:
             return v
     raise AssertionError("octahedron face lacks a corner on that axis")
+
+
+def corner_vertices(poly: Polyhedron, face: int) -> dict[str, int]:
+    """Corner name -> vertex index of an octahedron face; a corner is named by the body
+    axis it lies on (DESIGN.md: face s has corners s_x r x, s_y r y, s_z r z)."""
+    return {AXES[int(np.argmax(np.abs(poly.vertices[v])))]: v for v in poly.faces[face]}
+
+
+def rest_yaw(poly: Polyhedron, rot: Vec, bottom: int) -> float:
+    """The yaw (deg, in (-180, 180]) of a die resting on `bottom` with rotation `rot`:
+    the turn about z from `poly.rest_rotation(bottom)`."""
+    m = rot @ poly.rest_rotation(bottom, 0.0).T
+    yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
+    return yaw + 360.0 if yaw <= -180.0 else yaw
+
+
+def tip_hinge(poly: Polyhedron, rot: Vec, centre: Vec, corner: str) -> tuple[Vec, Vec]:
+    """(a point on the hinge, unit axis) of the roll of a resting octahedron over the bottom
+    edge beneath the top face's `corner`, turning the way that lifts that corner over it.
+    Pressing the top corner on axis j rolls the die over the bottom edge that does not
+    touch axis j (DESIGN.md)."""
+    world = poly.vertices @ rot.T + centre
+    top, _ = poly.face_up(rot)
+    bottom = poly.opposite_face(top)
+    axis_i = AXES.index(corner)
+    top_corner = corner_vertices(poly, top)[corner]
+    edge = [v for k, v in corner_vertices(poly, bottom).items() if AXES.index(k) != axis_i]
+    e1, e2 = world[edge[0]], world[edge[1]]
+    u = (e2 - e1) / np.linalg.norm(e2 - e1)
+    toward = world[top_corner] - centre
+    toward[2] = 0.0
+    probe = axis_angle(u, 1e-3) @ (centre - e1)
+    if float(probe @ toward) < float((centre - e1) @ toward):
+        u = -u
+    return e1, u
+
+
+def tip_turns(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
+              samples: int) -> list[tuple[Vec, Vec]]:
+    """(centre, rotation) at `samples` even steps along the roll over the bottom edge beneath
+    the top face's `corner`, from just after the start to the end (TIP_ANGLE)."""
+    e1, u = tip_hinge(poly, rot, centre, corner)
+    out = []
+    for k in range(1, samples + 1):
+        turn = axis_angle(u, TIP_ANGLE * k / samples)
+        out.append((turn @ (centre - e1) + e1, turn @ rot))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Exact distance between convex dice, and the sweep of a tip
+
+
+@dataclass(frozen=True)
+class Solid:
+    """A convex polyhedron placed in the world: its vertices and, in the same frame, the
+    unit face normals; `poly` gives the faces and edges."""
+
+    poly: Polyhedron
+    vertices: Vec
+    normals: Vec
+
+    @staticmethod
+    def at(poly: Polyhedron, rot: Vec, centre: Vec) -> Solid:
+        return Solid(poly, poly.vertices @ rot.T + centre, poly.normals @ rot.T)
+
+
+def _edges(poly: Polyhedron) -> NDArray[np.int64]:
+    cached = _EDGES.get(id(poly))
+    if cached is None or cached[0] is not poly:
+        pairs = sorted({(min(f[k], f[(k + 1) % len(f)]), max(f[k], f[(k + 1) % len(f)]))
+                        for f in poly.faces for k in range(len(f))})
+        cached = _EDGES[id(poly)] = (poly, np.array(pairs, dtype=np.int64))
+    return cached[1]
+
+
+_EDGES: dict[int, tuple[Polyhedron, NDArray[np.int64]]] = {}
+
+
+def signed_distance(a: Solid, b: Solid) -> float:
+    """Distance (m) between two convex solids when apart; minus the penetration depth (the
+    shortest translation that separates them) when they overlap; 0 when they touch.
+
+    Overlap and depth by the separating-axis theorem, whose candidate axes (the face
+    normals of both and the cross products of their edges) are complete for polytopes; the
+    distance apart as the least of the edge-edge distances and of the vertex-face distances
+    whose foot lies inside the face, which covers every pair of closest features."""
+    ea, eb = _edges(a.poly), _edges(b.poly)
+    da = a.vertices[ea[:, 1]] - a.vertices[ea[:, 0]]
+    db = b.vertices[eb[:, 1]] - b.vertices[eb[:, 0]]
+    cross = np.cross(da[:, None, :], db[None, :, :]).reshape(-1, 3)
+    norm = np.linalg.norm(cross, axis=1)
+    scale = float(np.linalg.norm(da, axis=1).max() * np.linalg.norm(db, axis=1).max())
+    cross = cross[norm > 1e-9 * scale] / norm[norm > 1e-9 * scale, None]
+    axes = np.concatenate([a.normals, b.normals, cross])
+    pa, pb = a.vertices @ axes.T, b.vertices @ axes.T
+    overlap = np.minimum(pa.max(0), pb.max(0)) - np.maximum(pa.min(0), pb.min(0))
+    depth = float(overlap.min())
+    if depth >= 0.0:
+        return -depth
+    return min(_edge_edge(a.vertices[ea[:, 0]], da, b.vertices[eb[:, 0]], db),
+               _vertex_face(a.vertices, b), _vertex_face(b.vertices, a))
+
+
+def _edge_edge(p: Vec, d1: Vec, q: Vec, d2: Vec) -> float:
+    """Least distance between every segment p + s d1 and every segment q + t d2 (Ericson,
+    Real-Time Collision Detection 5.1.9, vectorised; no segment is degenerate)."""
+    p, d1 = p[:, None, :], d1[:, None, :]
+    q, d2 = q[None, :, :], d2[None, :, :]
+    r = p - q
+    a = (d1 * d1).sum(-1)
+    e = (d2 * d2).sum(-1)
+    b = (d1 * d2).sum(-1)
+    c = (d1 * r).sum(-1)
+    f = (d2 * r).sum(-1)
+    denom = a * e - b * b
+    parallel = denom <= 1e-12 * a * e
+    s = np.where(parallel, 0.0, np.clip((b * f - c * e) / np.where(parallel, 1.0, denom),
+                                        0.0, 1.0))
+    t = (b * s + f) / e
+    s = np.where(t < 0.0, np.clip(-c / a, 0.0, 1.0),
+                 np.where(t > 1.0, np.clip((b - c) / a, 0.0, 1.0), s))
+    t = np.clip(t, 0.0, 1.0)
+    gap = r + s[..., None] * d1 - t[..., None] * d2
+    return float(np.sqrt((gap * gap).sum(-1).min()))
+
+
+def _vertex_face(points: Vec, solid: Solid) -> float:
+    """Least distance from `points` to the faces of `solid` over the pairs whose foot on the
+    face plane lies inside the face (inf when none does)."""
+    best = math.inf
+    for i, f in enumerate(solid.poly.faces):
+        n = solid.normals[i]
+        corners = solid.vertices[list(f)]
+        h = (points - corners[0]) @ n
+        foot = points - h[:, None] * n
+        inside = np.ones(len(points), dtype=bool)
+        for k in range(len(f)):
+            edge = corners[(k + 1) % len(f)] - corners[k]
+            inside &= np.cross(edge, foot - corners[k]) @ n >= 0.0
+        if inside.any():
+            best = min(best, float(np.abs(h[inside]).min()))
+    return best
+
+
+def tip_clearance(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
+                  others: list[Solid], tolerance: float) -> tuple[int | None, float]:
+    """Sweep the whole roll of a tip (continuously, not at samples) against `others`:
+    (index of the first solid it would penetrate deeper than `tolerance` (m), or None;
+    the least signed distance met, m).
+
+    Conservative advancement: no point of the die is farther than rho from the hinge, so
+    a turn by angle d moves none of it more than rho d, and the signed distance to a fixed
+    solid changes by no more than that; from a signed distance g the roll can safely turn by
+    (g + tolerance) / rho before it could pass -tolerance."""
+    e1, u = tip_hinge(poly, rot, centre, corner)
+    rel = poly.vertices @ rot.T + centre - e1
+    rho = float(np.linalg.norm(rel - np.outer(rel @ u, u), axis=1).max())
+    least = math.inf
+    for index, other in enumerate(others):
+        angle = 0.0
+        # A die already pressed into a neighbour at rest (a settled physics pose) may roll
+        # away from it, but not deeper in.
+        allowed = tolerance + max(0.0, -signed_distance(Solid.at(poly, rot, centre), other))
+        while True:
+            angle = min(angle, TIP_ANGLE)
+            turn = axis_angle(u, angle)
+            g = signed_distance(Solid.at(poly, turn @ rot, turn @ (centre - e1) + e1), other)
+            if angle > 0.0:
+                least = min(least, g)
+            if angle > 0.0 and g < -allowed:
+                return index, least
+            if angle >= TIP_ANGLE:
+                break
+            step = (g + allowed) / rho
+            if step < 1e-9:  # grazing at the tolerance: within round-off of blocked
+                return index, least
+            angle += step
+    return None, least
 
 
 def cuboid(sx: float, sy: float, sz: float) -> Polyhedron:

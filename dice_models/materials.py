@@ -32,8 +32,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from dice_models.errors import DataError
 
 MATERIALS_FILE = Path(__file__).parent / "materials.yaml"
@@ -112,8 +110,9 @@ def combine(a: Material, b: Material) -> PairValues:
 @cache
 def shipped_library() -> MaterialLibrary:
     """The shipped presets and pair table (dice_models/materials.yaml)."""
-    data = yaml.safe_load(MATERIALS_FILE.read_text(encoding="utf-8"))
-    return parse_library(data, str(MATERIALS_FILE))
+    from dice_models.files import read_yaml
+
+    return parse_library(read_yaml(MATERIALS_FILE), str(MATERIALS_FILE))
 
 
 # Material files loaded in this process (resolved path -> library), in load order, and the

@@ -109,10 +109,10 @@ def _bad_baselines(tmp: Path) -> dict[str, tuple[Path, str]]:
     cases: dict[str, tuple[Path, str]] = {}
     corrupt = tmp / "corrupt.json"
     corrupt.write_text(SMOKE.read_text()[:5000])
-    cases["corrupt"] = (corrupt, "corrupt: not valid JSON")
+    cases["corrupt"] = (corrupt, "malformed bench baseline JSON")
     foreign_yaml = tmp / "d6.yaml"
     shutil.copy(ROOT / "dice_models" / "dice" / "d6.yaml", foreign_yaml)
-    cases["yaml"] = (foreign_yaml, "corrupt: not valid JSON")
+    cases["yaml"] = (foreign_yaml, "malformed bench baseline JSON")
     foreign = tmp / "other.json"
     foreign.write_text(json.dumps({"game": "diced", "moves": []}))
     cases["foreign"] = (foreign, "not a tabletop bench baseline")
@@ -126,7 +126,7 @@ def _bad_baselines(tmp: Path) -> dict[str, tuple[Path, str]]:
     cases["field"] = (bad_field, "measurements.drift.paper-d8/felt.counts")
     binary = tmp / "binary.json"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
-    cases["binary"] = (binary, "not a text file")
+    cases["binary"] = (binary, "not UTF-8 text (byte 0x89 at byte offset 0)")
     cases["missing"] = (tmp / "nowhere.json", "cannot read")
     return cases
 

@@ -28,7 +28,7 @@ from dice_models.crews import (
     load_crews,
     sign_vector,
 )
-from simulator.geometry.polyhedron import gray_sign_vector, octahedron, octahedron_corner_vertex
+from dice_models.geometry import gray_sign_vector, octahedron, octahedron_corner_vertex
 
 POLY = octahedron(0.05)
 AXIS_INDEX = {a: i for i, a in enumerate(AXES)}

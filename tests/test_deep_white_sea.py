@@ -370,7 +370,10 @@ def test_a_die_landing_in_freeze_range_is_frozen_only_from_the_next_turn(crews: 
         spec = aimed_throw(s, 0, (rng.uniform(-0.2, 0.2), rng.uniform(-0.3, -0.05)), rng)
         trial = s.clone()
         trial.apply_action(throw_action(h("Mull"), spec))
-        if trial.where[h("Mull")] == "play" and trial.sees(f("Clamp"), h("Mull")):
+        # ... and P1's turn goes on after it (a landing with nothing left to do ends the
+        # turn, and the freeze would then rightly start at once).
+        if (trial.where[h("Mull")] == "play" and trial.sees(f("Clamp"), h("Mull"))
+                and trial.current_player() == 0):
             break
     else:
         pytest.fail("no throw landed in Clamp's sight")

@@ -1,7 +1,7 @@
 """Face art and paper nets of the Deep White Sea crews, checked against the model.
 
 The art is checked by pixel colours at the places the YAML names; the net is folded in
-code and compared with the octahedron of `simulator.geometry`.
+code and compared with the octahedron of `dice_models.geometry`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from dice_models.crews import AXES, CORNER_UV, CORNERS, CrewDie, all_dice, find_die
+from dice_models.geometry import octahedron, octahedron_corner_vertex
 from simulator.art.faces import (
     ARROW_TIP_D,
     DOT_D,
@@ -26,7 +27,6 @@ from simulator.art.faces import (
 )
 from simulator.art.net import DieNet, build_net, net_svg, write_net
 from simulator.cli.main import main
-from simulator.geometry.polyhedron import octahedron, octahedron_corner_vertex
 
 SIZE = 256
 FOLD = math.pi - math.acos(-1.0 / 3.0)  # octahedron dihedral angle is arccos(-1/3)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dice_models import DataError, load_die, parse_die
-from simulator.geometry import cube, cuboid, octahedron
+from dice_models.geometry import TIP_ANGLE, cube, cuboid, octahedron
 from simulator.physics import (
     FOOT,
     PlacementError,
@@ -19,7 +19,7 @@ from simulator.physics import (
 )
 from simulator.physics.settings import TableSpec, parse_table
 from simulator.physics.tray import roll_tray
-from simulator.physics.world import TIP_ANGLE, _quat_from_matrix
+from simulator.physics.world import _quat_from_matrix
 
 D8 = load_die("paper-d8")
 

@@ -91,7 +91,7 @@ def test_a_tilted_die_far_from_a_throw_does_not_hold_the_throw_up():
     """A die resting tilted (leaning on a die or an obstacle) stays static while a throw
     lands far from it, and must not be taken for poised: Bullet gives static bodies no
     contacts, so it would look poised at every hold, restarting it until MAX_POISED."""
-    from simulator.geometry import axis_angle
+    from dice_models.geometry import axis_angle
     from simulator.physics.world import PlacedDie, Pose
     from simulator.physics.world import _quat_from_matrix as quat
 

@@ -1,8 +1,7 @@
 """Reading user-authored YAML game data (maps, tribes) with one-line errors.
 
-`rules/` may not import `dice_models`, so game data errors are `RulesError`s worded like
-`DataError`: `<file>: <field>: <message> (got <value>)`. The CLI turns them into one line
-on stderr and exit status 2.
+Game data errors are `RulesError`s worded like `DataError`: `<file>: <field>: <message>
+(got <value>)`. The CLI turns them into one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from dice_models.errors import DataError, shown
+from dice_models.files import read_yaml, resolve_named
 from rules.core.protocols import RulesError
 
 
@@ -21,39 +20,26 @@ def data_error(source: str, field: str, message: str, value: Any = None, *,
                show_value: bool = True) -> RulesError:
     text = f"{source}: {field}: {message}"
     if show_value:
-        text += f" (got {value!r})"
+        text += f" (got {shown(value)})"
     return RulesError(text)
 
 
 def load_yaml(path: str | Path) -> Any:
-    """Parse a YAML file with the safe loader; unreadable or malformed files raise one line."""
-    path = Path(path)
+    """Parse a YAML file with the project's one bounded reader (`dice_models.files`);
+    anything wrong with the file is one line, raised as a `RulesError`."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise data_error(str(path), "file", f"cannot read: {exc.strerror}",
-                         show_value=False) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "file"
-        raise data_error(str(path), where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                         show_value=False) from None
+        return read_yaml(path)
+    except DataError as exc:
+        raise RulesError(str(exc)) from None
 
 
 def resolve_data_file(name_or_path: str, folder: Path, what: str) -> Path:
-    """A shipped file by name (`folder/<name>.yaml`) or a YAML file by path."""
-    p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        if not p.exists():
-            raise data_error(str(p), "file", f"no such {what} file", show_value=False)
-        return p
-    path = folder / f"{name_or_path}.yaml"
-    if path.exists():
-        return path
-    known = sorted(q.stem for q in folder.glob("*.yaml"))
-    raise RulesError(f"unknown {what} {name_or_path!r}" + did_you_mean(name_or_path, known))
+    """A shipped file by name (`folder/<name>.yaml`) or a YAML file by path; a folder or
+    file of the same name in the current directory does not hide a shipped one."""
+    try:
+        return resolve_named(name_or_path, folder, what)
+    except DataError as exc:
+        raise RulesError(str(exc)) from None
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:

@@ -30,6 +30,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from dice_models.errors import DataError
+from dice_models.files import read_text
 from rules.core.bots import Agent, make_agent
 from rules.core.protocols import DiceRoller, RulesError
 from rules.core.rollers import SeededRoller
@@ -261,9 +263,9 @@ def verify_log(path: str | Path) -> VerifyResult:
 
 def read_log(path: str | Path) -> list[dict[str, Any]]:
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise RulesError(f"{path}: cannot read log ({exc.strerror})") from None
+        text = read_text(path)  # bounded and UTF-8 checked, like every file we read
+    except DataError as exc:
+        raise RulesError(f"{exc} (reading a game log)") from None
     lines: list[dict[str, Any]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -272,6 +274,9 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise RulesError(f"{path}: line {number}: not JSON ({exc.msg})") from None
+        except (RecursionError, ValueError):  # absurd nesting; an int past 4300 digits
+            raise RulesError(f"{path}: line {number}: not a log line (nested too deeply "
+                             "or a number too long)") from None
         if not isinstance(obj, dict):
             raise RulesError(f"{path}: line {number}: expected a JSON object")
         lines.append(obj)

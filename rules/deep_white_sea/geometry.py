@@ -1,10 +1,12 @@
-"""Geometry of Deep White Sea on the table, pure numpy: the resting paper d8, its tips, and
-sight lines and distances between top faces.
+"""Geometry of Deep White Sea on the table: the resting paper d8, its tips, and sight lines
+and distances between top faces.
 
-The octahedron follows DESIGN.md and `simulator.geometry` (repeated here because `rules/`
-must not import the simulator): vertices at +-r on each body axis, face i carries the
-sign vector of the Gray code of i, side n = face n-1. Yaw follows the physics table: the
-rotation that rests `bottom` flat with the smallest turn, then turned about z.
+The die itself (its faces, rest rotations, corners and the roll of a tip) is
+`dice_models.geometry`, the very code the physics table uses (DESIGN.md: geometry lives
+once, at the bottom), so the two tables agree on every face, corner and yaw
+(tests/test_deep_white_sea.py). Face i carries the sign vector of the Gray code of i and
+side n = face n-1. Yaw follows the physics table: the rotation that rests the bottom face
+flat with the smallest turn, then turned about z.
 
 Sight (rulebook, "Sight Lines"): the baseline of an arrow is the top-face edge opposite
 its corner, extended both ways; a die sees every die whose top face lies even partly on the
@@ -19,19 +21,27 @@ import math
 
 import numpy as np
 
-AXES = ("x", "y", "z")
-TIP_ANGLE = math.pi - math.acos(-1.0 / 3.0)  # 70.53 deg roll over an edge (DESIGN.md)
+from dice_models.geometry import (
+    AXES,
+    Solid,
+    corner_vertices,
+    gray_sign_vector,
+    octahedron,
+    rest_yaw,
+    tip_clearance,
+    tip_turns,
+)
+
 SIGHT_EPS = 1e-9  # m: a top face must reach past the baseline by more than this
+# m: a tip is refused when the die would penetrate another deeper than this at any moment
+# of the roll. The rulebook refuses even a brush ("Even if the die would only brush the
+# obstacle, the move is illegal"), so this is only a numerical tolerance: 0.01 mm, far
+# above the round-off of the distance (about 1e-15 m) and far below any visible gap.
+TOUCH_M = 1e-5
 
 Point = tuple[float, float]
 
-
-def gray_sign(face: int) -> tuple[int, int, int]:
-    g = face ^ (face >> 1)
-    return (1 if g & 1 else -1, 1 if g & 2 else -1, 1 if g & 4 else -1)
-
-
-SIGNS = tuple(gray_sign(i) for i in range(8))
+SIGNS = tuple(gray_sign_vector(i) for i in range(8))
 
 
 def face_of_sign(s: tuple[int, int, int]) -> int:
@@ -52,50 +62,44 @@ def flipped(face: int, axis: str) -> int:
 
 
 class Octahedron:
-    """A regular octahedron of edge `edge` (m) resting flat on the table."""
+    """A regular octahedron of edge `edge` (m) resting flat on the table: a view of
+    `dice_models.geometry.octahedron(edge)` in the terms of the kinematic table (up face,
+    yaw, centre xy)."""
 
     def __init__(self, edge: float = 0.05) -> None:
         self.edge = edge
+        self.poly = octahedron(edge)
         self.r = edge / math.sqrt(2.0)
-        self.inradius = self.r / math.sqrt(3.0)  # resting height of the centre
-        self.vertices = np.array([[self.r, 0, 0], [-self.r, 0, 0], [0, self.r, 0],
-                                  [0, -self.r, 0], [0, 0, self.r], [0, 0, -self.r]])
-        self._rest = [_rotation_between(-np.array(s, dtype=float) / math.sqrt(3.0),
-                                        np.array([0.0, 0.0, -1.0])) for s in SIGNS]
+        self.inradius = float(self.poly.face_offsets[0])  # resting height of the centre
+        self.vertices = self.poly.vertices
 
     def rotation(self, up_face: int, yaw_deg: float) -> np.ndarray:
         """Rotation of a die resting with `up_face` (0..7) up, turned by yaw (deg)."""
-        return _rot_z(math.radians(yaw_deg)) @ self._rest[opposite(up_face)]
+        return self.poly.rest_rotation(opposite(up_face), yaw_deg)
 
     def yaw_of(self, rot: np.ndarray, up_face: int) -> float:
-        m = rot @ self._rest[opposite(up_face)].T
-        yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
-        return yaw + 360.0 if yaw <= -180.0 else yaw
+        return rest_yaw(self.poly, rot, opposite(up_face))
+
+    def centre(self, xy: Point) -> np.ndarray:
+        return np.array([xy[0], xy[1], self.inradius])
 
     def world_vertices(self, rot: np.ndarray, centre: np.ndarray) -> np.ndarray:
         return self.vertices @ rot.T + centre
 
+    def solid(self, up_face: int, yaw_deg: float, xy: Point) -> Solid:
+        """The resting die as a solid in the world (for distances and sweeps)."""
+        return Solid.at(self.poly, self.rotation(up_face, yaw_deg), self.centre(xy))
+
+    def _corners(self, face: int, up_face: int, yaw_deg: float, xy: Point) -> dict[str, Point]:
+        world = self.world_vertices(self.rotation(up_face, yaw_deg), self.centre(xy))
+        return {axis: (float(world[v][0]), float(world[v][1]))
+                for axis, v in sorted(corner_vertices(self.poly, face).items())}
+
     def top_corners(self, up_face: int, yaw_deg: float, xy: Point) -> dict[str, Point]:
-        rot = self.rotation(up_face, yaw_deg)
-        s = SIGNS[up_face]
-        out = {}
-        for k, axis in enumerate(AXES):
-            v = np.zeros(3)
-            v[k] = s[k] * self.r
-            w = rot @ v
-            out[axis] = (float(w[0] + xy[0]), float(w[1] + xy[1]))
-        return out
+        return self._corners(up_face, up_face, yaw_deg, xy)
 
     def bottom_corners(self, up_face: int, yaw_deg: float, xy: Point) -> list[Point]:
-        rot = self.rotation(up_face, yaw_deg)
-        s = SIGNS[up_face]
-        out = []
-        for k in range(3):
-            v = np.zeros(3)
-            v[k] = -s[k] * self.r
-            w = rot @ v
-            out.append((float(w[0] + xy[0]), float(w[1] + xy[1])))
-        return out
+        return list(self._corners(opposite(up_face), up_face, yaw_deg, xy).values())
 
     def footprint(self, up_face: int, yaw_deg: float, xy: Point) -> list[Point]:
         """The hexagon a resting die covers, seen from above (counter-clockwise)."""
@@ -103,35 +107,21 @@ class Octahedron:
         pts += self.bottom_corners(up_face, yaw_deg, xy)
         return convex_hull(pts)
 
-    def tip_frames(self, up_face: int, yaw_deg: float, xy: Point, axis: str,
-                   samples: int = 6) -> tuple[list[list[Point]], int, float, Point]:
-        """Footprints along the roll over the bottom edge beneath the top corner on `axis`,
-        and the final (up face, yaw, xy)."""
-        rot = self.rotation(up_face, yaw_deg)
-        centre = np.array([xy[0], xy[1], self.inradius])
-        world = self.world_vertices(rot, centre)
-        s = SIGNS[up_face]
-        k = AXES.index(axis)
-        bottom = [2 * j + (0 if -s[j] > 0 else 1) for j in range(3) if j != k]
-        e1, e2 = world[bottom[0]], world[bottom[1]]
-        u = (e2 - e1) / np.linalg.norm(e2 - e1)
-        top_corner = world[2 * k + (0 if s[k] > 0 else 1)]
-        toward = top_corner - centre
-        toward[2] = 0.0
-        probe = _axis_angle(u, 1e-3) @ (centre - e1)
-        if float(probe @ toward) < float((centre - e1) @ toward):
-            u = -u
-        frames = []
-        for i in range(1, samples + 1):
-            turn = _axis_angle(u, TIP_ANGLE * i / samples)
-            c = turn @ (centre - e1) + e1
-            pts = self.world_vertices(turn @ rot, c)
-            frames.append(convex_hull([(float(p[0]), float(p[1])) for p in pts]))
-        turn = _axis_angle(u, TIP_ANGLE)
-        new_face = flipped(up_face, axis)
-        new_rot = turn @ rot
-        c = turn @ (centre - e1) + e1
-        return frames, new_face, self.yaw_of(new_rot, new_face), (float(c[0]), float(c[1]))
+    def tip_end(self, up_face: int, yaw_deg: float, xy: Point,
+                axis: str) -> tuple[int, float, Point]:
+        """(up face, yaw, xy) after the roll over the bottom edge beneath the top corner on
+        `axis` (`dice_models.geometry.tip_turns`, as the physics table rolls)."""
+        (c, rot), = tip_turns(self.poly, self.rotation(up_face, yaw_deg), self.centre(xy),
+                              axis, 1)
+        bottom, _ = self.poly.face_down(rot)
+        return opposite(bottom), rest_yaw(self.poly, rot, bottom), (float(c[0]), float(c[1]))
+
+    def tip_blocker(self, up_face: int, yaw_deg: float, xy: Point, axis: str,
+                    others: list[Solid]) -> int | None:
+        """Index of the first of `others` the roll would penetrate deeper than TOUCH_M at
+        any moment (a continuous 3D sweep), or None."""
+        return tip_clearance(self.poly, self.rotation(up_face, yaw_deg), self.centre(xy),
+                             axis, others, TOUCH_M)[0]
 
 
 # ---------------------------------------------------------------------------------------
@@ -228,27 +218,3 @@ def _point_segment(p: Point, a: Point, b: Point) -> float:
     t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy)
                                           / length2))
     return math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
-
-
-def _rot_z(theta: float) -> np.ndarray:
-    c, s = math.cos(theta), math.sin(theta)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    v = np.cross(a, b)
-    c = float(a @ b)
-    if c < -1 + 1e-12:
-        perp = np.cross(a, [1.0, 0.0, 0.0])
-        if np.linalg.norm(perp) < 1e-6:
-            perp = np.cross(a, [0.0, 1.0, 0.0])
-        perp /= np.linalg.norm(perp)
-        return 2 * np.outer(perp, perp) - np.eye(3)
-    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + vx + vx @ vx / (1 + c)
-
-
-def _axis_angle(axis: np.ndarray, angle: float) -> np.ndarray:
-    k = axis / np.linalg.norm(axis)
-    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + math.sin(angle) * kx + (1 - math.cos(angle)) * kx @ kx

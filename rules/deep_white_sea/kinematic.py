@@ -1,6 +1,8 @@
 """A kinematic table for Deep White Sea: the `Table` protocol without a physics engine.
 
-Tips, sweeps, placement, sight and the edge are exact geometry (`geometry.py`); a throw is a
+Tips (a continuous 3D sweep of the roll against every die near enough to be met),
+placement, sight and the edge are exact geometry (`geometry.py`, which is
+`dice_models.geometry`, the physics table's own code); a throw is a
 simple, deterministic model: a ballistic flight to the first touch of the table, a slide
 along the throw's direction proportional to its horizontal speed, the face and yaw drawn
 from a hash of the throw (so they look random but the same throw always gives the same
@@ -19,8 +21,9 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from dice_models.geometry import Solid, signed_distance
 from rules.core.protocols import DiePose, RulesError, ThrowResult, ThrowSpec, TipResult
-from rules.deep_white_sea.geometry import AXES, Octahedron, polygons_overlap
+from rules.deep_white_sea.geometry import AXES, TOUCH_M, Octahedron
 
 FOOT = 0.3048  # m: the foul zone is one foot back and one foot high (rulebook)
 GRAVITY = 9.81
@@ -28,7 +31,6 @@ SLIDE_S = 0.08  # s: slide distance after touchdown = this x horizontal speed
 DIE_RADIUS = 0.027  # m: contact radius of a resting die's footprint for throws
 PUSH_SHARE = 0.7  # share of the remaining slide passed on to a die that is hit
 TUMBLE_M = 0.05  # m: a die hit with more slide left than this tumbles to a new face
-TOUCH_M = 0.0002  # m: footprints overlapping deeper than this block a tip (as the physics)
 STEP_M = 0.004  # m: sampling step along a slide
 NEAR_M = 0.15  # m: centres farther apart than this cannot touch during a tip
 MODEL_VERSION = 1
@@ -52,8 +54,8 @@ class KinematicTable:
         self.oct = Octahedron(edge)
         self.dice: dict[str, Resting] = {}
         self._gone: dict[str, DiePose] = {}  # knocked off during the current throw
-        self._hulls: dict[Resting, list[tuple[float, float]]] = {}  # footprint cache
         self._poses: dict[tuple[str, Resting], DiePose] = {}  # pose cache (poses are frozen)
+        self._solids: dict[Resting, Solid] = {}  # resting dice as solids, for tip sweeps
 
     # -- the Table protocol ---------------------------------------------------------------
 
@@ -110,7 +112,7 @@ class KinematicTable:
         if not self._on_table(r):
             raise RulesError(f"die {die!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would not rest "
                              "wholly on the table")
-        hit = self._overlapping(die, self._footprint(r))
+        hit = self._overlapping(die, self._solid(r))
         if hit is not None:
             raise RulesError(f"die {die!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would overlap {hit}")
         self.dice[die] = r
@@ -127,8 +129,8 @@ class KinematicTable:
         t.width, t.depth, t.edge, t.oct = self.width, self.depth, self.edge, self.oct
         t.dice = dict(self.dice)
         t._gone = {}
-        t._hulls = self._hulls  # shared: footprints depend only on the resting pose
         t._poses = self._poses
+        t._solids = self._solids  # shared: a solid depends only on the resting pose
         return t
 
     def to_json(self) -> dict[str, Any]:
@@ -240,38 +242,39 @@ class KinematicTable:
         if corner not in AXES:
             raise RulesError(f"corner must be one of x, y, z (got {corner!r})")
         r = self.dice[die]
-        # Only a die within reach of the roll can block it: skip the sweep otherwise.
-        near = any(math.hypot(o.x - r.x, o.y - r.y) < NEAR_M
-                   for n, o in self.dice.items() if n != die)
-        frames, face, yaw, xy = self.oct.tip_frames(r.face, r.yaw, (r.x, r.y), corner,
-                                                    samples=6 if near else 0)
-        for hull in frames:
-            hit = self._overlapping(die, hull)
+        face, yaw, xy = self.oct.tip_end(r.face, r.yaw, (r.x, r.y), corner)
+        # Only a die within reach of the roll can block it: sweep against those alone.
+        near = [n for n in sorted(self.dice)
+                if n != die and math.hypot(self.dice[n].x - r.x, self.dice[n].y - r.y) < NEAR_M]
+        if near:
+            hit = self.oct.tip_blocker(r.face, r.yaw, (r.x, r.y), corner,
+                                       [self._solid(self.dice[n]) for n in near])
             if hit is not None:
-                return hit, None
+                return near[hit], None
         final = Resting(face, yaw, xy[0], xy[1])
         if not self._on_table(final):
             return "table_edge", None
         return None, final
 
-    def _overlapping(self, die: str, hull: list[tuple[float, float]]) -> str | None:
+    def _solid(self, r: Resting) -> Solid:
+        solid = self._solids.get(r)
+        if solid is None:
+            if len(self._solids) > 4096:
+                self._solids.clear()
+            solid = self._solids[r] = self.oct.solid(r.face, r.yaw, (r.x, r.y))
+        return solid
+
+    def _overlapping(self, die: str, solid: Solid) -> str | None:
+        """The first die (by name) that `solid` penetrates deeper than TOUCH_M, in 3D."""
         for n in sorted(self.dice):
             if n == die:
                 continue
             r = self.dice[n]
-            if abs(r.x - hull[0][0]) > 0.2 or abs(r.y - hull[0][1]) > 0.2:
+            if abs(r.x - solid.vertices[0][0]) > 0.2 or abs(r.y - solid.vertices[0][1]) > 0.2:
                 continue
-            if polygons_overlap(hull, self._footprint(r), TOUCH_M):
+            if signed_distance(solid, self._solid(r)) < -TOUCH_M:
                 return n
         return None
-
-    def _footprint(self, r: Resting) -> list[tuple[float, float]]:
-        hull = self._hulls.get(r)
-        if hull is None:
-            if len(self._hulls) > 4096:
-                self._hulls.clear()
-            hull = self._hulls[r] = self.oct.footprint(r.face, r.yaw, (r.x, r.y))
-        return hull
 
     def _on_table(self, r: Resting) -> bool:
         return all(self._inside(c, 0.0)

@@ -12,6 +12,7 @@ from typing import Any
 
 import simulator
 from dice_models import DataError
+from dice_models.files import parse_json, read_text
 from simulator.bench.compare import Check, make_checks, passed
 from simulator.bench.measure import measure_all
 from simulator.bench.suite import GROUPS, golden_cases, make_env, suite_by_name
@@ -91,18 +92,7 @@ def write_json(record: dict[str, Any], path: Path) -> None:
 def load_baseline(path: Path, suite: str, groups: list[str]) -> dict[str, Any]:
     """The baseline's record, checked for the parts `groups` compare against; anything wrong
     is one DataError line naming the file and the field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
-    except UnicodeDecodeError:
-        raise DataError(path, "file", "not a text file, so not a bench baseline",
-                        show_value=False) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, "file", f"corrupt: not valid JSON ({exc.msg} at line {exc.lineno}, "
-                        f"column {exc.colno})", show_value=False) from None
+    data = parse_json(read_text(path), path, "bench baseline JSON")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         got = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise DataError(path, "format", f"not a tabletop bench baseline (expected {FORMAT!r})", got)

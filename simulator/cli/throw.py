@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from dice_models import DataError, load_die
+from dice_models.files import parse_json, read_text
 
 
 def add_parser(sub: Any) -> None:
@@ -113,13 +114,7 @@ def _load_scene(path: Path, world: Any) -> list[tuple[str, int]]:
     """Place the dice of a scene file: {"dice": [{"name", "die", "face", "yaw_deg", "xy"}]}."""
     from simulator.physics import PlacementError
 
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"line {exc.lineno}", f"malformed JSON: {exc.msg}",
-                        show_value=False) from None
+    data = parse_json(read_text(path), path)
     dice = data.get("dice") if isinstance(data, dict) else data
     if not isinstance(dice, list):
         raise DataError(path, "dice", "must be a list of placed dice", dice)

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 import numpy as np
-import yaml
 from scipy.spatial.transform import Rotation
 
 from dice_models import DataError, DieModel, load_die, parse_die
+from dice_models.files import read_yaml
 from dice_models.materials import check_fields
 from simulator.physics import DieShape, PhysicsSettings, TableSpec, Throw, die_shape
 from simulator.physics.contact import realize
@@ -157,18 +157,7 @@ class DrawnThrow:
 
 def load_experiment(path: str | Path) -> Experiment:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "file"
-        raise DataError(path, where, f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                        show_value=False) from None
-    return parse_experiment(data, str(path), base_dir=path.parent)
+    return parse_experiment(read_yaml(path), str(path), base_dir=path.parent)
 
 
 def parse_experiment(data: Any, source: str, base_dir: Path | None = None) -> Experiment:
@@ -320,15 +309,7 @@ def _parse_table(raw: Any, surface: Any, source: str, base_dir: Path | None) -> 
         path = Path(raw)
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise DataError(source, "table", f"cannot read {raw}: {exc.strerror}",
-                            show_value=False) from None
-        except yaml.YAMLError as exc:
-            raise DataError(path, "file", f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                            show_value=False) from None
-        table = parse_table(data, str(path))
+        table = parse_table(read_yaml(path), str(path))
     elif isinstance(raw, dict):
         table = parse_table(raw, f"{source}: table")
     else:

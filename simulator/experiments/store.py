@@ -212,16 +212,15 @@ class _Transaction:
 
 @functools.cache
 def physics_code() -> str:
-    """A digest of the code that decides a throw's row (physics, geometry, die models, the
-    throw sampler and simulator): a run resumed under other code would mix two physics in
-    one experiment."""
+    """A digest of the code that decides a throw's row (physics, die models and their
+    geometry, the throw sampler and simulator): a run resumed under other code would mix two
+    physics in one experiment."""
     import dice_models
-    import simulator.geometry
     import simulator.physics
 
     here = Path(__file__).parent
     files = [here / "config.py", here / "runner.py"]
-    for pkg in (simulator.physics, simulator.geometry, dice_models):
+    for pkg in (simulator.physics, dice_models):
         files += sorted(Path(str(pkg.__file__)).parent.glob("*.py"))
     h = hashlib.sha256()
     for f in files:

@@ -9,17 +9,17 @@ from functools import cached_property
 import numpy as np
 
 from dice_models import DataError, DieModel, load_die
-from simulator.geometry import (
+from dice_models.geometry import (
     MassProperties,
     Polyhedron,
     convex_from_vertices,
+    corner_vertices,
     cube,
     cuboid,
     octahedron,
     tampered,
 )
 
-AXES = ("x", "y", "z")
 COM_ROUND_OFF = 1e-6  # a centre of mass nearer the centre than this share of the size is round-off
 
 
@@ -54,7 +54,7 @@ class DieShape:
     def _corner_names(self) -> list[dict[str, int]]:
         poly = self.poly
         if poly.kind == "octahedron":
-            return [{AXES[int(np.argmax(np.abs(poly.vertices[v])))]: v for v in f} for f in poly.faces]
+            return [corner_vertices(poly, f) for f in range(poly.n_faces)]
         return [{f"v{v}": v for v in f} for f in poly.faces]
 
     @cached_property

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 import numpy as np
-import yaml
 
 from dice_models import DataError
+from dice_models.files import read_yaml
 from dice_models.materials import Material, check_fields, library, material_from
 
 # A table surface is a contact material (dice_models/materials.yaml): the effective values
@@ -196,14 +196,7 @@ def load_table(path: str | Path | None, surface: str | None = None) -> TableSpec
 
 
 def _parse_table_file(path: Path) -> TableSpec:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot read: {exc.strerror}", show_value=False) from None
-    except yaml.YAMLError as exc:
-        raise DataError(path, "file", f"malformed YAML: {getattr(exc, 'problem', exc)}",
-                        show_value=False) from None
-    return parse_table(data, str(path))
+    return parse_table(read_yaml(path), str(path))
 
 
 def parse_table(data: Any, source: str) -> TableSpec:

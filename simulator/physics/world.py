@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from dice_models import DataError, DieModel
+from dice_models.geometry import AXES, axis_angle, rest_yaw, tip_turns
 from dice_models.materials import library, material_from
-from simulator.geometry import axis_angle
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import ContactModel, realize
-from simulator.physics.dice import AXES, DieShape, die_shape
+from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
 
 FOOT = 0.3048  # m: the foul zone is one foot back from the edge and one foot high
@@ -34,7 +34,6 @@ MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
 # (Maximal-coordinate bodies get CCD but ignore our 0.1 mm collision margin and rest 1 mm
 # high: tested on PyBullet 3.2.7.)
 TABLE_THICKNESS = 0.5  # m
-TIP_ANGLE = math.pi - math.acos(-1.0 / 3.0)  # 70.53 deg: roll of an octahedron over an edge
 FLAT_DEG = 2.0  # a die rests flat when its bottom face is within this of horizontal
 COS_FLAT = math.cos(math.radians(FLAT_DEG))
 FLAT_HEIGHT = 0.0015  # m: ... and its bottom corners are this close to the table surface
@@ -1104,30 +1103,11 @@ class World:
 
 def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Pose]:
     """Poses along the roll over the bottom edge beneath the top face's `corner`, from just
-    after the start to the end (the last pose is exact)."""
+    after the start to the end (the last pose is exact). The roll itself is
+    `dice_models.geometry.tip_turns`, the same code the kinematic table rolls with."""
     poly = shape.poly
-    rot = pose.rotation()
-    centre = np.array(pose.position)
-    world = _world_vertices(shape, pose)
-    top, _ = poly.face_up(rot)
-    bottom = poly.opposite_face(top)
-    axis_i = AXES.index(corner)
-    top_corner = shape.corner_names(top)[corner]
-    bottom_corners = shape.corner_names(bottom)
-    edge = [v for k, v in bottom_corners.items() if AXES.index(k) != axis_i]
-    e1, e2 = world[edge[0]], world[edge[1]]
-    u = (e2 - e1) / np.linalg.norm(e2 - e1)
-    toward = world[top_corner] - centre
-    toward[2] = 0.0
-    probe = axis_angle(u, 1e-3) @ (centre - e1)
-    if float(probe @ toward) < float((centre - e1) @ toward):
-        u = -u
-    out = []
-    for k in range(1, samples + 1):
-        turn = axis_angle(u, TIP_ANGLE * k / samples)
-        new_centre = turn @ (centre - e1) + e1
-        new_rot = turn @ rot
-        out.append(Pose(tuple(new_centre.tolist()), _quat_from_matrix(new_rot)))  # type: ignore[arg-type]
+    turns = tip_turns(poly, pose.rotation(), np.array(pose.position), corner, samples)
+    out = [Pose(tuple(c.tolist()), _quat_from_matrix(r)) for c, r in turns]  # type: ignore[arg-type]
     # Snap the last pose exactly flat at the geometric height (removes round-off drift).
     last = out[-1]
     new_bottom, _ = poly.face_down(last.rotation())
@@ -1185,10 +1165,7 @@ def _disturbed(before: Outcome, after: Outcome) -> bool:
     return moved > MOVED_M or turned > TURNED_DEG or after.status != before.status
 
 
-def _yaw_deg(poly: Any, rot: np.ndarray, bottom: int) -> float:
-    m = rot @ poly.rest_rotation(bottom, 0.0).T
-    yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
-    return yaw + 360.0 if yaw <= -180.0 else yaw
+_yaw_deg = rest_yaw  # the rest yaw, as the kinematic table reads it
 
 
 def _jitter(now: Any, anchor: Any, max_m2: float, min_cos: float) -> bool:

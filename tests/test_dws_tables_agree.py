@@ -1,0 +1,65 @@
+"""The kinematic Deep White Sea table and the physics table are one die (issue 15): both
+take their octahedron, rest rotations, corners and tips from `dice_models.geometry`, so
+for every face, yaw and corner they report the same pose. The kinematic table once had its
+own copy of the octahedron, rotated so that the up face pointed down: a mirror-image die
+whose corners were off by up to 57.7 mm and whose arrows aimed 180 degrees off."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import rules.deep_white_sea as dws
+import simulator.physics_table  # noqa: F401  (registers the 'physics' table)
+from rules.deep_white_sea.geometry import SIGNS, Octahedron
+from rules.deep_white_sea.kinematic import KinematicTable
+from simulator.physics_table import PhysicsTable
+
+YAWS = (-150.0, -61.5, 0.0, 37.0, 120.0, 180.0)
+XY = (0.05, -0.1)
+TOL = 1e-7  # m, deg: round-off (the physics pose goes through a quaternion)
+
+
+def _same(a, b) -> None:  # two DiePose
+    assert a.face == b.face
+    assert abs((a.yaw_deg - b.yaw_deg + 180.0) % 360.0 - 180.0) < TOL
+    assert set(a.top_corners) == set(b.top_corners) == {"x", "y", "z"}
+    for k in a.top_corners:
+        assert math.dist(a.top_corners[k], b.top_corners[k]) < TOL, k
+    assert math.dist(a.position, b.position) < TOL
+
+
+def test_the_up_face_points_up() -> None:
+    # The bug: Octahedron().rotation(0, 0) @ SIGNS[0] / sqrt(3) had z = -1.
+    oct_ = Octahedron()
+    for face in range(8):
+        normal = oct_.rotation(face, 0.0) @ np.array(SIGNS[face]) / math.sqrt(3.0)
+        assert normal[2] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("face", range(1, 9))
+def test_both_tables_agree_on_every_face_corner_and_yaw_and_tip(face: int) -> None:
+    for yaw in YAWS:
+        kin, phys = KinematicTable(), PhysicsTable()
+        _same(kin.place("d", face, yaw, XY), phys.place("d", face, yaw, XY))
+        for corner in ("x", "y", "z"):
+            k2, p2 = kin.clone(), phys.clone()
+            k, p = k2.tip("d", corner), p2.tip("d", corner)
+            assert k.rolled and p.rolled
+            _same(k.pose, p.pose)
+
+
+def test_yaw_facing_points_the_arrow_corner_that_way_on_the_physics_table() -> None:
+    s = dws.new_game(2, {"crews": "green,orange", "table": "physics", "first": 1})
+    die = sorted(s.dice)[0]
+    for side in range(1, 9):
+        for corner in ("top", "left", "right"):
+            for direction in (-90.0, 30.0, 135.0):
+                s.table.remove(die)
+                yaw = s.yaw_facing(die, side, corner, direction)
+                pose = s.table.place(die, s.dice[die].crew.face_of_side(side) + 1, yaw, XY)
+                x, y = pose.top_corners[s.dice[die].crew.corner_axis(side, corner)]
+                aim = math.degrees(math.atan2(y - XY[1], x - XY[0]))
+                assert abs((aim - direction + 180.0) % 360.0 - 180.0) < 1e-6
