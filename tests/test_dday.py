@@ -53,6 +53,16 @@ def final(s: DDayState, faces, keep=(0, 1)) -> None:
     s.apply_action(("done",))
 
 
+def finals(s: DDayState, *rolls, keep=(0, 1)) -> None:
+    """Every unit's first roll, round by round as the engine runs the rolling phase: all
+    units roll (`rolls` in seat order), then each sets aside `keep` and takes the result."""
+    for faces in rolls:
+        s.apply_chance(tuple(faces))
+    for _ in rolls:
+        s.apply_action(("keep", *keep))
+        s.apply_action(("done",))
+
+
 def at(s: DDayState, sector: str, seat: int = 0) -> None:
     u = s.units[seat]
     u.sector = sector
@@ -249,8 +259,7 @@ def test_medal_of_honor_by_binoculars_and_its_use():
 def test_medal_of_honor_through_an_officer_trade_restarts_that_player():
     s = dd.new_game(2, {})
     s.units[0].specialists.append("officer")
-    final(s, (1, 2, 3, 4, 5, 5))
-    final(s, (6, 6, 6, 6, 3, 3), keep=(0, 1))
+    finals(s, (1, 2, 3, 4, 5, 5), (6, 6, 6, 6, 3, 3))
     assert s.node == "trade" and s.seat == 0
     s.apply_action(("trade", 5, 1, 0))
     assert s.units[0].medal == "held" and s.units[0].traded
@@ -301,9 +310,7 @@ def test_multiplayer_officer_trades_one_die_per_turn():
     s = dd.new_game(3, {})
     for u in s.units[:2]:
         u.specialists.append("officer")
-    final(s, (3, 3, 3, 3, 3, 2))
-    final(s, (6, 6, 6, 6, 6, 4))
-    final(s, (5, 5, 5, 5, 5, 5))
+    finals(s, (3, 3, 3, 3, 3, 2), (6, 6, 6, 6, 6, 4), (5, 5, 5, 5, 5, 5))
     assert s.node == "trade" and s.seat == 0
     assert not [a for a in s.legal_actions() if a[0] == "officer_colour"]
     s.apply_action(("trade", 5, 1, 5))
@@ -622,8 +629,7 @@ def test_machine_gun_rolls_once_per_sector_for_every_unit_there():
     s = map_state(lambda r: None, 2)
     for seat in (0, 1):
         at(s, "crossroads", seat)
-    final(s, (3, 3, 3, 3, 4, 4))
-    final(s, (3, 3, 3, 3, 4, 4))
+    finals(s, (3, 3, 3, 3, 4, 4), (3, 3, 3, 3, 4, 4))
     s.apply_action(("stay",))
     s.apply_action(("stay",))
     assert s.chance[0] == "mg" and s.seat == 0
@@ -631,6 +637,70 @@ def test_machine_gun_rolls_once_per_sector_for_every_unit_there():
     assert s.phase == "roll" and s.turn == 2  # unit 2 took the same roll: no second one
     fire = s.map.sectors["crossroads"].enemy_fire + 5
     assert [u.soldiers for u in s.units] == [16 - fire, 16 - fire]
+
+
+def test_grenade_only_before_rolling_for_machine_gun_fire_with_several_units():
+    # dday-dice.txt, Grenade: "The Grenade can only be used BEFORE rolling for Machine-Gun
+    # Fire." Unit 2 holds the grenade; unit 1, first in seat order, has nothing to choose.
+    s = map_state(lambda r: None, 2)
+    for seat in (0, 1):
+        at(s, "crossroads", seat)
+    s.units[1].items.append("grenade")
+    finals(s, (3, 3, 3, 3, 4, 4), (3, 3, 3, 3, 4, 4))
+    s.apply_action(("stay",))
+    s.apply_action(("stay",))
+    # Unit 2 chooses before the sector's roll, which nobody knows yet.
+    assert s.node == "combat" and s.seat == 1 and s.mg_rolls == {}
+    assert ("use", "grenade") in s.legal_actions()
+    s.apply_action(("use", "grenade"))
+    s.apply_action(("fight",))
+    assert s.chance[0] == "mg" and s.seat == 0
+    s.apply_chance((6,))
+    fire = s.map.sectors["crossroads"].enemy_fire
+    assert [u.soldiers for u in s.units] == [16 - fire - 6, 16 - fire]
+    assert any("grenade silences the machine gun" in e for e in s.take_events())
+
+
+def test_no_combat_choice_is_ever_made_knowing_a_machine_gun_roll():
+    """Over whole 3-unit games: whenever a unit may use an item before combat, no
+    Machine-Gun roll of this turn is known yet."""
+    choices = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        s = dd.new_game(3, {})
+        for u in s.units:
+            u.items += ["grenade", "bangalore"]
+            u.ep = 30
+        bots = [RandomBot(np.random.default_rng(seed * 10 + i)) for i in range(3)]
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_chance(SeededRoller().roll(*s.chance_request(), rng))
+                continue
+            if s.node == "combat":
+                assert s.mg_rolls == {}
+                choices += 1
+            s.apply_action(bots[s.current_player()].step(s))
+    assert choices > 50
+
+
+def test_medal_of_honor_goes_to_the_first_unit_to_show_one_to_six():
+    # dday-dice.txt, Medal of Honor: "If a player rolls every number from 1 to 6 on their
+    # dice, they earn a Medal of Honor and immediately record it ... Only one Medal of
+    # Honor can be earned per game." The phases are simultaneous ("Players take their
+    # turns simultaneously, phase by phase"): unit 2's first roll comes before unit 1's
+    # re-roll, though unit 1 sits first.
+    s = dd.new_game(2, {})
+    s.apply_chance((1, 2, 3, 4, 5, 5))  # unit 1's first roll: no 6
+    assert s.is_chance_node() and s.seat == 1 and s.chance[0] == "roll"
+    s.apply_chance((6, 5, 4, 3, 2, 1))  # unit 2's first roll: 1 to 6
+    assert s.units[1].medal == "held" and s.medal_awarded
+    assert s.seat == 0 and s.node == "keep"
+    s.apply_action(("keep", 0, 1))
+    s.apply_action(("reroll", (5,)))
+    s.apply_chance((6,))  # unit 1 now shows 1 to 6 too: the medal is gone
+    assert s.units[0].medal == "none" and s.units[0].dice == [1, 2, 3, 4, 5, 6]
+    # Unit 2 restarts its rolling phase from the beginning: six fresh dice.
+    assert s.is_chance_node() and s.seat == 1 and s.chance_request() == ("d6", 6)
 
 
 def test_storming_the_bunker_vp_and_defeat_vp():
@@ -669,9 +739,7 @@ def test_sharing_after_victory_and_defeat():
     a.specialists = ["medic"]
     b.soldiers = 0
     b.items = ["radio", "whistle", "grenade", "flak_jacket", "backpack"]
-    final(s, (3, 3, 3, 3, 4, 4))
-    final(s, (1, 1, 1, 1, 1, 1))  # two Dead Man's Chests for b
-    final(s, (3, 3, 3, 3, 4, 4))
+    finals(s, (3, 3, 3, 3, 4, 4), (1, 1, 1, 1, 1, 1), (3, 3, 3, 3, 4, 4))  # b: two DMCs
     to_move(s)
     while s.seat != 0 or s.node != "move":
         to_move(s)
@@ -679,10 +747,10 @@ def test_sharing_after_victory_and_defeat():
     s.apply_chance((1,))  # the minefield: 1, the medic saves it
     assert s.seat == 1 and s.node == "move"  # b could use its whistle
     s.apply_action(("stay",))
+    assert s.seat == 1 and s.node == "combat"  # b could use its radio; it does not
+    s.apply_action(("fight",))
     while s.node == "losses":  # the bunker's fire 24, the medic saves one
         s.apply_action(("lose", "soldier"))
-    assert s.seat == 1 and s.node == "combat"  # b could still use its radio; it does not
-    s.apply_action(("fight",))
     assert a.status == "won" and b.status == "defeated" and c.status == "active"
     assert a.vp == 10 + 10 + 2 + (49 - 23) + 3  # storm, first, final advance, soldiers, medic
     # a gives half its soldiers and EP to c, the only unit still fighting; b half its

@@ -1,10 +1,18 @@
 """D-Day Dice, the rule engine (`../shared/rulebooks/dday-dice.txt`), solo or 2 to 4 players.
 
 Phases are simultaneous in the book; the engine takes the players one after another
-inside each phase (seat order), which changes nothing since a player's choices in a
-phase do not depend on another's, except the Officer's trade, which has its own step
-after everyone's rolling. Every die roll is a chance node `('d6', n)`; the six dice of a
-unit are, by position, red, red, white, white, blue, blue.
+inside each phase (seat order), and keeps to the book's timing where one player's roll
+could otherwise be known before another's choice:
+- Rolling goes round by round: every unit makes its first roll, then each in turn its
+  next step (set aside, changes, one re-roll or `done`), and so on. The game's one Medal
+  of Honor thus goes to the unit that shows 1 to 6 first, not to whoever sits first and
+  rolls all three times before the others roll at all (within one round, seat order).
+- Combat (Phase 5) first collects every unit's choices made "BEFORE rolling for
+  Machine-Gun Fire" (the Grenade, and with it Bangalore, Flamethrower and the radios),
+  then rolls: a sector's one Machine-Gun roll is never known to a unit still choosing.
+The Officer's trade has its own step after everyone's rolling. Every die roll is a chance
+node `('d6', n)`; the six dice of a unit are, by position, red, red, white, white, blue,
+blue.
 
 Decisions where the book is open are listed in `rules/dday/README.md` and marked
 "Decision:" below.
@@ -484,7 +492,8 @@ class DDayState:
             u.items.remove("binoculars")
             u.dice[a[1]] = a[2]
             self.events.append(f"unit {s + 1} uses binoculars: die {a[1] + 1} shows {a[2]}")
-            self._medal_check(s)
+            if self._medal_check(s):
+                self._end_roll_step(s)
         elif k in ("terrain_map", "officer_colour"):
             if k == "terrain_map":
                 u.items.remove("terrain_map")
@@ -660,9 +669,15 @@ class DDayState:
 
     # -- phase 5: combat
     def _do_combat(self, u: Unit, a: tuple[Any, ...]) -> None:
+        """Phase 5's choices before any roll; `fight` ends this unit's."""
         if a[0] == "use":
             self._use_item(self.seat, u, a)
             return
+        self._next_fighter()
+
+    def _open_fire(self, u: Unit) -> None:
+        """Phase 5's fire on one unit, once every unit has made its choices: the sector's
+        Machine-Gun roll (one per sector and turn) unless a Grenade silenced it."""
         sec = self.map.sectors[u.sector]
         if sec.machine_gun and not u.grenade:
             if u.sector in self.mg_rolls:  # one roll per sector and turn, for every unit there
@@ -703,14 +718,14 @@ class DDayState:
             u.dice = list(faces)
             u.kept, u.rerolls, u.sergeant_used = [], 0, False
             self.events.append(f"unit {s + 1} rolls {_dice_text(u)}")
-            self.node = "keep"
             self._medal_check(s)
+            self._end_roll_step(s)
         elif purpose == "reroll":
             for i, f in zip(idx, faces, strict=True):
                 u.dice[i] = f
             self.events.append(f"unit {s + 1} re-rolls: {_dice_text(u)}")
-            self.node = "rolling"
             self._medal_check(s)
+            self._end_roll_step(s)
         elif purpose == "surge":
             if faces[0] == SKULL:
                 self.events.append(f"unit {s + 1}: the Surge die shows a skull, roll again")
@@ -752,10 +767,23 @@ class DDayState:
         self.trading = False
         self._next_roller()
 
+    def _end_roll_step(self, s: int) -> None:
+        """A unit's roll is made: it waits for its next step behind the others still
+        rolling (the round-by-round rolling of the module docstring)."""
+        self.queue.append(s)
+        self._next_roller()
+
     def _next_roller(self) -> None:
+        """The next unit still rolling takes its next step: its first roll (dice not
+        rolled yet, or rolled again for the Medal of Honor), setting two aside, or its
+        changes and re-rolls; units that said `done` have left the queue."""
         if self.queue:
             self.seat = self.queue.pop(0)
-            self._ask_chance("roll", 6, [])
+            u = self.units[self.seat]
+            if not u.dice:
+                self._ask_chance("roll", 6, [])
+            else:
+                self.node = "keep" if not u.kept else "rolling"
             return
         if len(self.units) > 1 and not self.trading:
             self.trading = True
@@ -778,23 +806,23 @@ class DDayState:
                 return
         self._start_resolve()
 
-    def _medal_check(self, s: int, in_trade: bool = False) -> None:
+    def _medal_check(self, s: int, in_trade: bool = False) -> bool:
         """Every number 1 to 6 showing: the game's one Medal of Honor, and the rolling
-        phase starts again (Decision: checked after every roll, re-roll, Binoculars and
-        trade; the Surge die is not one of the six)."""
+        phase starts again: the unit's dice are taken up, so its next step is a first roll
+        (Decision: checked after every roll, re-roll, Binoculars and trade; the Surge die
+        is not one of the six). True when the medal was awarded now."""
         u = self.units[s]
         if self.medal_awarded or sorted(u.dice) != [1, 2, 3, 4, 5, 6]:
-            return
+            return False
         self.medal_awarded = True
         u.medal = "held"
         self.events.append(f"unit {s + 1} rolls 1 to 6: MEDAL OF HONOR! The rolling phase "
                            "starts again")
-        u.kept, u.rerolls, u.sergeant_used, u.cancelled = [], 0, False, []
+        u.dice, u.kept, u.rerolls, u.sergeant_used, u.cancelled = [], [], 0, False, []
         u.colours = list(START_COLOURS)
         if in_trade:
             self.queue.append(s)
-        else:
-            self._ask_chance("roll", 6, [])
+        return True
 
     def _start_resolve(self) -> None:
         self.phase = "resolve"
@@ -960,14 +988,21 @@ class DDayState:
         self._next_fighter()
 
     def _next_fighter(self) -> None:
+        """Phase 5, first every unit's choices (phase 'combat'), then the fire on each
+        (phase 'fire'): nobody chooses knowing a Machine-Gun roll."""
+        while self.phase == "combat" and self.queue:
+            self.seat = self.queue.pop(0)
+            self.node = "combat"
+            if self._actions_combat(self.units[self.seat]) != [("fight",)]:
+                return
+        if self.phase == "combat":
+            self.phase = "fire"
+            self.queue = self._active()
         if not self.queue:
             self._end_turn()
             return
         self.seat = self.queue.pop(0)
-        u = self.units[self.seat]
-        self.node = "combat"
-        if self._actions_combat(u) == [("fight",)]:
-            self._do_combat(u, ("fight",))
+        self._open_fire(self.units[self.seat])
 
     def _fire_rolled(self) -> None:
         """Losses from the minefield roll, or from Enemy Fire plus Machine-Gun Fire."""

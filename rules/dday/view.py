@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 CELL = 28
 PHASES = {"roll": "Phase 1, rolling dice", "trade": "Phase 1, Officers trade dice",
           "resolve": "Phases 1-3, results, Specialists and Items", "move": "Phase 4, movement",
-          "combat": "Phase 5, combat", "over": "game over"}
+          "combat": "Phase 5, combat: choices before the fire", "fire": "Phase 5, combat: fire",
+          "over": "game over"}
 
 
 def render_map(bm: BattleMap, markers: dict[str, str] | None = None) -> str:
