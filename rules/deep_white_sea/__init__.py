@@ -7,7 +7,9 @@ greedy and planner, whose throws carry specs, and the terminal human who enters 
 speed and spin). `save_game` / `load_game` keep a game in progress as JSON.
 Options: `crews` ('white,blue': one or two crew names or YAML paths), `table`
 ('physics' or 'kinematic'; 'physics' is registered by `simulator.physics_table`),
-`max_turns` (house limit).
+`max_turns` (house limit), `first` (1 or 2: who goes first; default drawn). They are
+checked by `rules.registry` (`game_options`), the table defaulting to the registry's
+physics.
 """
 
 from __future__ import annotations
