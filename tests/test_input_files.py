@@ -134,3 +134,61 @@ def test_a_directory_named_like_a_shipped_die_does_not_hide_it(
     (tmp_path / "d6").mkdir()
     monkeypatch.chdir(tmp_path)
     assert load_die("d6").name == "d6"
+
+
+def test_a_die_field_typo_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    die = tmp_path / "typo.yaml"
+    die.write_text("geometry: {kind: cube, side: 0.016}\nmass: 0.004\nmassmodel: shell\n")
+    status, err = _run(["throw", "--die", str(die)], capsys)
+    assert status == 2
+    assert "typo.yaml: massmodel: unknown field; did you mean mass_model?" in err
+
+
+def test_a_table_field_typo_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "typo.yaml"
+    table.write_text("widht: 1.0\n")
+    status, err = _run(["throw", "--table", str(table)], capsys)
+    assert status == 2
+    assert "typo.yaml: widht: unknown field; did you mean width?" in err
+
+
+@pytest.mark.parametrize("argv", [["throw"], ["play", "diced", "--headless"],
+                                  ["render", "--out", "{tmp}/t.png"], ["demo", "--out", "{tmp}"]])
+def test_a_negative_seed_is_a_usage_error(argv: list[str], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    # numpy refuses negative seeds: throw, play and render gave a traceback.
+    with pytest.raises(SystemExit) as stop:
+        main([a.format(tmp=tmp_path) for a in argv] + ["--seed", "-1"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1].endswith("argument --seed: must be 0 or more (got -1)")
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("option", ["--sprt-alpha", "--sprt-beta"])
+def test_an_sprt_error_rate_of_zero_is_refused_not_replaced(
+        option: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `args.sprt_alpha or 0.01` turned 0 into the default.
+    config = Path(__file__).parents[1] / "benchmarks" / "experiments" / "fair-d6.yaml"
+    status, err = _run(["fairness", "run", str(config), "--stop", "sprt", "--p1", "0.2", option,
+                        "0", "--throws", "1", "--out", str(tmp_path / "out")], capsys)
+    assert status == 2
+    name = option.removeprefix("--sprt-")
+    assert f"stop.{name}: must be a probability strictly between 0 and 1 (got 0.0)" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_dice_check_validates_a_physics_die_file(capsys: pytest.CaptureFixture[str]) -> None:
+    # It checked every file as a crew die and answered "team: must name the team".
+    d6 = Path(__file__).parents[1] / "dice_models" / "dice" / "d6.yaml"
+    assert main(["dice", "check", str(d6)]) == 0
+    assert "ok: physics die d6: cube" in capsys.readouterr().out
+
+
+def test_dice_check_finds_an_error_in_a_physics_die_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    die = tmp_path / "light.yaml"
+    die.write_text("geometry: {kind: cube, side: 0.016}\nmass: -1\n")
+    status, err = _run(["dice", "check", str(die)], capsys)
+    assert status == 2
+    assert "light.yaml: mass:" in err and "team" not in err

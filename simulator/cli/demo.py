@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from simulator.cli.args import seed
 from simulator.cli.main import UsageError
 
 
@@ -19,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="play a bot game of Deep White Sea, verify it, draw the table")
     p.add_argument("--out", type=Path, default=Path("demo"),
                    help="folder for game.jsonl and table.png (default ./demo)")
-    p.add_argument("--seed", type=int, default=1, help="seed for the bots and throws")
+    p.add_argument("--seed", type=seed, default=1, help="seed for the bots and throws")
     p.add_argument("--players", default="planner,greedy",
                    help="two bots: random, greedy or planner (default planner,greedy)")
     p.add_argument("--turns", type=int, default=5, help="turns played before the picture")

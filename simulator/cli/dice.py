@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dice_models.crews import CORNERS, CrewDie, Side, all_dice, find_die, load_crew_file
+from dice_models import parse_die, read_yaml
+from dice_models.crews import CORNERS, CrewDie, Side, all_dice, find_die, parse_crew
 
 
 def add_parser(sub: Any) -> None:
@@ -41,7 +42,8 @@ def add_parser(sub: Any) -> None:
     q.add_argument("--paper", choices=("a4", "letter"), default="a4", help="page size")
     q.set_defaults(func=run_net)
 
-    q = dsub.add_parser("check", help="validate a die or crew YAML file of your own")
+    q = dsub.add_parser("check", help="validate a crew, crew die or physics die YAML file of "
+                        "your own")
     q.add_argument("file", type=Path)
     q.set_defaults(func=run_check)
 
@@ -102,7 +104,16 @@ def run_net(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    crew = load_crew_file(args.file)
+    data = read_yaml(args.file)
+    if isinstance(data, dict) and isinstance(data.get("geometry"), dict) and not (
+            {"team", "dice"} & data.keys()):
+        # A physics die model (dice_models/dice/*.yaml: geometry and mass), not a crew die:
+        # checking it as a crew answered "team: must name the team".
+        model = parse_die(data, str(args.file))
+        print(f"{args.file}: ok: physics die {model.name}: {model.geometry['kind']}, "
+              f"{model.mass * 1000:g} g, {model.mass_model}")
+        return 0
+    crew = parse_crew(data, str(args.file))
     names = ", ".join(d.name for d in crew.dice)
     print(f"{args.file}: ok: {len(crew.dice)} {'die' if len(crew.dice) == 1 else 'dice'} "
           f"of team {crew.team}: {names}")

@@ -19,6 +19,7 @@ import json
 import sys
 from pathlib import Path
 
+from simulator.cli.args import seed
 from simulator.cli.main import UsageError
 
 
@@ -86,7 +87,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     cal.add_argument("--grid", type=int, default=3, help="grid points per parameter (default 3)")
     cal.add_argument("--refine", type=int, default=24,
                      help="at most this many Nelder-Mead evaluations after the grid (default 24)")
-    cal.add_argument("--seed", type=int, default=0, help="throw seed of the fit (the report uses "
+    cal.add_argument("--seed", type=seed, default=0, help="throw seed of the fit (the report uses "
                      "seed + 1)")
     cal.add_argument("--alpha", type=float, default=0.01,
                      help="the fit is flagged bad (exit status 1) when its X^2 p-value is below this")
@@ -104,8 +105,9 @@ def run_cmd(args: argparse.Namespace) -> int:
             raise UsageError("--stop sprt needs --p1 (the face's probability under H1)")
         base = exp.stop.to_json() if exp.stop else {}
         raw = {"rule": "sprt", "face": args.face if args.face is not None else base.get("face"),
-               "p1": args.p1, "alpha": args.sprt_alpha or base.get("alpha", 0.01),
-               "beta": args.sprt_beta or base.get("beta", 0.05)}
+               "p1": args.p1,  # 0 is a value to refuse (parse_stop), not "unset"
+               "alpha": base.get("alpha", 0.01) if args.sprt_alpha is None else args.sprt_alpha,
+               "beta": base.get("beta", 0.05) if args.sprt_beta is None else args.sprt_beta}
         if raw["face"] is None:
             del raw["face"]
         exp = exp.with_(stop=parse_stop(raw, "--stop", exp.faces))

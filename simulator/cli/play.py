@@ -21,6 +21,7 @@ from rules import registry
 from rules.core import DiceRoller, SeededRoller
 from rules.core.runner import play
 from rules.core.saves import load_game, save_game
+from simulator.cli.args import seed
 from simulator.cli.main import UsageError
 
 
@@ -32,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--players", default=None,
                    help="comma-separated player kinds: random, greedy, mcts, human "
                         "(default: random for the smallest player count)")
-    p.add_argument("--seed", type=int, default=0, help="seed for dice and bots")
+    p.add_argument("--seed", type=seed, default=0, help="seed for dice and bots")
     p.add_argument("--log", default=None, help="write the JSON-lines game log here")
     p.add_argument("--dice", choices=("seeded", "physics"), default="seeded",
                    help="seeded random dice, or physics dice thrown into a tray")

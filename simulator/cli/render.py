@@ -12,6 +12,7 @@ import re
 import sys
 import time
 
+from simulator.cli.args import seed
 from simulator.cli.main import UsageError
 
 GAMES = ("deep-white-sea",)
@@ -21,7 +22,7 @@ PLAYERS = ("random", "greedy", "planner")
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("render", help="play some turns headless and write a picture")
     p.add_argument("--game", default="deep-white-sea", help="game to play (deep-white-sea)")
-    p.add_argument("--seed", type=int, default=0, help="seed for the bots and who goes first")
+    p.add_argument("--seed", type=seed, default=0, help="seed for the bots and who goes first")
     p.add_argument("--turns", type=int, default=6, help="turns to play before the picture")
     p.add_argument("--out", required=True, help="PNG file to write")
     p.add_argument("--size", default="1280x720", help="picture size WIDTHxHEIGHT in pixels")

@@ -12,6 +12,7 @@ import numpy as np
 
 from dice_models import DataError, load_die
 from dice_models.files import parse_json, read_text
+from simulator.cli.args import seed
 
 
 def add_parser(sub: Any) -> None:
@@ -22,7 +23,7 @@ def add_parser(sub: Any) -> None:
                     "--release/--velocity/--spin give it exactly (m, m/s, rad/s; z is the "
                     "height above the table surface).")
     p.add_argument("--die", default="paper-d8", help="die name or YAML file (default paper-d8)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random throw (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random throw (default 0)")
     p.add_argument("--player", type=int, choices=(1, 2), default=1,
                    help="thrower: 1 at y = -depth/2, 2 at y = +depth/2")
     p.add_argument("--release", type=float, nargs=3, metavar=("X", "Y", "Z"))
