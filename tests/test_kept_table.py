@@ -37,7 +37,14 @@ def _play(keep: bool, table: TableSpec, script: list, coast: bool = True) -> lis
             if op[0] == "throw":
                 out.append(w.throw_group(op[1]))
             elif op[0] == "place":
-                w.place(*op[1])
+                out.append([_Out(w.place(*op[1]))])
+            elif op[0] == "tip":
+                t = w.tip(*op[1])
+                out.append([_Out(t.before), _Out(t.after), _Err(ValueError(t.blocked_by))])
+            elif op[0] == "remove":
+                w.remove(op[1])
+            elif op[0] == "snapshot":
+                out.append([_Out(o) for o in w.snapshot()])
             elif op[0] == "clear":
                 for name in list(w.scene):
                     w.remove(name)
@@ -54,6 +61,16 @@ class _Err:
 
     def to_json(self) -> str:
         return self.text
+
+
+class _Out:
+    """An outcome with its quaternion (Outcome.to_json leaves it out)."""
+
+    def __init__(self, o) -> None:
+        self.o = o
+
+    def to_json(self) -> dict:
+        return {**self.o.to_json(), "quaternion": list(self.o.quaternion)}
 
 
 class _Scene:
@@ -88,6 +105,66 @@ def test_throws_into_a_crowded_scene_match_a_fresh_world_bit_for_bit():
         script.append(("throw", [(f"t{i}", d8, random_throw(table, 1 + i % 2, rng))]))
     kept, fresh = _play(True, table, script), _play(False, table, script)
     assert _digest(kept) == _digest(fresh)
+
+
+def test_placing_many_dice_matches_a_world_built_around_each_one_bit_for_bit():
+    """Placements add one body to the world as it stands and ask Bullet only about the dice
+    near them (issue 15, item 18); the reference rebuilds the world around every placement
+    and checks every die. Every shipped die (materials, tampered), refusals by dice and an
+    obstacle, dice that touch, removes and tips between them, then throws into the crowd."""
+    block = Obstacle("block", "box", (0.1, 0.05), (0.12, 0.08, 0.1))
+    table = TableSpec(obstacles=(block,))
+    dice = [load_die(d) for d in available()]
+    rng = np.random.default_rng(18)
+    script: list = []
+    spots = []
+    for i in range(100):
+        model = dice[i % len(dice)] if i % 3 else dice[available().index("paper-d8")]
+        face = 1 + i % 6
+        xy = (float(rng.uniform(-0.55, 0.55)), float(rng.uniform(-0.4, 0.4)))
+        spots.append(xy)
+        script.append(("place", (f"p{i}", model, face, float(rng.uniform(-180, 180)), xy)))
+        if i % 20 == 17:  # a die taken away, another put where it was
+            script.append(("remove", f"p{i - 3}"))  # (if it was refused, an error)
+            script.append(("place", (f"q{i}", model, face, 0.0, spots[i - 3])))
+        if i % 25 == 24:
+            script.append(("tip", (f"p{i - i % 3}", "xyz"[i % 3])))  # paper d8s
+            script.append(("tip", ("p0", "xyz"[i % 3])))
+            script.append(("snapshot",))
+    for i in range(2):
+        script.append(("throw", [(f"t{i}", dice[4], random_throw(table, 1 + i % 2, rng))]))
+    script.append(("snapshot",))
+    kept, fresh = _play(True, table, script), _play(False, table, script)
+    refused = sum(1 for rs in kept for r in rs if isinstance(r, _Err) and "overlap" in r.text)
+    placed = len(kept[-1][0].poses)
+    assert refused > 15 and placed > 50, (refused, placed)  # a crowded table, both kinds
+    assert _digest(kept) == _digest(fresh)
+
+
+def test_placing_n_dice_creates_n_bodies_and_asks_about_neighbours_only():
+    """Placing N dice one after another was O(N^2): the world was rebuilt with every die
+    for each placement (twice) and each new die checked against every other. Counted, not
+    timed: Bullet bodies created and closest-point queries (benchmarks/bench_place.py
+    times it)."""
+    n = 300
+    w = World(TableSpec(width=2.0, depth=2.0))
+    calls = {"createMultiBody": 0, "getClosestPoints": 0}
+    for fn in calls:
+        real = getattr(w._client, fn)
+
+        def counted(*args, _real=real, _fn=fn, **kwargs):
+            calls[_fn] += 1
+            return _real(*args, **kwargs)
+
+        setattr(w._client, fn, counted)
+    d8 = load_die("paper-d8")
+    side = 25
+    for i in range(n):  # 70 mm apart: clear of each other, but within the grid's reach
+        w.place(f"d{i}", d8, 1 + i % 8, 5.0 * i, (-0.9 + 0.07 * (i % side), -0.9 + 0.07 * (i // side)))
+    assert len(w.scene) == n
+    assert calls["createMultiBody"] <= n + 2, calls  # the table, and each die once
+    # A placement and its touch check ask about the (at most 2) neighbours placed before.
+    assert n <= calls["getClosestPoints"] <= 4 * n, calls
 
 
 @pytest.mark.parametrize("n", [1, 3, 6])

@@ -496,6 +496,47 @@ def _overlap(a: Box, b: Box, gap: float) -> bool:
             and b[1] <= a[4] + gap and a[2] - gap <= b[5] and b[2] <= a[5] + gap)
 
 
+class _Grid:
+    """Dice centres in square cells of the table plane, each with its reach (m): the dice
+    whose reach could meet a given disc are found by looking in the cells around it only."""
+
+    CELL = 0.1  # m: a few dice across
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], dict[str, tuple[float, float, float]]] = {}
+        self.cell_of: dict[str, tuple[int, int]] = {}
+        self.widest = 0.0  # the largest reach ever held (only grows: a safe bound)
+
+    def _cell(self, x: float, y: float) -> tuple[int, int]:
+        return math.floor(x / self.CELL), math.floor(y / self.CELL)
+
+    def add(self, name: str, x: float, y: float, reach: float) -> None:
+        """Hold `name` at (x, y), moving it there if it is held elsewhere."""
+        self.discard(name)
+        cell = self._cell(x, y)
+        self.cells.setdefault(cell, {})[name] = (x, y, reach)
+        self.cell_of[name] = cell
+        self.widest = max(self.widest, reach)
+
+    def discard(self, name: str) -> None:
+        cell = self.cell_of.pop(name, None)
+        if cell is not None:
+            del self.cells[cell][name]
+
+    def near(self, x: float, y: float, reach: float) -> set[str]:
+        """The dice whose reach, seen from above, meets the disc of `reach` about (x, y)."""
+        span = reach + self.widest
+        i0, j0 = self._cell(x - span, y - span)
+        i1, j1 = self._cell(x + span, y + span)
+        out = set()
+        for i in range(i0, i1 + 1):
+            for j in range(j0, j1 + 1):
+                for other, (ox, oy, r) in self.cells.get((i, j), {}).items():
+                    if (ox - x) ** 2 + (oy - y) ** 2 <= (r + reach) ** 2:
+                        out.add(other)
+        return out
+
+
 class World:
     """A table and the dice resting on it; throws, tips and placements change the scene."""
 
@@ -515,6 +556,12 @@ class World:
         self._collision_shapes: dict[bytes, int] = {}
         self._own_shapes = 0  # collision shapes made for one body each (tampered dice)
         self._statics: tuple[int, list[Box]] | None = None  # (table id, its and the obstacles' boxes)
+        # The scene the Bullet world's dice are, as moving bodies not moved since they were
+        # made (None when they are not), and their materials: `place` adds to it.
+        self._mirror: dict[str, PlacedDie] | None = None
+        self._mirror_key: frozenset[Any] = frozenset()
+        self._still = False  # no die has moved since the last _build (their last_pos hold)
+        self._grid: _Grid | None = None  # the dice by place, while _still (see _near)
         # Keep the table between operations (rebuild only the dice); False resets the whole
         # simulation every time, the reference that keeping is tested against bit for bit.
         self.keep_table = True
@@ -557,13 +604,36 @@ class World:
         if not all(self.table.contains_xy(c[0], c[1]) for c in corners):
             raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would not rest "
                                  "wholly on the table")
-        self._build(dict(self.scene, **{name: PlacedDie(name, model, pose)}))
+        placed = PlacedDie(name, model, pose)
+        material = model.contact_material
+        if not self.keep_table:  # the reference: the world built around every placement
+            self._build(dict(self.scene, **{name: placed}))
+        else:
+            # Dice placed one after another are added to the Bullet world as it stands, one
+            # body each, rather than the world rebuilt with every die for each one (N
+            # placements cost O(N^2) body creations): it is rebuilt only when it no longer
+            # holds exactly the scene, or the new die's material changes the contact
+            # coefficients. Throws, settles and tips rebuild the world from the scene as
+            # always (tests/test_kept_table.py checks all of it against `keep_table = False`).
+            if (self._mirror is None or self._mirror != self.scene
+                    or self._contact_for_key(self._mirror_key | {material}) is not self._contact):
+                self._build(self.scene, adding=(model,))
+            self._add_body(name, shape, pose)
         hit = self._penetrating(name)
         if hit is not None:
+            if self.keep_table:
+                self._drop(name)  # the world holds the scene again
             raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would overlap "
                                  f"{hit}")
-        self.scene[name] = PlacedDie(name, model, pose)
-        return self.outcome_of(name)
+        self.scene[name] = placed
+        if not self.keep_table:
+            return self.outcome_of(name)
+        assert self._mirror is not None  # the world held the scene; now it holds this die too
+        self._mirror[name] = placed
+        self._mirror_key |= {material}
+        # As _classify after a rebuild, asking Bullet only about the dice near this one.
+        return _describe(name, shape, self._pose_of(self._bodies[name]), self.table,
+                         self._touching(name), False)
 
     def remove(self, name: str) -> None:
         if name not in self.scene:
@@ -684,6 +754,7 @@ class World:
         `keep_table = False`, which resets the whole simulation every time)."""
         c = self._client
         self._frozen = None
+        self._mirror, self._grid = None, None
         contact = self._contact_for([*(pd.model for pd in scene.values()), *adding])
         if self._table_id < 0 or not self.keep_table or self._own_shapes > MAX_OWN_SHAPES:
             self._build_table(contact)
@@ -702,11 +773,18 @@ class World:
             self._frozen = _Frozen(self, scene)
         elif scene:  # contacts between resting dice, for classifying them before any step
             c.performCollisionDetection()
+        if not frozen:
+            self._mirror = dict(scene)
+            self._mirror_key = frozenset(pd.model.contact_material for pd in scene.values())
+        self._still = True
 
     def _contact_for(self, models: list[DieModel]) -> ContactModel:
         """The contact coefficients for dice of these models on this table (cached by the
         set of die materials)."""
-        key = frozenset(m.contact_material for m in models)
+        return self._contact_for_key(frozenset(m.contact_material for m in models))
+
+    def _contact_for_key(self, key: frozenset[Any]) -> ContactModel:
+        """The contact coefficients for dice of these materials on this table (cached)."""
         if not key and self._contact is not None:
             return self._contact  # an empty scene: whatever the last dice needed
         lib = library()
@@ -794,7 +872,15 @@ class World:
             self._own_shapes += 1
         body = _Body(name, shape, bid, last_pos=np.array(pose.position), last_orn=pose.quaternion)
         self._bodies[name] = body
+        if self._grid is not None:
+            self._grid.add(name, pose.position[0], pose.position[1], self._reach(shape))
         return body
+
+    def _drop(self, name: str) -> None:
+        """Take a die's body out of the world (a placement refused)."""
+        self._remove_body(self._bodies.pop(name))
+        if self._grid is not None:
+            self._grid.discard(name)
 
     def _remove_body(self, body: _Body) -> None:
         self._client.removeBody(body.bid)
@@ -805,6 +891,9 @@ class World:
         self._client.resetBasePositionAndOrientation(body.bid, com, orn)
         body.last_pos = np.array(pose.position)
         body.last_orn = pose.quaternion
+        self._mirror = None  # a die turned by hand is no longer the pose the scene says
+        if self._grid is not None:
+            self._grid.add(body.name, pose.position[0], pose.position[1], self._reach(body.shape))
 
     def _pose_of(self, body: _Body) -> Pose:
         if body.removed:
@@ -821,6 +910,7 @@ class World:
     # -- stepping -------------------------------------------------------------------------
 
     def _run_to_rest(self, record: bool) -> tuple[int, bool, list[Frame]]:
+        self._mirror, self._grid, self._still = None, None, False  # the dice move
         stepper = Stepper(self._client, self.settings)
         try:
             return self._run_steps(record, stepper)
@@ -1088,17 +1178,46 @@ class World:
         """The die or obstacle that `name` penetrates, if any (table contacts ignored)."""
         c = self._client
         me = self._bodies[name].bid
-        for other in sorted(self._bodies):
-            if other == name or self._bodies[other].removed:
-                continue
-            for cp in c.getClosestPoints(me, self._bodies[other].bid, distance=0.0):
-                if cp[8] < -TOUCH_M:
-                    return other
-        for bid, oname in self._obstacles.items():
+        for other, bid in self._near(name, 0.0):
             for cp in c.getClosestPoints(me, bid, distance=0.0):
                 if cp[8] < -TOUCH_M:
-                    return f"obstacle:{oname}"
+                    return other
         return None
+
+    def _touching(self, name: str) -> bool:
+        """Does `name` touch another die or an obstacle (within 1 mm, as _classify asks)?"""
+        if not self._obstacles and len(self._bodies) < 2:
+            return False  # nothing to lean on
+        c = self._client
+        me = self._bodies[name].bid
+        return any(cp[8] < 1e-3 for _other, bid in self._near(name, 1e-3)
+                   for cp in c.getClosestPoints(me, bid, distance=1e-3))
+
+    def _near(self, name: str, gap: float) -> list[tuple[str, int]]:
+        """The dice (by name) and then the obstacles ('obstacle:NAME') that could come within
+        `gap` of die `name`, with their Bullet ids. While no die has moved since the world
+        was built, dice farther off than their bounding spheres allow are left out, found
+        through a grid of their places, so a placement asks Bullet about a few neighbours
+        rather than every die on the table."""
+        me = self._bodies[name]
+        if self._still and self.keep_table:  # (without keeping, the reference: every die)
+            if self._grid is None:
+                self._grid = _Grid()
+                for b in self._bodies.values():
+                    if not b.removed:
+                        self._grid.add(b.name, float(b.last_pos[0]), float(b.last_pos[1]),
+                                       self._reach(b.shape))
+            names = self._grid.near(float(me.last_pos[0]), float(me.last_pos[1]),
+                                    self._reach(me.shape) + gap)
+        else:
+            names = set(self._bodies)
+        out = [(other, self._bodies[other].bid) for other in sorted(names)
+               if other != name and not self._bodies[other].removed]
+        return out + [(f"obstacle:{oname}", bid) for bid, oname in self._obstacles.items()]
+
+    def _reach(self, shape: DieShape) -> float:
+        """How far from its centre a die's collision shape can reach (m), margin included."""
+        return shape.poly.circumradius + self.settings.collision_margin
 
 
 def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Pose]:
