@@ -111,9 +111,11 @@ class OptionSpec:
                 span = (f"from {low} to {high}" if low is not None and high is not None
                         else f"at least {low}" if low is not None else f"at most {high}")
                 raise RulesError(f"{where}: must be {span} (got {value})")
-            if self.step != 1 and (value - (low or 0)) % self.step:
-                raise RulesError(f"{where}: must be {low} plus a multiple of {self.step} "
-                                 f"(got {value})")
+            base = low or 0
+            if self.step != 1 and (value - base) % self.step:
+                rule = ("even" if self.step == 2 and base % 2 == 0
+                        else f"{base} plus a multiple of {self.step}")
+                raise RulesError(f"{where}: must be {rule} (got {value})")
         return value
 
 

@@ -30,7 +30,7 @@ REFUSED = [
      r"diceland-hex: option --tiles: must be from 8 to 36 \(got 0\)"),
     ("diceland-hex", {"board": "random", "tiles": 38}, r"--tiles: must be from 8 to 36 \(got 38\)"),
     ("diceland-hex", {"board": "random", "tiles": 9},
-     r"--tiles: must be 8 plus a multiple of 2 \(got 9\)"),
+     r"--tiles: must be even \(got 9\)"),
     ("deep-white-sea", {"table": "kinematic", "max_turns": 0},
      r"deep-white-sea: option --max-turns: must be at least 1 \(got 0\)"),
     ("deep-white-sea", {"table": "kinematic", "first": 3},
