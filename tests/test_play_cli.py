@@ -154,7 +154,7 @@ def test_bad_board_files_exit_2_naming_the_file(capsys, tmp_path: Path, layout, 
 @pytest.mark.parametrize("content,expected", [
     ('{"type": "header"', "not JSON"),
     ('{"type": "action"}\n', "no header"),
-    ('{"type": "header", "format": 1, "game": "chess", "players": [], "seed": 1}\n',
+    ('{"type": "header", "format": 2, "game": "chess", "players": [], "seed": 1}\n',
      "unknown game"),
     ("", "no header"),
 ])

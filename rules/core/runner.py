@@ -4,8 +4,9 @@ log that `verify_log` can re-run.
 
 Log format (one JSON object per line):
 
-- header: `{"type": "header", "format": 1, "game", "players", "seed", "options",
-  "roller", "initial_digest"}`, plus `world` when the state describes its table
+- header: `{"type": "header", "format": 2, "game", "players", "names", "seed", "options",
+  "roller", "bots", "initial_digest"}` (`bots`: each bot kind's settings, so the bots can be
+  re-run), plus `world` when the state describes its table
   (`world_info()`: the physics table's settings and versions), and `resumed_from` (the
   saved state) when the game was resumed from a save
 - `{"type": "chance", "step", "kind", "n", "faces", "events", "digest"}`
@@ -14,9 +15,14 @@ Log format (one JSON object per line):
   throws with their outcome and physics settings), re-checked by `verify_log`
 - `{"type": "end", "steps", "returns", "winners"}`
 
-`digest` is a short hash of the state after the step. Seeds: one `SeedSequence(seed)` is
-spawned into setup, chance and one stream per seat, so the dice (seeded roller) depend
-only on the seed and the sequence of chance requests, never on the bots' thinking.
+`digest` is a short hash of the state after the step. Every line is built by one function
+here (`header_line`, `chance_line`, `action_line`, `end_line`), used by the runner, the
+window's game session and `verify_log`, which re-plays the game (the bots' decisions
+included) and compares each line it would write with the log's, byte for byte.
+
+Seeds: one `SeedSequence(seed)` is spawned into setup, chance and one stream per seat, so
+the dice (seeded roller) depend only on the seed and the sequence of chance requests,
+never on the bots' thinking.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from rules.core.protocols import DiceRoller, RulesError
 from rules.core.rollers import SeededRoller
 from rules.registry import GameSpec, did_you_mean, lookup
 
-LOG_FORMAT = 1
+LOG_FORMAT = 2  # 2: the header carries the bots' settings; verify re-runs them
 
 
 class LineSink(Protocol):
@@ -108,11 +114,9 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
     roller = roller if roller is not None else SeededRoller()
     setup_rng, chance_rng, seat_rngs = streams(seed, len(players))
     module = spec.module()
+    bots = effective_bot_settings(module, players, bot_settings)
     if agents is None:
-        settings = bot_settings or {}
-        defaults = getattr(module, "BOT_SETTINGS", {})
-        agents = [make_agent(kind, module, seat_rngs[i],
-                             **{**defaults.get(kind, {}), **settings.get(kind, {})})
+        agents = [make_agent(kind, module, seat_rngs[i], **bots.get(kind, {}))
                   for i, kind in enumerate(players)]
     state = new_state(spec, len(players), resolved, setup_rng) if resume is None else resume
     record = GameRecord(game, list(players), seed, resolved, roller.name)
@@ -124,15 +128,9 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             log.write(json.dumps(line) + "\n")
             log.flush()
 
-    names = [_player_label(state, i, kind) for i, kind in enumerate(players)]
-    header: dict[str, Any] = {"type": "header", "format": LOG_FORMAT, "game": game, "players": list(players),
-                              "names": names, "seed": seed, "options": resolved,
-                              "roller": roller.name, "initial_digest": digest(state)}
-    world_info = getattr(state, "world_info", None)
-    if world_info is not None:  # e.g. the physics table and its settings
-        header["world"] = world_info()
-    if resume is not None:
-        header["resumed_from"] = state.serialize()
+    header = header_line(game, players, seed, resolved, roller.name, bots, state,
+                         resumed=resume is not None)
+    names = header["names"]
     write(header)
     source = (f"table: {header['world'].get('kind')}" if "world" in header
               else f"dice: {roller.name}")
@@ -150,8 +148,7 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             events = state.take_events()
             for e in events:
                 emit(f"  {e}")
-            write({"type": "chance", "step": step, "kind": kind, "n": n, "faces": list(faces),
-                   "events": events, "digest": digest(state)})
+            write(chance_line(step, kind, n, faces, events, state))
             if after_step is not None:
                 after_step(state)
         else:
@@ -163,20 +160,12 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             emit(f"{names[player]}: {text}")
             for e in events:
                 emit(f"  {e}")
-            line = {"type": "action", "step": step, "player": player,
-                    "action": to_json(action), "text": text, "events": events,
-                    "digest": digest(state)}
-            results = _take_results(state)
-            if results:  # what the table reported (throws: outcome, physics settings)
-                line["results"] = results
-            write(line)
+            write(action_line(step, player, action, text, events, state))
             if after_step is not None:
                 after_step(state)
-    record.returns = [float(r) for r in state.returns()]
-    best = max(record.returns)
-    # A lost solo game (D-Day Dice) has no winner: every return is 0.
-    record.winners = [i for i, r in enumerate(record.returns) if r == best] if best > 0 else []
-    write({"type": "end", "steps": step, "returns": record.returns, "winners": record.winners})
+    end = end_line(step, state)
+    record.returns, record.winners = end["returns"], end["winners"]
+    write(end)
     if not record.winners:
         emit(f"Winner: none after {step} steps")
     elif len(record.winners) == 1:
@@ -187,31 +176,70 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
 
 
 def verify_log(path: str | Path) -> VerifyResult:
-    """Re-run a log through the engine: every action must be legal and every state digest
-    must match; with the seeded roller the dice are re-rolled from the seed and must match
-    too. A log that cannot be read raises `RulesError` (one line)."""
+    """Re-play a log through the engine and compare, byte for byte, every line the game
+    would write with the log's: the header (names, options, world, bots' settings and the
+    initial state, all rebuilt from the game), every step (the bots' decisions re-run from
+    the seed, human moves checked for legality, dice re-rolled from the seed with the seeded
+    roller, the table's outcomes re-simulated, events, text and state digests), and the end
+    line (steps, returns, winners), with nothing after it. A log that cannot be read raises
+    `RulesError` (one line); a doctored one is a mismatch naming its first differing line."""
     lines = read_log(path)
+    raw = Path(path).read_text(encoding="utf-8").split("\n")
+    if raw[-1] != "":
+        return VerifyResult(False, 0, f"line {len(raw)}: the log does not end with a new line")
+    raw.pop()
+    blank = next((i for i, r in enumerate(raw, start=1) if not r.strip()), None)
+    if blank is not None:  # read_log skips blank lines; a game never writes one
+        return VerifyResult(False, 0, f"line {blank}: a blank line")
     header = lines[0]
     spec = lookup(str(header["game"]))
-    players = header["players"]
-    seed = header["seed"]
-    if not isinstance(players, list) or not isinstance(seed, int):
-        raise RulesError(f"{path}: line 1: bad header field 'players' or 'seed'")
-    options = spec.resolve_options(dict(header.get("options") or {}))
-    setup_rng, chance_rng, _ = streams(seed, len(players))
-    if "resumed_from" in header:
-        state = spec.module().deserialize(header["resumed_from"])
-    else:
-        state = new_state(spec, len(players), options, setup_rng)
+    players = header.get("players")
+    seed = header.get("seed")
+    bots = header.get("bots")
+    if (not isinstance(players, list) or not all(isinstance(p, str) for p in players)
+            or not isinstance(seed, int) or isinstance(seed, bool) or not isinstance(bots, dict)):
+        raise RulesError(f"{path}: line 1: bad header field 'players', 'seed' or 'bots'")
+    module = spec.module()
+    try:
+        spec.check_players(len(players))
+        options = spec.resolve_options(dict(header.get("options") or {}))
+        setup_rng, chance_rng, seat_rngs = streams(seed, len(players))
+        if "resumed_from" in header:
+            state = module.deserialize(header["resumed_from"])
+        else:
+            state = new_state(spec, len(players), options, setup_rng)
+        agents = [None if kind == "human" else make_agent(kind, module, seat_rngs[i], **bots.get(kind, {}))
+                  for i, kind in enumerate(players)]
+    except (RulesError, TypeError, ValueError) as exc:
+        return VerifyResult(False, 0, f"line 1: the header does not describe a game ({exc})")
+    # The bots' settings as the runner would record them for these players (the defaults
+    # filled in, kinds nobody plays dropped); their effect is checked by re-running them.
+    ours = header_line(spec.name, players, seed, options, str(header.get("roller")),
+                       effective_bot_settings(module, players, bots), state,
+                       resumed="resumed_from" in header)
+    if json.dumps(ours) != raw[0]:
+        differ = [k for k in dict.fromkeys([*ours, *header]) if ours.get(k) != header.get(k)]
+        what = ", ".join(repr(k) for k in differ) or "its layout"
+        return VerifyResult(False, 0, f"line 1: the header differs from the game it starts "
+                            f"({what})")
     reroll = header.get("roller") == "seeded"
     roller = SeededRoller()
-    if digest(state) != header.get("initial_digest"):
-        return VerifyResult(False, 0, "line 1: initial state differs from the header's digest")
+    state.take_events()
     steps = 0
     for number, line in enumerate(lines[1:], start=2):
         kind = line.get("type")
         where = f"line {number}"
         try:
+            if state.is_terminal():
+                if kind != "end":
+                    return VerifyResult(False, steps, f"{where}: the game is over, the log "
+                                        "goes on")
+                if json.dumps(end_line(steps, state)) != raw[number - 1]:
+                    return VerifyResult(False, steps, f"{where}: the end line differs from the "
+                                        f"game's end (steps, returns or winners)")
+                if number != len(lines):
+                    return VerifyResult(False, steps, f"line {number + 1}: lines after the end")
+                return VerifyResult(True, steps, f"{steps} steps identical")
             if kind == "chance":
                 if not state.is_chance_node():
                     return VerifyResult(False, steps, f"{where}: log rolls dice but the game "
@@ -227,38 +255,103 @@ def verify_log(path: str | Path) -> VerifyResult:
                         return VerifyResult(False, steps, f"{where}: seed {seed} rolls "
                                             f"{list(again)}, log has {list(faces)}")
                 state.apply_chance(faces)
+                ours = chance_line(steps + 1, request[0], request[1], faces, state.take_events(),
+                                   state)
             elif kind == "action":
-                if state.is_chance_node() or state.is_terminal():
+                if state.is_chance_node():
                     return VerifyResult(False, steps, f"{where}: log has an action but the "
-                                        "game is at a roll or over")
-                if state.current_player() != line["player"]:
+                                        "game is at a roll")
+                player = state.current_player()
+                if player != line["player"]:
                     return VerifyResult(False, steps, f"{where}: log says player "
-                                        f"{line['player'] + 1} moves, game says "
-                                        f"{state.current_player() + 1}")
+                                        f"{line['player'] + 1} moves, game says {player + 1}")
                 action = from_json(line["action"])
                 if not is_legal(state, action):
                     return VerifyResult(False, steps, f"{where}: illegal action {line['text']!r}")
+                agent = agents[player]
+                if agent is not None:  # a bot: it must choose the logged action again
+                    chosen = agent.step(state)
+                    if to_json(chosen) != line["action"]:
+                        return VerifyResult(False, steps, f"{where}: player {player + 1} "
+                                            f"({players[player]}, seed {seed}) plays "
+                                            f"{state.action_to_string(chosen)!r}, the log "
+                                            f"has {state.action_to_string(action)!r}")
+                text = state.action_to_string(action)
                 state.apply_action(action)
-                if _take_results(state) != line.get("results", []):
+                ours = action_line(steps + 1, player, action, text, state.take_events(), state)
+                if ours.get("results", []) != line.get("results", []):
                     return VerifyResult(False, steps, f"{where}: the table's outcome of "
                                         f"{line['text']!r} differs from the log")
             elif kind == "end":
-                if not state.is_terminal():
-                    return VerifyResult(False, steps, f"{where}: log ends, game goes on")
-                if [float(r) for r in state.returns()] != line["returns"]:
-                    return VerifyResult(False, steps, f"{where}: returns {state.returns()} "
-                                        f"differ from the log's {line['returns']}")
-                return VerifyResult(True, steps, f"{steps} steps identical")
+                return VerifyResult(False, steps, f"{where}: log ends, game goes on")
             else:
                 raise RulesError(f"{path}: {where}: unknown line type {kind!r}")
         except (KeyError, TypeError) as exc:
             raise RulesError(f"{path}: {where}: missing or bad field {exc}") from None
-        state.take_events()
         steps += 1
-        if digest(state) != line.get("digest"):
-            return VerifyResult(False, steps, f"{where}: state after step {line.get('step')} "
-                                "differs from the log")
+        if json.dumps(ours) != raw[number - 1]:
+            differ = [k for k in dict.fromkeys([*ours, *line]) if ours.get(k) != line.get(k)]
+            if "digest" in differ:
+                return VerifyResult(False, steps, f"{where}: state after step {steps} "
+                                    "differs from the log")
+            what = ", ".join(repr(k) for k in differ) or "its layout"
+            return VerifyResult(False, steps, f"{where}: step {steps} differs from the log "
+                                f"({what})")
     return VerifyResult(False, steps, f"log ends after {steps} steps without an end line")
+
+
+def effective_bot_settings(module: Any, players: Sequence[str],
+                           bot_settings: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
+    """Each bot kind's settings as its agent gets them (the game's defaults overridden by
+    `bot_settings`), through JSON so a log's header carries exactly what re-runs it."""
+    defaults = getattr(module, "BOT_SETTINGS", {})
+    given = bot_settings or {}
+    settings = {kind: {**defaults.get(kind, {}), **given.get(kind, {})}
+                for kind in dict.fromkeys(players) if kind != "human"}
+    return dict(json.loads(json.dumps(settings)))
+
+
+def header_line(game: str, players: Sequence[str], seed: int, options: dict[str, Any],
+                roller: str, bots: dict[str, Any], state: Any, resumed: bool) -> dict[str, Any]:
+    """The log's first line for a game starting (or resumed) at `state`."""
+    header: dict[str, Any] = {"type": "header", "format": LOG_FORMAT, "game": game,
+                              "players": list(players),
+                              "names": [_player_label(state, i, k) for i, k in enumerate(players)],
+                              "seed": seed, "options": options, "roller": roller, "bots": bots,
+                              "initial_digest": digest(state)}
+    world_info = getattr(state, "world_info", None)
+    if world_info is not None:  # e.g. the physics table and its settings
+        header["world"] = world_info()
+    if resumed:
+        header["resumed_from"] = state.serialize()
+    return header
+
+
+def chance_line(step: int, kind: str, n: int, faces: Sequence[int], events: list[str],
+                state: Any) -> dict[str, Any]:
+    return {"type": "chance", "step": step, "kind": kind, "n": n, "faces": list(faces),
+            "events": events, "digest": digest(state)}
+
+
+def action_line(step: int, player: int, action: Any, text: str, events: list[str],
+                state: Any) -> dict[str, Any]:
+    """An action's line; takes the state's table results (throws: outcome, physics
+    settings) when it reports any."""
+    line = {"type": "action", "step": step, "player": player, "action": to_json(action),
+            "text": text, "events": events, "digest": digest(state)}
+    results = _take_results(state)
+    if results:
+        line["results"] = results
+    return line
+
+
+def end_line(steps: int, state: Any) -> dict[str, Any]:
+    """The last line: returns and winners (a lost solo game, D-Day Dice, has none: every
+    return is 0)."""
+    returns = [float(r) for r in state.returns()]
+    best = max(returns)
+    winners = [i for i, r in enumerate(returns) if r == best] if best > 0 else []
+    return {"type": "end", "steps": steps, "returns": returns, "winners": winners}
 
 
 def read_log(path: str | Path) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dice_models.outfiles import LineFile, check_target
 from rules.core.protocols import DiePose, ThrowSpec
 from rules.core.runner import digest, from_json, read_log
 from rules.deep_white_sea.geometry import baseline
@@ -1104,14 +1105,19 @@ def play_window(players: list[str], seed: int, options: dict[str, Any],
                 log_path: str | None = None, bot_settings: dict[str, dict[str, Any]] | None = None,
                 ) -> int:
     """`tabletop play deep-white-sea` with a window."""
-    log = open(log_path, "w") if log_path else None  # noqa: SIM115 - closed below
+    # Written beside the target and renamed over it when the window closes (never half a log
+    # over an old one); a write that fails is said at the end, the game itself goes on.
+    log = LineFile(check_target(log_path, "--log"), "--log") if log_path else None
     try:
         session = GameSession(players, seed, options, log=log, bot_settings=bot_settings)
         app = open_window(session)
-        return app.run()
+        status = app.run()
     finally:
         if log is not None:
             log.close()
+    if log is not None and log.error is not None:
+        raise log.error
+    return status
 
 
 def replay_window(log_path: str | Path, speed: float = 1.0,

@@ -21,14 +21,24 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 
 from dice_models import DieModel, load_die
 from dice_models.crews import CrewDie
+from rules.core.bots import make_agent
 from rules.core.protocols import DiePose, ThrowSpec
-from rules.core.runner import LOG_FORMAT, digest, from_json, streams, to_json
+from rules.core.runner import (
+    LineSink,
+    action_line,
+    effective_bot_settings,
+    end_line,
+    from_json,
+    header_line,
+    streams,
+    to_json,
+)
 from rules.registry import GameSpec, lookup
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import TableSpec
@@ -103,7 +113,7 @@ class GameSession:
     """One game of Deep White Sea: the state, the players (kinds per seat) and their bots."""
 
     def __init__(self, players: list[str], seed: int = 0, options: dict[str, Any] | None = None,
-                 log: TextIO | None = None, bot_settings: dict[str, dict[str, Any]] | None = None):
+                 log: LineSink | None = None, bot_settings: dict[str, dict[str, Any]] | None = None):
         self.spec: GameSpec = lookup(GAME)
         self.module = self.spec.module()
         for plugin in self.spec.extra.get("plugins", ()):  # the physics table registers itself
@@ -114,22 +124,17 @@ class GameSession:
         setup_rng, _chance, seat_rngs = streams(seed, 2)
         self.state = self.module.new_game(2, self.options, setup_rng)
         self.state.take_events()
+        bots = effective_bot_settings(self.module, self.players, bot_settings)
         self.agents = [None if kind == "human" else
-                       _make_bot(self.module, kind, seat_rngs[i], (bot_settings or {}).get(kind, {}))
+                       make_agent(kind, self.module, seat_rngs[i], **bots[kind])
                        for i, kind in enumerate(self.players)]
         self.history: list[Outcome] = []
         self.step = 0
         self._log = log
         # The runner's log format (`rules.core.runner`), so `tabletop replay --verify` and
         # the replay viewer read a game played in the window like any other.
-        header = {"type": "header", "format": LOG_FORMAT, "game": GAME,
-                  "players": self.players, "names": [self.player_name(s) for s in range(2)],
-                  "seed": seed, "options": self.options, "roller": "none",
-                  "initial_digest": digest(self.state)}
-        world_info = getattr(self.state, "world_info", None)
-        if world_info is not None:
-            header["world"] = world_info()
-        self._write(header)
+        self._write(header_line(GAME, self.players, seed, self.options, "none", bots,
+                                self.state, resumed=False))
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -184,23 +189,13 @@ class GameSession:
             throw_anim = self._record_throw(action[1], action[2], player + 1)
         self.state.apply_action(action)
         events = self.state.take_events()
-        take_results = getattr(self.state, "take_results", None)
-        results = take_results() if take_results is not None else []
         self.step += 1
-        line: dict[str, Any] = {"type": "action", "step": self.step, "player": player,
-                                "action": to_json(action), "text": text, "events": events,
-                                "digest": digest(self.state)}
-        if results:
-            line["results"] = results
-        self._write(line)
+        self._write(action_line(self.step, player, action, text, events, self.state))
         out = Outcome(action, text, player, events)
         out.anims = self._animations(action, before, self.poses(), throw_anim)
         self.history.append(out)
         if self.state.is_terminal():
-            returns = [float(r) for r in self.state.returns()]
-            best = max(returns)
-            self._write({"type": "end", "steps": self.step, "returns": returns,
-                         "winners": [i for i, r in enumerate(returns) if r == best]})
+            self._write(end_line(self.step, self.state))
         return out
 
     def close(self) -> None:
@@ -340,14 +335,6 @@ def _model(geometry: str) -> DieModel:
 
 def _shape(geometry: str) -> DieShape:
     return die_shape(_model(geometry))
-
-
-def _make_bot(module: Any, kind: str, rng: np.random.Generator, settings: dict[str, Any]) -> Any:
-    """The seat's bot, as the runner builds it (the game's own players where it has them)."""
-    from rules.core.bots import make_agent
-
-    defaults = getattr(module, "BOT_SETTINGS", {}).get(kind, {})
-    return make_agent(kind, module, rng, **{**defaults, **settings})
 
 
 def _spec_of(values: Any) -> ThrowSpec:
