@@ -268,34 +268,71 @@ class Solid:
         return Solid(poly, poly.vertices @ rot.T + centre, poly.normals @ rot.T)
 
 
-def _edges(poly: Polyhedron) -> NDArray[np.int64]:
-    cached = _EDGES.get(id(poly))
+@dataclass(frozen=True)
+class _Topology:
+    edges: NDArray[np.int64]  # (E, 2) vertex indices
+    triangles: NDArray[np.int64]  # (T, 3) fan triangles of the faces
+    triangle_face: NDArray[np.int64]  # (T,) the face each triangle belongs to
+    axis_edges: NDArray[np.int64]  # one edge per edge direction (up to sign)
+    axis_faces: NDArray[np.int64]  # one face per normal direction (up to sign)
+
+
+def _topology(poly: Polyhedron) -> _Topology:
+    cached = _TOPOLOGY.get(id(poly))
     if cached is None or cached[0] is not poly:
         pairs = sorted({(min(f[k], f[(k + 1) % len(f)]), max(f[k], f[(k + 1) % len(f)]))
                         for f in poly.faces for k in range(len(f))})
-        cached = _EDGES[id(poly)] = (poly, np.array(pairs, dtype=np.int64))
+        tris = [(f[0], f[k], f[k + 1]) for f in poly.faces for k in range(1, len(f) - 1)]
+        owner = [i for i, f in enumerate(poly.faces) for _k in range(1, len(f) - 1)]
+        edges = np.array(pairs, dtype=np.int64)
+        cached = _TOPOLOGY[id(poly)] = (poly, _Topology(
+            edges, np.array(tris, dtype=np.int64), np.array(owner, dtype=np.int64),
+            _distinct(poly.vertices[edges[:, 1]] - poly.vertices[edges[:, 0]]),
+            _distinct(poly.normals)))
     return cached[1]
 
 
-_EDGES: dict[int, tuple[Polyhedron, NDArray[np.int64]]] = {}
+_TOPOLOGY: dict[int, tuple[Polyhedron, _Topology]] = {}
 
 
-def signed_distance(a: Solid, b: Solid) -> float:
+def _distinct(directions: Vec) -> NDArray[np.int64]:
+    """Indices of the first of each set of parallel (or opposite) directions: parallel
+    axes give the same separating-axis test (an octahedron has 6 edge directions of 12)."""
+    unit = directions / np.linalg.norm(directions, axis=1)[:, None]
+    keep: list[int] = []
+    for i, u in enumerate(unit):
+        if all(abs(float(u @ unit[k])) < 1.0 - 1e-9 for k in keep):
+            keep.append(i)
+    return np.array(keep, dtype=np.int64)
+
+
+def signed_distance(a: Solid, b: Solid, exact: bool = True) -> float:
     """Distance (m) between two convex solids when apart; minus the penetration depth (the
-    shortest translation that separates them) when they overlap; 0 when they touch.
+    shortest translation that separates them) when they overlap; 0 when they touch. With
+    `exact` False, a distance over a tenth of their summed circumradii may come back as a
+    smaller bound (a sweep's step needs no more).
 
     Overlap and depth by the separating-axis theorem, whose candidate axes (the face
     normals of both and the cross products of their edges) are complete for polytopes; the
     distance apart as the least of the edge-edge distances and of the vertex-face distances
     whose foot lies inside the face, which covers every pair of closest features."""
-    ea, eb = _edges(a.poly), _edges(b.poly)
+    # Far apart, the gap between their circumscribed spheres is a bound below the distance
+    # that costs nothing, and all a sweep needs there (`exact=False`).
+    if not exact:
+        reach = a.poly.circumradius + b.poly.circumradius
+        gap = float(np.linalg.norm(a.vertices.mean(0) - b.vertices.mean(0))) - reach
+        if gap > 0.1 * reach:
+            return gap
+    ta, tb = _topology(a.poly), _topology(b.poly)
+    ea, eb = ta.edges, tb.edges
     da = a.vertices[ea[:, 1]] - a.vertices[ea[:, 0]]
     db = b.vertices[eb[:, 1]] - b.vertices[eb[:, 0]]
-    cross = np.cross(da[:, None, :], db[None, :, :]).reshape(-1, 3)
-    norm = np.linalg.norm(cross, axis=1)
-    scale = float(np.linalg.norm(da, axis=1).max() * np.linalg.norm(db, axis=1).max())
+    ua, ub = da[ta.axis_edges], db[tb.axis_edges]
+    cross = _cross(ua[:, None, :], ub[None, :, :]).reshape(-1, 3)
+    norm = np.sqrt((cross * cross).sum(1))
+    scale = float(np.sqrt((ua * ua).sum(1).max() * (ub * ub).sum(1).max()))
     cross = cross[norm > 1e-9 * scale] / norm[norm > 1e-9 * scale, None]
-    axes = np.concatenate([a.normals, b.normals, cross])
+    axes = np.concatenate([a.normals[ta.axis_faces], b.normals[tb.axis_faces], cross])
     pa, pb = a.vertices @ axes.T, b.vertices @ axes.T
     overlap = np.minimum(pa.max(0), pb.max(0)) - np.maximum(pa.min(0), pb.min(0))
     depth = float(overlap.min())
@@ -328,29 +365,36 @@ def _edge_edge(p: Vec, d1: Vec, q: Vec, d2: Vec) -> float:
     return float(np.sqrt((gap * gap).sum(-1).min()))
 
 
+def _cross(a: Vec, b: Vec) -> Vec:
+    """np.cross for (..., 3) arrays without its axis handling, which costs more than the
+    arithmetic on arrays this small (the sweep calls it thousands of times a tip)."""
+    a, b = np.broadcast_arrays(a, b)
+    return np.stack((a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]), axis=-1)
+
+
 def _vertex_face(points: Vec, solid: Solid) -> float:
     """Least distance from `points` to the faces of `solid` over the pairs whose foot on the
-    face plane lies inside the face (inf when none does)."""
-    best = math.inf
-    for i, f in enumerate(solid.poly.faces):
-        n = solid.normals[i]
-        corners = solid.vertices[list(f)]
-        h = (points - corners[0]) @ n
-        foot = points - h[:, None] * n
-        inside = np.ones(len(points), dtype=bool)
-        for k in range(len(f)):
-            edge = corners[(k + 1) % len(f)] - corners[k]
-            inside &= np.cross(edge, foot - corners[k]) @ n >= 0.0
-        if inside.any():
-            best = min(best, float(np.abs(h[inside]).min()))
-    return best
+    face plane lies inside the face (inf when none does); vectorised over fan triangles."""
+    topo = _topology(solid.poly)
+    corners = solid.vertices[topo.triangles]  # (T, 3, 3)
+    n = solid.normals[topo.triangle_face]  # (T, 3)
+    h = np.einsum("ptk,tk->pt", points[:, None, :] - corners[None, :, 0], n)
+    foot = points[:, None, :] - h[..., None] * n[None]  # (P, T, 3)
+    inside = np.ones(h.shape, dtype=bool)
+    for k in range(3):  # (edge x (foot - corner)) . n = (foot - corner) . (n x edge)
+        inward = _cross(n, corners[:, (k + 1) % 3] - corners[:, k])
+        inside &= np.einsum("ptk,tk->pt", foot - corners[None, :, k], inward) >= 0.0
+    return float(np.abs(h[inside]).min()) if inside.any() else math.inf
 
 
 def tip_clearance(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
                   others: list[Solid], tolerance: float) -> tuple[int | None, float]:
     """Sweep the whole roll of a tip (continuously, not at samples) against `others`:
     (index of the first solid it would penetrate deeper than `tolerance` (m), or None;
-    the least signed distance met, m).
+    the least signed distance met, m: exact when it is under a tenth of the summed
+    circumradii, else a bound below it).
 
     Conservative advancement: no point of the die is farther than rho from the hinge, so
     a turn by angle d moves none of it more than rho d, and the signed distance to a fixed
@@ -368,7 +412,8 @@ def tip_clearance(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
         while True:
             angle = min(angle, TIP_ANGLE)
             turn = axis_angle(u, angle)
-            g = signed_distance(Solid.at(poly, turn @ rot, turn @ (centre - e1) + e1), other)
+            g = signed_distance(Solid.at(poly, turn @ rot, turn @ (centre - e1) + e1), other,
+                                exact=False)
             if angle > 0.0:
                 least = min(least, g)
             if angle > 0.0 and g < -allowed:

@@ -67,6 +67,8 @@ HEROES = [
     _die("Hopper", 7, **{f"s{n}": {"arrows": {"top": "short black Jump"}} for n in range(1, 9)}),
     _die("Trickster", 8, s4={"arrows": {"top": "long purple Confuse"}}),
     _die("Icer", 9, s4={"arrows": {"top": "all ice blue C"}, "effect": "Freeze"}),
+    # Mixed ranges (dice_models/crews/FORMAT.md: "hits and ranges may differ by corner").
+    _die("Mixer", 9, s4={"arrows": {"top": "short yellow 2", "left": "all yellow 5"}}),
 ]
 FOES = [
     _die("Thruk", 12, s4={"arrows": {"top": "short yellow 2"}}),
@@ -78,6 +80,7 @@ FOES = [
     _die("Clamp", 10, s3={"arrows": {"top": "all yellow C"}, "effect": "Hold"},
          s5={"arrows": {"top": "all ice blue C"}, "effect": "Freeze"}),
     _die("Shifter", 9, s4={"arrows": {"top": "long purple Confuse"}}),
+    _die("Snare", 9, s4={"arrows": {"top": "short yellow C"}, "effect": "Hold"}),
 ]
 
 
@@ -677,3 +680,151 @@ def test_a_called_die_lands_and_may_shoot_before_the_next_command(crews: str) ->
     assert s.decision == "shoot" and s.stack[-1]["die"] == h("Jarik")  # before Mull's turn
     s.apply_action(("decline",))
     assert s.decision == "cmd" and s.stack[-1]["order"][s.stack[-1]["idx"]] == mull
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 15: continuous effects on dice that leave play, mixed ranges, short-range ties,
+# tips that brush
+
+
+def _land(s: DWSState, die: str, seat: int, goal: Any, near: tuple[float, float],
+          seed: int = 3) -> Any:
+    """A throw of `die` (an action's spec) after which `goal(trial)` holds."""
+    rng = np.random.default_rng(seed)
+    for _ in range(400):
+        spec = aimed_throw(s, seat, (near[0] + rng.uniform(-0.1, 0.1),
+                                     near[1] + rng.uniform(-0.1, 0.1)), rng)
+        trial = s.clone()
+        trial.apply_action(throw_action(die, spec))
+        if trial.where[die] == "play" and goal(trial):
+            return spec
+    pytest.fail("no throw landed as wanted")
+
+
+def test_a_held_die_that_jumps_out_of_sight_is_no_longer_held(crews: str) -> None:
+    # "To Jump means to pick the die up and throw it again. It can fire when it lands, just
+    # like any other throw." Picked up, it is out of play and so out of the Hold.
+    s = game(crews)
+    hop, clamp = h("Hopper"), f("Clamp")
+    put(s, {clamp: (3, DOWN, (0.0, 0.1)), hop: (4, UP, (0.0, -0.05))})
+    assert s.held(hop)
+    s.apply_action(("shoot", hop, "jump"))
+    spec = _land(s, hop, 0, lambda t: not t.sees(clamp, hop), (0.0, 0.3))
+    s.apply_action(throw_action(hop, spec))
+    assert hop not in s.effects[clamp]["targets"]
+    assert not s.held(hop)
+
+
+def test_a_frozen_die_knocked_off_and_called_back_out_of_sight_can_fire(crews: str) -> None:
+    # "To Call Ally means to throw a new die from your hand into play. The die you throw can
+    # fire when it lands, just like any other throw."
+    s = game(crews)
+    mull, gavin, clamp, thruk = h("Mull"), h("Gavin"), f("Clamp"), f("Thruk")
+    put(s, {clamp: (5, DOWN, (0.0, 0.1)), mull: (4, UP, (0.1, -0.05)),
+            gavin: (3, UP, (-0.3, 0.3)), thruk: (4, UP, (0.3, 0.3))})
+    assert s.frozen(mull)
+    s._knocked_off(mull, "fell_off", 1)  # as a throw that knocks it off the table does
+    s.apply_action(("shoot", gavin, "call"))
+
+    def free_to_fire(t: DWSState) -> bool:
+        return not t.sees(clamp, mull) and bool(t.in_range(mull, t.enemies(mull)))
+
+    spec = _land(s, mull, 0, free_to_fire, (0.2, 0.3), seed=5)
+    s.apply_action(throw_action(mull, spec))
+    assert not s.frozen(mull)
+    assert s.decision == "shoot" and s.stack[-1]["die"] == mull and s.shots(mull)
+
+
+def _toward(pose: Any, corner_xy: tuple[float, float], dist: float) -> tuple[float, float]:
+    cx, cy = pose.position[0], pose.position[1]
+    dx, dy = corner_xy[0] - cx, corner_xy[1] - cy
+    n = float(np.hypot(dx, dy))
+    return (cx + dist * dx / n, cy + dist * dy / n)
+
+
+def test_mixed_range_side_uses_each_arrows_own_range(crews: str) -> None:
+    # FORMAT.md: "hits and ranges may differ by corner". Rulebook: "[A short-range shot]
+    # can only hit the closest visible target." "A shot with an All-Range arrow hits every
+    # visible target."
+    s = game(crews)
+    mixer = h("Mixer")
+    put(s, {mixer: (4, UP, (0.0, -0.1))})
+    pose = s.poses[mixer]
+    crew = s.dice[mixer].crew
+    top = pose.top_corners[crew.corner_axis(4, "top")]
+    left = pose.top_corners[crew.corner_axis(4, "left")]
+    near, far, side_on = f("Thruk"), f("Micro"), f("Fat Robot Steve")
+    spots = {mixer: (4, UP, (0.0, -0.1)),
+             near: (4, UP, _toward(pose, top, 0.12)), far: (4, UP, _toward(pose, top, 0.25)),
+             side_on: (4, UP, _toward(pose, left, 0.2))}
+    put(s, spots)
+    assert s.range_targets(mixer, s.enemies(mixer)) == {"short": [near], "all": [side_on]}
+    attacks = [a for a in s.legal_actions() if a[:3] == ("shoot", mixer, "attack")]
+    assert attacks == [("shoot", mixer, "attack", near), ("shoot", mixer, "attack")]
+    assert s.hit_value(mixer, near, "attack") == 2
+    s.apply_action(("shoot", mixer, "attack"))  # the all-range arrow: hit 5 >= block 4
+    assert s.where[side_on] == "reserve" and s.where[near] == s.where[far] == "play"
+
+
+def test_a_short_range_continuous_tie_is_the_shooters_choice(crews: str) -> None:
+    # CLARIFICATIONS: "Short range: the closest visible legal target; on an exact tie the
+    # shooter chooses." Two dice mirror-placed about Snare's arrow are exactly as close.
+    s = game(crews)
+    snare, a, b = f("Snare"), h("Mull"), h("Jarik")
+    put(s, {snare: (4, DOWN, (0.0, 0.1)),
+            a: (4, 135.0, (0.1, 0.0)), b: (4, 45.0, (-0.1, 0.0))}, to_move=1)
+    # (side 4 of Mull and Jarik points its arrow, the top corner, back at Snare)
+    assert abs(s.distance(snare, a) - s.distance(snare, b)) < 1e-12
+    assert s.decision == "aim" and s.current_player() == 1
+    assert sorted(s.legal_actions()) == sorted([("aim", snare, a), ("aim", snare, b)])
+    s.apply_action(("aim", snare, b))
+    assert s.held(b) and not s.held(a)
+
+
+def test_a_tip_that_would_only_brush_a_die_is_blocked_and_one_that_clears_is_not(
+        crews: str) -> None:
+    # "Even if the die would only brush the obstacle, the move is illegal." The sweep is in
+    # 3D; only a numerical tolerance of 0.01 mm is allowed (geometry.TOUCH_M).
+    from dice_models.geometry import tip_clearance
+    from rules.deep_white_sea.geometry import TOUCH_M
+
+    assert TOUCH_M <= 1e-5
+    s = game(crews)
+    mull, thruk = h("Mull"), f("Thruk")
+    crew = s.dice[mull].crew
+    axis = crew.corner_axis(4, "right")
+    put(s, {mull: (4, UP, (0.0, 0.0))})
+    t = s.table
+    r = t.dice[mull]
+    rot, centre = t.oct.rotation(r.face, r.yaw), t.oct.centre((r.x, r.y))
+    end = t.tip(mull, axis).pose.position
+    t.tip(mull, axis)  # (tipped back is another corner; start again)
+    direction = np.array(end[:2]) / np.hypot(*end[:2])
+
+    def clearance(dist: float) -> float:
+        obstacle = t.oct.solid(0, 0.0, (float(direction[0] * dist), float(direction[1] * dist)))
+        return tip_clearance(t.oct.poly, rot, centre, axis, [obstacle], TOUCH_M)[1]
+
+    lo, hi = 0.03, 0.15  # bisect for the spot where the roll just touches (clearance 0)
+    for _ in range(25):  # to 4e-9 m
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if clearance(mid) < 0 else (lo, mid)
+    for gap, blocked in ((-0.0001, True), (-0.00002, True), (0.0002, False)):
+        xy = (float(direction[0] * (hi + gap * 1.5)), float(direction[1] * (hi + gap * 1.5)))
+        s.setup_position({mull: (4, s.yaw_facing(mull, 4, "top", UP), (0.0, 0.0)),
+                          thruk: (s.dice[thruk].crew.side_on_face(0), 0.0, xy)}, 0)
+        assert (s.table.can_tip(mull, axis) == thruk) is blocked, gap
+
+
+def test_issue_15_vosk_is_not_pinned_by_nerys_a_3d_sweep_clears_it() -> None:
+    # Issue 15: a 2D footprint overlap once refused this damage roll ("Vosk killed (pinned by
+    # Nerys)"); the dice do not meet in 3D, so Vosk drops a side through its red dot.
+    s = dws.new_game(2, {"crews": "white,blue", "table": "kinematic", "first": 1})
+    otto, vosk, nerys = (next(d for d in s.dice if n in d) for n in ("otto", "vosk", "nerys"))
+    s.setup_position({otto: (6, 90.0, (0.0, -0.3)), vosk: (7, -156.88, (0.0, 0.0)),
+                      nerys: (3, -98.17, (0.0543, 0.0593))}, 0)
+    crew = s.dice[vosk].crew
+    assert s.table.can_tip(vosk, crew.corner_axis(7, crew.side(7).red)) is None
+    s._damage(vosk, 0, None, poison=False)
+    assert s.where[vosk] == "play" and s.side(vosk).number == 6
+

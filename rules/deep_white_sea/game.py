@@ -21,8 +21,17 @@ Decisions this engine makes where the book is silent (also in README):
   best arrow that sees it.
 - Backstab is offered only against targets that cannot see the shooter; in an all-range
   Backstab a target that sees the shooter is not affected.
-- Continuous effects take targets like shots; a long-range one is aimed by its owner each
-  time it is (re)checked; a short-range tie goes to the die first by name.
+- Continuous effects take targets like shots; a long-range one, and a short-range one whose
+  closest targets tie (CLARIFICATIONS: the shooter chooses), is aimed by its owner each time
+  it is (re)checked.
+- A side whose arrows have different ranges (dice_models/crews/FORMAT.md allows it): each
+  range applies to what its own arrows see (arrows of one range share their sight, as an
+  omnidirectional die's do); a shot picks a target of any of them, or fires every all-range
+  arrow at once; a continuous effect takes every all-range target plus one chosen among the
+  short- and long-range ones.
+- A die that leaves play (killed, knocked off, picked up to Jump, sent to reserve) drops out
+  of every continuous effect at once; coming back it is caught only when the effect is next
+  re-checked, like any die landing in range.
 - A Held or Frozen die's Repair still clears its Poison counter; it just cannot be moved.
 - A commander is immune to dark blue while its Command is pending and it still shows a
   Command side (rulebook, "Colors and Immunity" and the Hart/Crane example).
@@ -198,7 +207,7 @@ class DWSState:
             else:
                 self._say(f"{self._label(task['target'])} is left where it is")
         elif kind == "aim":
-            self._aim(action[1], action[2])
+            self._aim(task, action[2])
         else:
             if kind == "cmd":
                 task["idx"] += 1
@@ -325,15 +334,37 @@ class DWSState:
     def distance(self, a: str, b: str) -> float:
         return face_distance(self.poses[a].top_corners, self.poses[b].top_corners)
 
-    def in_range(self, src: str, pool: list[str], rng: str) -> list[str]:
-        """The legal targets among visible `pool`, nearest first: short range keeps the
-        closest (all of them on an exact tie); long and all keep every one."""
-        seen = sorted((self.distance(src, d), d) for d in pool if self.sees(src, d))
-        if not seen:
-            return []
-        if rng == "short":
-            return [d for dist, d in seen if dist - seen[0][0] <= TIE_M]
-        return [d for _dist, d in seen]
+    def range_targets(self, src: str, pool: list[str]) -> dict[str, list[str]]:
+        """Range -> the legal targets among `pool` of `src`'s arrows of that range, nearest
+        first (rulebook, "Range"): short keeps the closest (all of them on an exact tie, for
+        the shooter to choose), long and all keep every one. Each arrow counts with its own
+        range; arrows of one range see together."""
+        if src not in self.poses:
+            return {}
+        crew = self.dice[src].crew
+        side = self.side(src)
+        corners = self.poses[src].top_corners
+        out: dict[str, list[str]] = {}
+        for rng in ("short", "long", "all"):
+            axes = [crew.corner_axis(side.number, a.corner) for a in side.arrows
+                    if a.range == rng]
+            if not axes:
+                continue
+            seen = sorted((self.distance(src, d), d) for d in pool
+                          if d != src and d in self.poses
+                          and any(sees_through(corners, axis, self.poses[d].top_corners)
+                                  for axis in axes))
+            if rng == "short" and seen:
+                seen = [(dist, d) for dist, d in seen if dist - seen[0][0] <= TIE_M]
+            out[rng] = [d for _dist, d in seen]
+        return out
+
+    def in_range(self, src: str, pool: list[str], rng: str | None = None) -> list[str]:
+        """The legal targets among `pool`, nearest first: of the arrows of range `rng`, or
+        of every arrow when it is None (see `range_targets`)."""
+        groups = self.range_targets(src, pool)
+        found = {d for r, ts in groups.items() if rng is None or r == rng for d in ts}
+        return sorted(found, key=lambda d: (self.distance(src, d), d))
 
     def allies(self, die: str) -> list[str]:
         seat = self.dice[die].seat
@@ -365,7 +396,9 @@ class DWSState:
             return True
         return colour == "dark blue" and self._commanding(die)
 
-    def hit_value(self, src: str, target: str, mode: str) -> int:
+    def hit_value(self, src: str, target: str, mode: str, rng: str | None = None) -> int:
+        """The hit of `src` on `target`: the best arrow (of range `rng`, if given) whose
+        range makes `target` a legal target and that sees it."""
         side = self.side(src)
         if mode == "backstab":
             assert side.effect is not None and side.effect.amount is not None
@@ -373,8 +406,11 @@ class DWSState:
         else:
             crew = self.dice[src].crew
             corners = self.poses[src].top_corners
-            hits = [a.hit for a in side.arrows if a.hit is not None and sees_through(
-                corners, crew.corner_axis(side.number, a.corner), self.poses[target].top_corners)]
+            legal = {r for r, ts in self.range_targets(src, [target]).items() if target in ts}
+            hits = [a.hit for a in side.arrows if a.hit is not None
+                    and a.range in legal and (rng is None or a.range == rng)
+                    and sees_through(corners, crew.corner_axis(side.number, a.corner),
+                                     self.poses[target].top_corners)]
             base = max(hits) if hits else max(a.hit or 0 for a in side.arrows)
         return base + self.power_up(src)
 
@@ -390,30 +426,27 @@ class DWSState:
         side = self.side(die)
         if not side.arrows or side.arrows[0].continuous:
             return []
-        rng = side.arrows[0].range
         seat = self.dice[die].seat
         out: list[Action] = []
         eff = side.effect
         if side.arrows[0].hit is not None:
-            targets = self.in_range(die, self.enemies(die), rng)
-            out += _shot_actions(die, "attack", targets, rng)
+            foes = self.range_targets(die, self.enemies(die))
+            out += _shot_actions(die, "attack", foes)
             if eff is not None and eff.optional and eff.name == "Backstab":
-                blind = [t for t in targets if not self.sees(t, die)]
-                out += _shot_actions(die, "backstab", blind, rng)
+                blind = {r: [t for t in ts if not self.sees(t, die)] for r, ts in foes.items()}
+                out += _shot_actions(die, "backstab", blind)
             if eff is not None and eff.optional and eff.name == "Repair":
-                out += _shot_actions(die, "repair", self.in_range(die, self.allies(die), rng),
-                                     rng)
+                out += _shot_actions(die, "repair", self.range_targets(die, self.allies(die)))
             return out
         name = side.arrows[0].effect
         if name == "Command":
             pool = [a for a in self.allies(die) if not self.immune(a, "dark blue")]
-            if self.in_range(die, pool, rng):
+            if self.in_range(die, pool):
                 out.append(("shoot", die, "command"))
         elif name == "Repair":
-            out += _shot_actions(die, "repair", self.in_range(die, self.allies(die), rng), rng)
+            out += _shot_actions(die, "repair", self.range_targets(die, self.allies(die)))
         elif name == "Confuse":
-            out += _shot_actions(die, "confuse", self.in_range(die, self.enemies(die), rng),
-                                 rng)
+            out += _shot_actions(die, "confuse", self.range_targets(die, self.enemies(die)))
         elif name == "Call Ally":
             if self.hand(seat):
                 out.append(("shoot", die, "call"))
@@ -510,7 +543,8 @@ class DWSState:
             if len(cands) > 1:
                 task["cands"] = cands
                 return True
-            self._set_targets(task["src"], cands)
+            fixed = [t for t in task.get("fixed", []) if t in self.poses]
+            self._set_targets(task["src"], fixed + cands)
         elif kind == "throw":
             task["dice"] = [d for d in task["dice"] if self.where[d] == "hand"]
             if task["dice"]:
@@ -663,8 +697,11 @@ class DWSState:
         die, mode = action[1], action[2]
         seat = self.dice[die].seat
         side = self.side(die)
-        rng = side.arrows[0].range
         target = action[3] if len(action) > 3 else None
+        # A shot at one target uses the arrows whose range allows it; one without a target
+        # is every all-range arrow at once.
+        rng = "all" if target is None else "/".join(
+            r for r, ts in self.range_targets(die, [target]).items() if target in ts)
         if mode in ("attack", "backstab"):
             targets = [target] if target else self.in_range(die, self.enemies(die), "all")
             what = "Backstab" if mode == "backstab" else (
@@ -675,7 +712,7 @@ class DWSState:
                 if self.winner is not None:
                     break
                 if t in self.poses:
-                    self._hit(die, t, mode)
+                    self._hit(die, t, mode, None if target else "all")
         elif mode in ("repair", "confuse"):
             pool = self.allies(die) if mode == "repair" else self.enemies(die)
             targets = [target] if target else self.in_range(die, pool, "all")
@@ -689,7 +726,7 @@ class DWSState:
                                    "kind": mode})
         elif mode == "command":
             pool = [a for a in self.allies(die) if not self.immune(a, "dark blue")]
-            order = self.in_range(die, pool, rng)
+            order = self.in_range(die, pool)
             self._say(f"{self._label(die)} issues a Command: "
                       f"{', '.join(self._label(a) for a in order)}")
             self.stack.append({"t": "cmd", "player": seat, "src": die, "order": order, "idx": 0})
@@ -704,7 +741,7 @@ class DWSState:
         else:
             raise AssertionError(f"unknown shot mode {mode!r}")
 
-    def _hit(self, src: str, target: str, mode: str) -> None:
+    def _hit(self, src: str, target: str, mode: str, rng: str | None = None) -> None:
         side = self.side(src)
         if mode == "backstab":
             assert side.effect is not None
@@ -718,7 +755,8 @@ class DWSState:
         if self.immune(target, colour):
             self._say(f"  {self._label(target)} is immune to {colour}")
             return
-        self._damage(target, self.dice[src].seat, self.hit_value(src, target, mode), poison)
+        self._damage(target, self.dice[src].seat, self.hit_value(src, target, mode, rng),
+                     poison)
 
     def _damage(self, target: str, scorer: int, hit: int | None, poison: bool) -> None:
         """One shot's or counter's damage to `target` (rulebook, "Hit, Block, and Damage")."""
@@ -766,8 +804,11 @@ class DWSState:
                   f"{self.side(target).number}")
         self._recheck(target)
 
-    def _aim(self, src: str, target: str) -> None:
-        self._set_targets(src, [target])
+    def _aim(self, task: dict[str, Any], target: str) -> None:
+        """The owner's choice of a continuous effect's target, joined to the all-range
+        targets it has anyway."""
+        fixed = [t for t in task.get("fixed", []) if t in self.poses and t != target]
+        self._set_targets(task["src"], fixed + [target])
 
     # -- continuous effects -------------------------------------------------------------
 
@@ -782,18 +823,19 @@ class DWSState:
             return
         eff = side.effect
         pool = self.enemies(src) if eff.name in ENEMY_EFFECTS else self.allies(src)
-        rng = side.arrows[0].range
-        targets = self.in_range(src, pool, rng)
-        targets = [t for t in targets if not self.immune(t, eff.colour)]
+        pool = [t for t in pool if not self.immune(t, eff.colour)]
+        groups = self.range_targets(src, pool)
+        fixed = groups.get("all", [])
+        cands = [t for t in self.in_range(src, pool)
+                 if t not in fixed and (t in groups.get("short", [])
+                                        or t in groups.get("long", []))]
         self.effects[src] = {"name": eff.name, "amount": eff.amount or 0, "colour": eff.colour,
                              "targets": [], "was": old["targets"] if old else []}
-        if rng == "short":
-            targets = targets[:1]
-        if rng == "long" and len(targets) > 1:
+        if len(cands) > 1:  # long range, or a short-range tie: the owner chooses
             self.stack.append({"t": "aim", "player": self.dice[src].seat, "src": src,
-                               "cands": targets})
+                               "cands": cands, "fixed": fixed})
             return
-        self._set_targets(src, targets)
+        self._set_targets(src, fixed + cands)
 
     def _set_targets(self, src: str, targets: list[str]) -> None:
         if src not in self.effects:
@@ -831,6 +873,12 @@ class DWSState:
         self.where[die] = to
         self.poison.pop(die, None)
         self.effects.pop(die, None)
+        # Out of play it is out of every continuous effect (a Held die that Jumps, a Frozen
+        # die knocked off and Called back): one that catches it again does so when it is
+        # next re-checked, like any die landing in range (rulebook, "Continuous Effects").
+        for eff in self.effects.values():
+            if die in eff["targets"]:
+                eff["targets"] = [t for t in eff["targets"] if t != die]
 
     def _score(self, seat: int, points: int) -> None:
         self.scores[seat] += points
@@ -961,12 +1009,16 @@ def _crew(name: str) -> Crew:
 # Helpers
 
 
-def _shot_actions(die: str, mode: str, targets: list[str], rng: str) -> list[Action]:
-    if not targets:
-        return []
-    if rng == "all":
-        return [("shoot", die, mode)]
-    return [("shoot", die, mode, t) for t in targets]
+def _shot_actions(die: str, mode: str, groups: dict[str, list[str]]) -> list[Action]:
+    """One action per single target of the short- and long-range arrows, and one without a
+    target for the all-range arrows, if they have targets."""
+    out: list[Action] = []
+    for rng in ("short", "long"):
+        out += [("shoot", die, mode, t) for t in groups.get(rng, [])
+                if ("shoot", die, mode, t) not in out]
+    if groups.get("all"):
+        out.append(("shoot", die, mode))
+    return out
 
 
 def spec_to_tuple(spec: ThrowSpec) -> tuple[float, ...]:

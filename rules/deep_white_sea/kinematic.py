@@ -56,6 +56,7 @@ class KinematicTable:
         self._gone: dict[str, DiePose] = {}  # knocked off during the current throw
         self._poses: dict[tuple[str, Resting], DiePose] = {}  # pose cache (poses are frozen)
         self._solids: dict[Resting, Solid] = {}  # resting dice as solids, for tip sweeps
+        self._sweeps: dict[tuple[Any, ...], str | None] = {}  # tip sweep -> blocker
 
     # -- the Table protocol ---------------------------------------------------------------
 
@@ -131,6 +132,7 @@ class KinematicTable:
         t._gone = {}
         t._poses = self._poses
         t._solids = self._solids  # shared: a solid depends only on the resting pose
+        t._sweeps = self._sweeps  # shared: a sweep depends only on the poses in its key
         return t
 
     def to_json(self) -> dict[str, Any]:
@@ -247,10 +249,17 @@ class KinematicTable:
         near = [n for n in sorted(self.dice)
                 if n != die and math.hypot(self.dice[n].x - r.x, self.dice[n].y - r.y) < NEAR_M]
         if near:
-            hit = self.oct.tip_blocker(r.face, r.yaw, (r.x, r.y), corner,
-                                       [self._solid(self.dice[n]) for n in near])
-            if hit is not None:
-                return near[hit], None
+            # Cached: bots and legal-action lists ask the same tip of the same scene again
+            # and again, and a sweep near a neighbour costs milliseconds.
+            key = (r, corner, tuple((n, self.dice[n]) for n in near))
+            if key not in self._sweeps:
+                if len(self._sweeps) > 4096:
+                    self._sweeps.clear()
+                hit = self.oct.tip_blocker(r.face, r.yaw, (r.x, r.y), corner,
+                                           [self._solid(self.dice[n]) for n in near])
+                self._sweeps[key] = None if hit is None else near[hit]
+            if self._sweeps[key] is not None:
+                return self._sweeps[key], None
         final = Resting(face, yaw, xy[0], xy[1])
         if not self._on_table(final):
             return "table_edge", None
