@@ -211,3 +211,25 @@ def test_coasting_through_the_air_gives_the_bits_of_watching_every_step(monkeypa
         coasted = _play(True, table, script, coast=True)
         assert sum(coasts) > 60 * 40, f"the throws coasted only {sum(coasts)} steps"
         assert _digest(coasted) == _digest(watched)
+
+
+def test_outcomes_read_from_one_contact_query_are_those_read_die_by_die():
+    """A throw and a snapshot classify every die from one query of all contact points
+    (asking die by die was O(N^2)); the answer per die must be the same, leaning included."""
+    table = TableSpec(obstacles=(Obstacle("block", "box", (0.1, 0.05), (0.12, 0.08, 0.1)),))
+    w = World(table)
+    d8 = load_die("paper-d8")
+    rng = np.random.default_rng(5)
+    for i in range(12):
+        w.place(f"p{i}", d8, 1 + i % 8, 30.0 * i, (-0.4 + 0.075 * (i % 6), -0.1 * (i // 6)))
+    touched = set()
+    for i in range(25):
+        w.throw(f"t{i}", d8, random_throw(table, 1 + i % 2, rng))
+        w._build(w.scene)
+        ids = w._touching_ids()
+        for name in w.scene:
+            bid = w._bodies[name].bid
+            assert (bid in ids) == w._in_contact(bid), name
+            assert w._classify(name, ids) == w._classify(name), name
+            touched |= {name} if bid in ids else set()
+    assert len(touched) > 5, touched  # dice resting against each other or the block

@@ -120,3 +120,23 @@ def test_unreadable_and_malformed_scene(tmp_path: Path):
                                    {"name": "b", "face": 1, "xy": [0.005, 0]}]))
     r = run("throw", "--scene", str(overlap))
     assert r.returncode == 2 and "overlap.json: dice[1]" in r.stderr and "overlap a" in r.stderr
+
+
+def test_a_large_scene_loads_with_progress_and_reads_each_die_file_once(tmp_path: Path):
+    """Issue 15, item 18: 1000 dice in a scene took 215 s with nothing shown. A scene of
+    200 or more dice shows a progress bar on stderr (here not a terminal: its last state)."""
+    table = tmp_path / "big.yaml"
+    table.write_text("shape: rect\nwidth: 1.6\ndepth: 1.6\n")
+    scene = tmp_path / "crowd.json"
+    scene.write_text(json.dumps({"dice": [
+        {"name": f"s{i}", "die": "paper-d8", "face": 1 + i % 8,
+         "xy": [-0.7 + 0.07 * (i % 20), -0.7 + 0.07 * (i // 20)]} for i in range(200)]}))
+    r = run("throw", "--table", str(table), "--scene", str(scene), "--release", "0", "0.75",
+            "0.3", "--velocity", "0", "0", "0", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "placing the dice of crowd.json" in r.stderr and "200/200" in r.stderr
+    assert len(json.loads(r.stdout)["outcome"]) > 0
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({"dice": [{"name": "a", "face": 1, "xy": [0.2, 0.2]}]}))
+    small = run("throw", "--scene", str(one), "--seed", "3")
+    assert small.returncode == 0 and small.stderr == ""  # below 200 dice: no bar
