@@ -18,7 +18,7 @@ import json
 import os
 import signal
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -111,6 +111,15 @@ def write_bytes(path: str | Path, data: bytes, what: str = "output") -> Path:
     """Write `data` to `path` atomically (temp file, fsync, rename)."""
     with replacing(path, what) as tmp, open(tmp, "wb") as fh:
         fh.write(data)
+    return Path(path)
+
+
+def write_with(path: str | Path, writer: Callable[[Path], object], what: str = "output") -> Path:
+    """Atomically write `path` with a library's own writer that takes a file name:
+    `write_with(p, lambda t: fig.savefig(t, dpi=100))`, `write_with(p, image.save)`. The
+    temporary name keeps the target's extension last, so the writer picks the same format."""
+    with replacing(path, what) as tmp:
+        writer(tmp)
     return Path(path)
 
 

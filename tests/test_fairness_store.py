@@ -120,6 +120,36 @@ def test_random_bytes_as_results_are_one_line(tmp_path: Path,
     assert _one_line(err) and "not an SQLite file" in err
 
 
+def test_report_plots_where_they_cannot_be_written_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = _store_with_rows(tmp_path, 100)
+    blocker = tmp_path / "plots"
+    blocker.write_text("a file where the plots folder should go\n")
+    assert cli(["fairness", "report", str(out), "--plots", str(blocker)]) == 2
+    err = capsys.readouterr().err
+    assert _one_line(err) and "plots" in err and "not a directory" in err, err
+    assert cli(["fairness", "report", str(out), "--plots", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert _one_line(err), err
+
+
+def test_series_png_into_a_missing_directory_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(EXP + "series: {name: energy, parameter: speed, value: 1.0}\n")
+    out = tmp_path / "out"
+    store = Store.create_or_open(out, load_experiment(cfg))
+    store.add_chunk([ThrowRow(i, 1, 0.2, 0.5, 3.0, 0.01, "on_table", None, 1 + i % 8, 1, 1.0, 9)
+                     for i in range(40)])
+    store.close()
+    target = tmp_path / "missing" / "series.png"
+    assert cli(["fairness", "series", str(out), "--png", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert _one_line(err) and "does not exist" in err, err
+    assert cli(["fairness", "series", str(out), "--png", str(tmp_path / "series.png")]) == 0
+    assert (tmp_path / "series.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_a_whole_store_still_opens_and_resumes(tmp_path: Path) -> None:
     _, out = _store_with_rows(tmp_path)
     store = Store.open(out)

@@ -148,3 +148,58 @@ def test_write_text_onto_a_full_device_or_a_directory_is_an_output_error(tmp_pat
         write_text(tmp_path, "x")
     with pytest.raises(OutputError, match="does not exist"):
         write_text(tmp_path / "a" / "b.txt", "x")
+
+
+# -- odd output paths of the other commands (item 16) ----------------------------------------
+
+
+def test_throw_trajectory_into_a_missing_directory_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "missing" / "t.json"
+    assert cli(["throw", "--seed", "1", "--trajectory", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert _one_error_line(err) and "--trajectory" in err and "does not exist" in err
+
+
+def test_throw_trajectory_is_written_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "t.json"
+    assert cli(["throw", "--seed", "1", "--trajectory", str(target), "--json"]) == 0
+    assert json.loads(target.read_text())["frames"]
+    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
+
+
+def test_dice_art_onto_a_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "art"
+    target.write_text("not a folder\n")
+    assert cli(["dice", "art", "scout-pell", "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert _one_error_line(err) and "not a directory" in err
+    assert target.read_text() == "not a folder\n"
+
+
+def test_dice_net_into_a_directory_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "net.svg"
+    target.mkdir()
+    assert cli(["dice", "net", "scout-pell", "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert _one_error_line(err) and "is a directory" in err
+
+
+@pytest.mark.parametrize("content", [bytes((i * 131 + 7) % 256 for i in range(4000)), b"sqlite"])
+def test_replay_of_random_bytes_or_an_sqlite_file_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes) -> None:
+    log = tmp_path / "log.jsonl"
+    if content == b"sqlite":
+        import sqlite3
+
+        conn = sqlite3.connect(log)
+        conn.execute("CREATE TABLE t (x BLOB)")
+        conn.execute("INSERT INTO t VALUES (?)", (bytes(range(256)),))
+        conn.commit()
+        conn.close()
+    else:
+        log.write_bytes(content)
+    for argv in (["replay", str(log)], ["replay", str(log), "--verify"]):
+        assert cli(argv) == 2
+        err = capsys.readouterr().err
+        assert _one_error_line(err) and str(log) in err

@@ -27,6 +27,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 from dice_models.crews import CORNER_UV, CORNERS, Arrow, CrewDie, Side
+from dice_models.outfiles import ensure_dir, write_with
 
 GAME_COLOURS: dict[str, tuple[int, int, int]] = {
     "yellow": (240, 190, 20),
@@ -90,13 +91,10 @@ def render_die(die: CrewDie, size: int = 512) -> list[Image.Image]:
 
 def write_die_art(die: CrewDie, out_dir: str | Path, size: int = 512) -> list[Path]:
     """Eight PNG files `<slug>-side-<n>.png` in `out_dir`."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = ensure_dir(out_dir, "--out")
     paths = []
     for n, img in enumerate(render_die(die, size), start=1):
-        path = out / f"{die.slug}-side-{n}.png"
-        img.save(path)
-        paths.append(path)
+        paths.append(write_with(out / f"{die.slug}-side-{n}.png", img.save, "--out"))
     return paths
 
 

@@ -24,6 +24,7 @@ from xml.sax.saxutils import escape
 from PIL import Image, ImageDraw
 
 from dice_models.crews import AXES, CORNER_UV, CORNERS, CrewDie, sign_vector
+from dice_models.outfiles import write_text, write_with
 from simulator.art.faces import art_font, render_side
 
 Point = tuple[float, float]
@@ -229,11 +230,11 @@ def write_net(die: CrewDie, path: str | Path, paper: str = "a4") -> Path:
     net = build_net(die, paper)
     suffix = path.suffix.lower()
     if suffix == ".svg":
-        path.write_text(net_svg(net), encoding="utf-8")
+        write_text(path, net_svg(net), "--out")
     elif suffix == ".pdf":
-        net_image(net, 300).save(path, "PDF", resolution=300.0)
+        write_with(path, lambda tmp: net_image(net, 300).save(tmp, "PDF", resolution=300.0), "--out")
     elif suffix == ".png":
-        net_image(net, 300).save(path, dpi=(300, 300))
+        write_with(path, lambda tmp: net_image(net, 300).save(tmp, dpi=(300, 300)), "--out")
     else:
         raise ValueError(f"net file must end in .svg, .pdf or .png, got {path.name!r}")
     return path

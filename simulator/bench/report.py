@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dice_models import DataError
+from dice_models.outfiles import ensure_dir, write_text, write_with
 
 
 def text_table(record: dict[str, Any]) -> str:
@@ -26,12 +26,9 @@ def text_table(record: dict[str, Any]) -> str:
 
 def write_markdown(record: dict[str, Any], path: Path) -> list[Path]:
     """The report at `path` and its plots beside it (<stem>-faces.png and so on)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        plots = _plots(record, path)
-        path.write_text(_markdown(record, {k: p.name for k, p in plots.items()}), encoding="utf-8")
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot write: {exc.strerror}", show_value=False) from None
+    ensure_dir(path.parent, "--report")
+    plots = _plots(record, path)
+    write_text(path, _markdown(record, {k: p.name for k, p in plots.items()}), "--report")
     return [path, *plots.values()]
 
 
@@ -181,8 +178,10 @@ def _grouped(plt: Any, now: dict[str, Any], old: dict[str, dict[str, Any]], labe
         ax.axis("off")
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        write_with(path, lambda tmp: fig.savefig(tmp, dpi=90), "plot")
+    finally:
+        plt.close(fig)
 
 
 def _bars(ax: Any, series: dict[str, dict[str, Any]], faces: list[str]) -> None:
@@ -208,8 +207,10 @@ def _convergence_plot(plt: Any, conv: dict[str, Any], record: dict[str, Any], pa
         _bars(ax, runs, next(iter(runs.values()))["faces"])
         ax.set_title(f"{key}: homogeneity p = {p.get(key, float('nan')):.3g}")
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        write_with(path, lambda tmp: fig.savefig(tmp, dpi=90), "plot")
+    finally:
+        plt.close(fig)
 
 
 def _speed_plot(plt: Any, sp: dict[str, Any], record: dict[str, Any], path: Path) -> None:
@@ -235,5 +236,7 @@ def _speed_plot(plt: Any, sp: dict[str, Any], record: dict[str, Any], path: Path
     a2.set_title("Speed ratio")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        write_with(path, lambda tmp: fig.savefig(tmp, dpi=90), "plot")
+    finally:
+        plt.close(fig)

@@ -13,6 +13,7 @@ from typing import Any
 import simulator
 from dice_models import DataError
 from dice_models.files import parse_json, read_text
+from dice_models.outfiles import ensure_dir, write_text
 from simulator.bench.compare import Check, make_checks, passed
 from simulator.bench.measure import measure_all
 from simulator.bench.suite import GROUPS, golden_cases, make_env, suite_by_name
@@ -79,11 +80,8 @@ def fingerprint_diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def write_json(record: dict[str, Any], path: Path) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=1, allow_nan=True) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise DataError(path, "file", f"cannot write: {exc.strerror}", show_value=False) from None
+    ensure_dir(path.parent, "output")
+    write_text(path, json.dumps(record, indent=1, allow_nan=True) + "\n", "output")
 
 
 # -- reading a baseline --------------------------------------------------------------------

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from dice_models.outfiles import ensure_dir
 from simulator.cli.args import seed
-from simulator.cli.main import UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -31,10 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from simulator.cli.main import main
 
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--out {args.out}: cannot create the folder ({exc.strerror})") from None
+    ensure_dir(args.out, "--out")
     log = args.out / "game.jsonl"
     print(f"== 1. A whole game of Deep White Sea on the physics table: {args.players} "
           f"(seed {args.seed})", flush=True)

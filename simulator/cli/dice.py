@@ -10,6 +10,7 @@ from typing import Any
 
 from dice_models import parse_die, read_yaml
 from dice_models.crews import CORNERS, CrewDie, Side, all_dice, find_die, parse_crew
+from dice_models.outfiles import ensure_dir
 
 
 def add_parser(sub: Any) -> None:
@@ -96,7 +97,7 @@ def run_net(args: argparse.Namespace) -> int:
     if args.out.suffix.lower() not in (".svg", ".pdf", ".png"):
         raise UsageError(f"--out must end in .svg, .pdf or .png (got {str(args.out)!r})")
     die = find_die(args.name)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    ensure_dir(args.out.parent, "--out")
     path = write_net(die, args.out, args.paper)
     print(f"{path}: {die.name}, two halves with tabs A-F, edge {die.edge * 1000:.0f} mm, "
           f"{args.paper} paper; print at 100%")

@@ -12,6 +12,7 @@ import re
 import sys
 import time
 
+from dice_models.outfiles import write_with
 from simulator.cli.args import seed
 from simulator.cli.main import UsageError
 
@@ -67,10 +68,7 @@ def run(args: argparse.Namespace) -> int:
     t1 = time.perf_counter()
     pixels = picture.render(args.view, caption=not args.no_caption)
     t_draw = time.perf_counter() - t1
-    try:
-        Image.fromarray(pixels).save(args.out)
-    except OSError as exc:
-        raise UsageError(f"--out {args.out}: cannot write ({exc.strerror})") from None
+    write_with(args.out, Image.fromarray(pixels).save, "--out")
     st = session.state
     print(f"{args.out}: {size[0]}x{size[1]} px, turn {st.turn}, {actions} actions, "
           f"{len(st.poses)} dice in play, score {st.scores[0]}-{st.scores[1]}; "

@@ -43,8 +43,6 @@ import datetime as _dt
 import json
 import math
 import multiprocessing
-import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -66,6 +64,7 @@ from dice_models.materials import (
     material_from,
     overlay,
 )
+from dice_models.outfiles import ensure_dir, write_bytes
 from simulator.experiments.config import Experiment, ThrowDistribution, parse_throw
 from simulator.experiments.stats import homogeneity, wilson
 from simulator.physics import PhysicsSettings, TableSpec, die_shape
@@ -815,16 +814,15 @@ def write_outputs(report: dict[str, Any], out: str | Path, ds: Dataset, die_m: M
                   surf_m: Material) -> list[Path]:
     """report.json, report.md, calibration.png and materials.yaml in `out`, each written to
     a temporary file in `out` and renamed over the old one (never half-written)."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = ensure_dir(out, "--out")
     paths = [out / "report.json", out / "report.md", out / "materials.yaml", out / "calibration.png"]
     mats = materials_yaml(report, ds, die_m, surf_m)
     report["materials_file"] = {"path": str(paths[2]), **mats["names"]}
     png = _plot_png(report)  # everything is made before the first file is replaced
-    _atomic(paths[0], (json.dumps(report, indent=2) + "\n").encode())
-    _atomic(paths[1], render_markdown(report).encode())
-    _atomic(paths[2], mats["text"].encode())
-    _atomic(paths[3], png)
+    write_bytes(paths[0], (json.dumps(report, indent=2) + "\n").encode(), "--out")
+    write_bytes(paths[1], render_markdown(report).encode(), "--out")
+    write_bytes(paths[2], mats["text"].encode(), "--out")
+    write_bytes(paths[3], png, "--out")
     return paths
 
 
@@ -945,21 +943,6 @@ def _fmt(x: float | None) -> str:
 
 def _bar(p: float, ci: list[float]) -> list[list[float]]:
     return [[max(0.0, p - ci[0])], [max(0.0, ci[1] - p)]]  # Wilson's ends, round-off clipped
-
-
-def _atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path`."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would outlive the rename
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _plot_png(rep: dict[str, Any]) -> bytes:

@@ -12,11 +12,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from scipy.stats import chi2  # noqa: E402
 
+from dice_models.outfiles import ensure_dir, write_with  # noqa: E402
+
 
 def write_report_plots(rep: dict[str, Any], out_dir: str | Path) -> list[Path]:
     """The three plots of one experiment, written into `out_dir`; their paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = ensure_dir(out_dir, "--plots")
     return [face_probabilities(rep, out / "face_probabilities.png"),
             transition_heatmap(rep, out / "initial_to_final.png"),
             same_face_by_energy(rep, out / "same_face_by_energy.png")]
@@ -44,8 +45,7 @@ def face_probabilities(rep: dict[str, Any], path: Path) -> Path:
                  fontsize=10)
     ax.legend(title=rep["intervals"], title_fontsize=8, fontsize=8, loc="upper right")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
     return path
 
 
@@ -66,8 +66,7 @@ def transition_heatmap(rep: dict[str, Any], path: Path) -> Path:
     fig.colorbar(im, ax=ax, label="share of the row")
     ax.set_title(f"{rep['experiment']['name']}: release to rest (counts)", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
     return path
 
 
@@ -93,8 +92,7 @@ def same_face_by_energy(rep: dict[str, Any], path: Path) -> Path:
     ax.set_title(f"{rep['experiment']['name']}: dynamical bias by throw energy", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
     return path
 
 
@@ -132,9 +130,16 @@ def series_plot(reports: list[dict[str, Any]], path: str | Path) -> Path:
     ax2.set_ylabel("evidence of bias")
     ax2.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
     return Path(path)
+
+
+def _save(fig: Any, path: str | Path) -> None:
+    """Write the figure atomically (never half a PNG over an old one), then free it."""
+    try:
+        write_with(path, lambda tmp: fig.savefig(tmp, dpi=100), "plot")
+    finally:
+        plt.close(fig)
 
 
 def _neg_log10_sf(x: float | None, df: int) -> float:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dice_models import DataError
+from dice_models.outfiles import ensure_dir
 from simulator.experiments.config import Experiment
 
 DB_NAME = "results.sqlite"
@@ -96,7 +97,7 @@ class Store:
                                 f"({theirs_code}, now {physics_code()}): resuming would mix "
                                 "results; choose another --out", show_value=False)
             return store
-        out.mkdir(parents=True, exist_ok=True)
+        ensure_dir(out, "--out")
         conn = sqlite3.connect(db, isolation_level=None)
         _tune(conn)
         store = cls(conn, db)

@@ -110,8 +110,10 @@ class OffscreenRenderer:
     def save(self, path: str | Path) -> np.ndarray:
         from PIL import Image
 
+        from dice_models.outfiles import write_with
+
         pixels = self.render()
-        Image.fromarray(pixels).save(str(path))
+        write_with(path, Image.fromarray(pixels).save, "picture")
         return pixels
 
     def close(self) -> None:
