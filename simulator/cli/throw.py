@@ -114,8 +114,15 @@ def _run_tray(args: argparse.Namespace, model: Any) -> int:
     return 0
 
 
+PROGRESS_FROM = 200  # scene files with this many dice show a progress bar on stderr
+
+
 def _load_scene(path: Path, world: Any) -> list[tuple[str, int]]:
-    """Place the dice of a scene file: {"dice": [{"name", "die", "face", "yaw_deg", "xy"}]}."""
+    """Place the dice of a scene file: {"dice": [{"name", "die", "face", "yaw_deg", "xy"}]}.
+    Each die file named is read once (a thousand dice of one kind: one read, not 1000)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from simulator.physics import PlacementError
 
     data = parse_json(read_text(path), path)
@@ -123,27 +130,38 @@ def _load_scene(path: Path, world: Any) -> list[tuple[str, int]]:
     if not isinstance(dice, list):
         raise DataError(path, "dice", "must be a list of placed dice", dice)
     placed = []
-    for i, d in enumerate(dice):
-        where = f"dice[{i}]"
-        if not isinstance(d, dict):
-            raise DataError(path, where, "must be an object", d)
-        name = d.get("name", f"die{i}")
-        model = load_die(d.get("die", "paper-d8"))
-        face = d.get("face")
-        if not isinstance(face, int) or isinstance(face, bool):
-            raise DataError(path, f"{where}.face", "must be the face value up", face)
-        yaw = d.get("yaw_deg", 0.0)
-        xy = d.get("xy")
-        if not isinstance(yaw, int | float) or not math.isfinite(yaw):
-            raise DataError(path, f"{where}.yaw_deg", "must be a finite number", yaw)
-        if (not isinstance(xy, list) or len(xy) != 2
-                or not all(isinstance(c, int | float) and math.isfinite(c) for c in xy)):
-            raise DataError(path, f"{where}.xy", "must be [x, y] in m", xy)
-        try:
-            world.place(str(name), model, face, float(yaw), (float(xy[0]), float(xy[1])))
-        except (PlacementError, DataError) as exc:
-            raise DataError(path, where, str(exc), show_value=False) from None
-        placed.append((str(name), face))
+    models: dict[str, Any] = {}
+    with Progress(TextColumn(f"placing the dice of {path.name}"), BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True),
+                  disable=len(dice) < PROGRESS_FROM) as bar:
+        task = bar.add_task("place", total=len(dice))
+        for i, d in enumerate(dice):
+            where = f"dice[{i}]"
+            if not isinstance(d, dict):
+                raise DataError(path, where, "must be an object", d)
+            name = d.get("name", f"die{i}")
+            die = d.get("die", "paper-d8")
+            model = models.get(die) if isinstance(die, str) else None
+            if model is None:
+                model = load_die(die)
+                if isinstance(die, str):
+                    models[die] = model
+            face = d.get("face")
+            if not isinstance(face, int) or isinstance(face, bool):
+                raise DataError(path, f"{where}.face", "must be the face value up", face)
+            yaw = d.get("yaw_deg", 0.0)
+            xy = d.get("xy")
+            if not isinstance(yaw, int | float) or not math.isfinite(yaw):
+                raise DataError(path, f"{where}.yaw_deg", "must be a finite number", yaw)
+            if (not isinstance(xy, list) or len(xy) != 2
+                    or not all(isinstance(c, int | float) and math.isfinite(c) for c in xy)):
+                raise DataError(path, f"{where}.xy", "must be [x, y] in m", xy)
+            try:
+                world.place(str(name), model, face, float(yaw), (float(xy[0]), float(xy[1])))
+            except (PlacementError, DataError) as exc:
+                raise DataError(path, where, str(exc), show_value=False) from None
+            placed.append((str(name), face))
+            bar.advance(task)
     return placed
 
 
