@@ -15,13 +15,14 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dice_models import DataError
+from simulator.bench.names import GROUPS as GROUPS  # re-exported: simulator.bench.run
+from simulator.bench.names import SUITE_NAMES
 from simulator.physics import SURFACES, PhysicsSettings, Surface, TableSpec, Throw
 from simulator.physics.settings import Obstacle, versions
 from simulator.physics.tray import tray_table
 from simulator.physics.world import FOOT
 
 DICE = ("paper-d8", "tampered-d8", "solid-d8", "d6", "paper-d6", "cuboid-d6-long", "bipyramid-d10")
-GROUPS = ("golden", "drift", "convergence", "sanity", "speed")
 # Convergence variants as (share of the suite's time step, share of its solver iterations):
 # the step, half and a quarter of it, and twice the iterations; the first is the reference.
 CONVERGENCE_VARIANTS = ((1.0, 1.0), (0.5, 1.0), (0.25, 1.0), (1.0, 2.0))
@@ -68,6 +69,10 @@ SUITES = {
         convergence_throws=2000,
         sanity_throws=40, speed_throws=2000, speed_rounds=10),
 }
+
+
+if tuple(SUITES) != SUITE_NAMES:  # the command line offers SUITE_NAMES without importing this
+    raise AssertionError(f"simulator.bench.names.SUITE_NAMES must be {tuple(SUITES)}")
 
 
 def suite_by_name(name: str) -> SuiteSpec:

@@ -14,8 +14,7 @@ import difflib
 import sys
 from pathlib import Path
 
-from simulator.bench.run import default_baseline, run_suite, write_json
-from simulator.bench.suite import GROUPS, SUITES
+from simulator.bench.names import GROUPS, SUITE_NAMES
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -45,7 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", default="smoke", choices=sorted(SUITES),
+    p.add_argument("--suite", default="smoke", choices=sorted(SUITE_NAMES),
                    help="smoke: the CI suite, under 2 minutes; full: after changing the physics")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="change a physics setting for this run, e.g. friction=0.3, "
@@ -54,6 +53,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from simulator.bench.report import text_table, write_markdown
+    from simulator.bench.run import default_baseline, run_suite, write_json
     from simulator.cli.main import UsageError
 
     groups = _groups(args.only, UsageError)
@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 def record(args: argparse.Namespace) -> int:
     from simulator.bench.report import text_table, write_markdown
+    from simulator.bench.run import run_suite, write_json
 
     record_, _checks = run_suite(args.suite, args.overrides, None, None)
     write_json(record_, args.out)

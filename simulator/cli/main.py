@@ -17,7 +17,6 @@ import sys
 
 from dice_models import DataError
 from rules.core import RulesError, TableError
-from simulator.physics.world import PhysicsError
 from simulator.render import WindowError
 
 # Subcommand modules under simulator.cli, in the order `tabletop --help` lists them.
@@ -63,10 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"tabletop {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except (PhysicsError, TableError) as exc:
+    except _physics_errors() as exc:
         # The physics could not bring a throw to rest (never settled, tunnelled, blew up):
         # not the user's fault and not a rules bug; say what happened in one line.
-        cause = exc.__cause__ if isinstance(exc.__cause__, PhysicsError) else exc
+        cause = exc.__cause__ if isinstance(exc.__cause__, _physics_errors()) else exc
         print(f"tabletop {args.command}: physics error: {_one_line(cause)}", file=sys.stderr)
         return 3
     except KeyboardInterrupt:
@@ -78,6 +77,14 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     return int(status or 0)
+
+
+def _physics_errors() -> tuple[type[BaseException], ...]:
+    """TableError, and PhysicsError if the physics was imported (PyBullet with it): a
+    command that never loaded the physics cannot have raised it, and `tabletop games` or
+    `--help` should not load PyBullet just to name the class (issue 15, item 19)."""
+    world = sys.modules.get("simulator.physics.world")
+    return (TableError,) if world is None else (TableError, world.PhysicsError)
 
 
 def _one_line(exc: BaseException) -> str:
