@@ -26,6 +26,12 @@ from numpy.typing import NDArray
 Vec = NDArray[np.float64]
 
 AXES = ("x", "y", "z")  # octahedron corners are named by the body axis they lie on
+# m: a tip is refused when the rolling die would penetrate another deeper than this at any
+# moment of the roll. The Deep White Sea rulebook refuses even a brush ("Even if the die
+# would only brush the obstacle, the move is illegal"), so this is only a numerical
+# tolerance: 0.01 mm, far above the round-off of `signed_distance` (about 1e-15 m) and far
+# below any gap a player could see. Both tables use it.
+SWEEP_TOLERANCE_M = 1e-5
 TIP_ANGLE = math.pi - math.acos(-1.0 / 3.0)  # 70.53 deg: roll of an octahedron over an edge
 
 

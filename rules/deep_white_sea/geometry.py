@@ -23,6 +23,7 @@ import numpy as np
 
 from dice_models.geometry import (
     AXES,
+    SWEEP_TOLERANCE_M,
     Solid,
     corner_vertices,
     gray_sign_vector,
@@ -33,11 +34,7 @@ from dice_models.geometry import (
 )
 
 SIGHT_EPS = 1e-9  # m: a top face must reach past the baseline by more than this
-# m: a tip is refused when the die would penetrate another deeper than this at any moment
-# of the roll. The rulebook refuses even a brush ("Even if the die would only brush the
-# obstacle, the move is illegal"), so this is only a numerical tolerance: 0.01 mm, far
-# above the round-off of the distance (about 1e-15 m) and far below any visible gap.
-TOUCH_M = 1e-5
+TOUCH_M = SWEEP_TOLERANCE_M  # m: the numerical tolerance of a tip's sweep (the book: no brush)
 
 Point = tuple[float, float]
 

@@ -19,7 +19,15 @@ from typing import Any
 import numpy as np
 
 from dice_models import DataError, DieModel
-from dice_models.geometry import AXES, axis_angle, rest_yaw, tip_turns
+from dice_models.geometry import (
+    AXES,
+    SWEEP_TOLERANCE_M,
+    Solid,
+    axis_angle,
+    rest_yaw,
+    tip_clearance,
+    tip_turns,
+)
 from dice_models.materials import library, material_from
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import ContactModel, realize
@@ -43,7 +51,12 @@ TURNED_DEG = 1.0
 # PyBullet cannot free ("Don't remove collision shape: it is used"); after this many the
 # next build starts a fresh Bullet world, which gives the same bits (test_kept_table.py).
 MAX_OWN_SHAPES = 256
-TOUCH_M = 0.0002  # penetration deeper than this (m) during a tip sweep or placement blocks it
+# Bullet reports two dice that just touch as -0.2 mm apart (each shape's collision margin,
+# 0.1 mm, counts): a Bullet distance below -TOUCH_M is a true penetration, at a placement or
+# at one of a tip's 24 poses against an obstacle. Tips against dice use the exact,
+# continuous sweep of dice_models.geometry with SWEEP_TOLERANCE_M (0.01 mm), as the
+# kinematic table does.
+TOUCH_M = 0.0002
 
 
 class PhysicsError(RuntimeError):
@@ -725,11 +738,16 @@ class World:
             raise PlacementError(f"corner must be one of x, y, z (got {corner!r})")
         frames = tip_poses(shape, placed.pose, corner, samples=24)
         final = frames[-1]
-        blocker = None
+        # Dice: the continuous 3D sweep the kinematic table uses (exact geometry, 0.01 mm
+        # tolerance). Obstacles (a cylinder is no polyhedron): Bullet at 24 poses of the
+        # roll, whose collision margins need the coarser TOUCH_M.
+        blocker = sweep_blocker(self.scene, name, corner)
         body = self._bodies[name]
-        for pose in frames:
+        for pose in frames if blocker is None else ():
             self._set_pose(body, pose)
-            blocker = self._penetrating(name)
+            blocker = next((f"obstacle:{oname}" for bid, oname in self._obstacles.items()
+                            if any(cp[8] < -TOUCH_M for cp in self._client.getClosestPoints(
+                                body.bid, bid, distance=0.0))), None)
             if blocker is not None:
                 break
         if blocker is None:
@@ -1239,6 +1257,30 @@ class World:
     def _reach(self, shape: DieShape) -> float:
         """How far from its centre a die's collision shape can reach (m), margin included."""
         return shape.poly.circumradius + self.settings.collision_margin
+
+
+def sweep_blocker(scene: dict[str, PlacedDie], name: str, corner: str) -> str | None:
+    """The die that the roll of `name` over `corner` would penetrate deeper than
+    SWEEP_TOLERANCE_M at any moment (`dice_models.geometry.tip_clearance`, the very sweep
+    of the kinematic table), or None. Dice beyond reach of the roll are not asked."""
+    placed = scene[name]
+    poly = die_shape(placed.model).poly
+    centre = np.array(placed.pose.position)
+    names, solids = [], []
+    for other, p in sorted(scene.items()):
+        other_poly = die_shape(p.model).poly
+        at = np.array(p.pose.position)
+        # No point of the rolling die gets farther than 3 circumradii from its centre.
+        if other == name or np.linalg.norm(at - centre) > 3 * poly.circumradius + (
+                other_poly.circumradius):
+            continue
+        names.append(other)
+        solids.append(Solid.at(other_poly, p.pose.rotation(), at))
+    if not solids:
+        return None
+    hit, _least = tip_clearance(poly, placed.pose.rotation(), centre, corner, solids,
+                                SWEEP_TOLERANCE_M)
+    return None if hit is None else names[hit]
 
 
 def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Pose]:
