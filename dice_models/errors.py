@@ -19,6 +19,23 @@ _SHORT.maxother = 60
 _SHORT.maxlong = 40
 
 
+# The characters str.splitlines() breaks a line at, written as escapes in an error line: a
+# YAML key or a file name may hold them, and the error must stay one line.
+_BREAKS = str.maketrans({c: repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+MAX_FIELD = 100
+
+
+def one_line(text: str) -> str:
+    """`text` with every line break written as its escape, so it prints as one line."""
+    return text.translate(_BREAKS)
+
+
+def shown_field(name: str) -> str:
+    """A field name (it may come from a user's key) on one line and at most MAX_FIELD long."""
+    name = one_line(name)
+    return name if len(name) <= MAX_FIELD else name[:MAX_FIELD - 3] + "..."
+
+
 def shown(value: Any) -> str:
     """`repr(value)` bounded in length and in the work it takes (reprlib stops at a depth and
     a count, so a huge or deeply shared structure costs no more than a small one)."""
@@ -39,7 +56,7 @@ class DataError(ValueError):
         self.source = str(source)
         self.field = fieldname
         self.value = value
-        text = f"{self.source}: {fieldname}: {message}"
+        text = f"{one_line(self.source)}: {shown_field(fieldname)}: {one_line(message)}"
         if show_value:
             text += f" (got {shown(value)})"
         super().__init__(text)

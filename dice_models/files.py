@@ -52,14 +52,23 @@ def resolve_named(name_or_path: str | Path, folder: Path, what: str, *,
     if p.suffix in (".yaml", ".yml") or os.sep in text or "/" in text:
         return p
     shipped = folder / f"{text.lower() if lower else text}.yaml"
-    if text and shipped.is_file():
+    if text and is_file(shipped):
         return shipped
-    if p.is_file():
+    if is_file(p):
         return p
     names = sorted(q.stem for q in folder.glob("*.yaml"))
     close = difflib.get_close_matches(text.lower() if lower else text, names, n=1)
     hint = f"; did you mean {close[0]}?" if close else f"; known: {', '.join(names)}"
     raise DataError(what, "name", f"unknown {what} {shown(text)}{hint}", show_value=False)
+
+
+def is_file(path: str | Path) -> bool:
+    """Is `path` a regular file? False, not an OSError, for a name too long for the system
+    (Path.is_file lets ENAMETOOLONG through; a fuzzed 300-character name was a traceback)."""
+    try:
+        return Path(path).is_file()
+    except OSError:
+        return False
 
 
 def read_bytes(path: str | Path, limit: int = MAX_TEXT_BYTES) -> bytes:
@@ -114,7 +123,7 @@ def parse_yaml(text: str, source: str | Path) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "file"
         problem = getattr(exc, "problem", None) or str(exc)
-        raise DataError(source, where, f"malformed YAML: {one_line(problem)}",
+        raise DataError(source, where, f"malformed YAML: {_folded(problem)}",
                         show_value=False) from None
     except _TooLarge:
         raise DataError(source, "file", f"YAML expands to over {MAX_YAML_NODES:,} nodes "
@@ -140,7 +149,7 @@ def parse_json(text: str, source: str | Path, what: str = "JSON") -> Any:
                         show_value=False) from None
 
 
-def one_line(text: object) -> str:
+def _folded(text: object) -> str:
     """`text` with its line breaks and runs of spaces folded, for an error line."""
     return " ".join(str(text).split())
 

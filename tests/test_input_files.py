@@ -192,3 +192,41 @@ def test_dice_check_finds_an_error_in_a_physics_die_file(
     status, err = _run(["dice", "check", str(die)], capsys)
     assert status == 2
     assert "light.yaml: mass:" in err and "team" not in err
+
+
+# -- found by the fuzz suite (benchmarks/fuzz_inputs.py) ------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["table", "tribe", "map"])
+def test_a_key_with_a_line_break_is_still_one_error_line(
+        kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The unknown key was echoed raw: `? "\n\n"` gave an error of three lines.
+    bad = tmp_path / "key.yaml"
+    bad.write_text('"\\n\\nwidth\\v": 1\n')
+    status, err = _run(_argv(kind, bad, bad, tmp_path / "out"), capsys)
+    assert status == 2
+    assert len(err.splitlines()) == 1, err
+    assert "\\n\\nwidth\\x0b: unknown field" in err
+
+
+def test_a_log_line_with_null_events_is_one_error_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "game.jsonl"
+    assert main(["play", "diced", "--headless", "--quiet", "--log", str(log)]) == 0
+    lines = log.read_text().splitlines()
+    lines[1] = lines[1].replace('"events": [', '"events": null, "x": [')
+    log.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    status, err = _run(["replay", str(log)], capsys)  # it was a TypeError traceback
+    assert status == 2
+    assert f"{log}: line 2: events: must be a list (got None)" in err
+
+
+@pytest.mark.parametrize("argv", [["throw", "--die", "n" * 300],
+                                  ["fairness", "report", "{tmp}/" + "n" * 300]])
+def test_a_name_too_long_for_the_system_is_one_error_line(
+        argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Path.is_file() raises ENAMETOOLONG instead of answering False.
+    status, err = _run([a.format(tmp=tmp_path) for a in argv], capsys)
+    assert status == 2
+    assert len(err.splitlines()) == 1 and len(err) < 1000, err

@@ -11,14 +11,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from dice_models.errors import DataError, shown
+from dice_models.errors import DataError, one_line, shown, shown_field
 from dice_models.files import read_yaml, resolve_named
 from rules.core.protocols import RulesError
 
 
 def data_error(source: str, field: str, message: str, value: Any = None, *,
                show_value: bool = True) -> RulesError:
-    text = f"{source}: {field}: {message}"
+    text = f"{one_line(source)}: {shown_field(field)}: {one_line(message)}"
     if show_value:
         text += f" (got {shown(value)})"
     return RulesError(text)

@@ -4,8 +4,11 @@ through the engine (exit 0 only if every step is identical, 1 at the first misma
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
+from dice_models.errors import shown
 from rules import registry
+from rules.core import RulesError
 from rules.core.runner import read_log, verify_log
 from simulator.cli.play import load_plugins
 
@@ -45,15 +48,24 @@ def run(args: argparse.Namespace) -> int:
         return str(names[seat]) if isinstance(seat, int) and 0 <= seat < len(names) \
             else f"player {seat}"
 
-    for line in lines[1:]:
+    for number, line in enumerate(lines[1:], start=2):
         if line.get("type") == "action":
             print(f"{name(line.get('player'))}: {line.get('text')}")
         elif line.get("type") == "end":
-            winners = ", ".join(name(w) for w in line.get("winners", []))
+            winners = ", ".join(name(w) for w in _listed(args.log, number, line, "winners"))
             print(f"End after {line.get('steps')} steps; winner(s): {winners}")
-        for event in line.get("events", []):
+        for event in _listed(args.log, number, line, "events"):
             print(f"  {event}")
     return 0
+
+
+def _listed(path: str, number: int, line: dict[str, Any], key: str) -> list[Any]:
+    """A list field of a log line (absent: empty); anything else is a damaged log, one line
+    (a null `events` was a TypeError traceback)."""
+    value = line.get(key, [])
+    if not isinstance(value, list):
+        raise RulesError(f"{path}: line {number}: {key}: must be a list (got {shown(value)})")
+    return value
 
 
 def _view(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dice_models import DataError
+from dice_models.files import is_file
 from dice_models.outfiles import ensure_dir
 from simulator.experiments.config import Experiment
 
@@ -118,7 +119,7 @@ class Store:
         write-ahead logging."""
         out = Path(out_dir)
         db = out / DB_NAME
-        if not db.is_file():
+        if not is_file(db):
             raise DataError(out, "directory", f"holds no experiment results ({DB_NAME} missing)",
                             show_value=False)
         check_file(db)
