@@ -39,11 +39,15 @@ _REASONS = {
 }
 
 
-class OutputError(DataError):
-    """An output file that could not be written: `<path>: <what>: cannot write: <why>`."""
+_MKDIR = "cannot create the folder"
 
-    def __init__(self, path: str | Path, what: str, reason: str) -> None:
-        super().__init__(path, what, f"cannot write: {reason}", show_value=False)
+
+class OutputError(DataError):
+    """An output file or folder that could not be written: `<path>: <what>: cannot write:
+    <why>` (or `cannot create the folder: <why>`)."""
+
+    def __init__(self, path: str | Path, what: str, reason: str, doing: str = "cannot write") -> None:
+        super().__init__(path, what, f"{doing}: {reason}", show_value=False)
 
 
 def reason(exc: OSError) -> str:
@@ -137,9 +141,9 @@ def ensure_dir(path: str | Path, what: str = "output") -> Path:
     try:
         p.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise OutputError(p, what, "it is a file, not a directory") from None
+        raise OutputError(p, what, "it is a file, not a directory", _MKDIR) from None
     except OSError as exc:
-        raise OutputError(p, what, reason(exc)) from None
+        raise OutputError(p, what, reason(exc), _MKDIR) from None
     return p
 
 

@@ -11,10 +11,10 @@ every problem is one `RulesError` line naming the file.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from dice_models.files import parse_json, read_text
 from dice_models.outfiles import write_json
 from rules.core.protocols import RulesError
 
@@ -44,18 +44,8 @@ def load_game(path: str | Path, game: str | None = None, what: str = "save") -> 
 
 def read_save(path: str | Path, what: str = "save") -> dict[str, Any]:
     """A save's top level, checked: type, format, game name and a state object."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesError(f"{path}: {what}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise RulesError(f"{path}: {what}: not a saved game (not UTF-8 text)") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RulesError(f"{path}: {what}: not a saved game ({exc.msg})") from None
-    except RecursionError:
-        raise RulesError(f"{path}: {what}: not a saved game (nested too deeply)") from None
+    # Bounded, UTF-8 checked and parsed like every file we read (one-line DataErrors).
+    data = parse_json(read_text(path), path, "save")
     if not isinstance(data, dict) or data.get("type") != SAVE_TYPE:
         raise RulesError(f"{path}: {what}: not a tabletop saved game (type is not {SAVE_TYPE!r})")
     if data.get("format") != SAVE_FORMAT or isinstance(data.get("format"), bool):
