@@ -95,6 +95,7 @@ def test_a_doctored_log_is_a_mismatch(logs: dict[str, Path], tmp_path: Path,
     ("a space inside a line", lambda t: t.replace('"type": "action"', '"type":  "action"', 1)),
     ("a blank line", lambda t: t.replace("\n", "\n\n", 2)),
     ("no final new line", lambda t: t.rstrip("\n")),
+    ("a carriage return", lambda t: t.replace("\n", "\r\n", 1)),
     ("keys reordered", lambda t: t.replace('{"type": "end", "steps"', '{"steps"', 1)
      .replace('"winners"', '"type": "end", "winners"', 1)),
 ])
@@ -102,6 +103,6 @@ def test_verify_compares_bytes(logs: dict[str, Path], tmp_path: Path, name: str,
                                change: Callable[[str], str]) -> None:
     text = logs["diced"].read_text()
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(change(text))
-    assert bad.read_text() != text
+    bad.write_bytes(change(text).encode())  # bytes: no newline translation
+    assert bad.read_bytes() != text.encode()
     assert not verify_log(bad).ok, name

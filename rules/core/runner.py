@@ -184,13 +184,15 @@ def verify_log(path: str | Path) -> VerifyResult:
     line (steps, returns, winners), with nothing after it. A log that cannot be read raises
     `RulesError` (one line); a doctored one is a mismatch naming its first differing line."""
     lines = read_log(path)
-    raw = Path(path).read_text(encoding="utf-8").split("\n")
+    raw = read_text(path).split("\n")  # the same bytes read_log parsed, as written
     if raw[-1] != "":
         return VerifyResult(False, 0, f"line {len(raw)}: the log does not end with a new line")
     raw.pop()
     blank = next((i for i, r in enumerate(raw, start=1) if not r.strip()), None)
     if blank is not None:  # read_log skips blank lines; a game never writes one
         return VerifyResult(False, 0, f"line {blank}: a blank line")
+    if len(raw) != len(lines):  # a line broken by a character other than \n (\r, \x1c...)
+        return VerifyResult(False, 0, "the log's lines are not one JSON object per line")
     header = lines[0]
     spec = lookup(str(header["game"]))
     players = header.get("players")
