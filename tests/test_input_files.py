@@ -230,3 +230,39 @@ def test_a_name_too_long_for_the_system_is_one_error_line(
     status, err = _run([a.format(tmp=tmp_path) for a in argv], capsys)
     assert status == 2
     assert len(err.splitlines()) == 1 and len(err) < 1000, err
+
+
+STILL = ["--velocity", "0", "0", "0", "--spin", "0", "0", "0"]
+
+
+@pytest.mark.parametrize("release, extra, inside", [
+    (["0", "-0.3", "0.005"], [], "the table"),
+    (["0", "0", "0.05"], ["--table", "{table}"], "obstacle crate"),
+    (["0.3", "0", "0.05"], ["--table", "{table}"], "obstacle mug"),
+    (["-0.3", "0", "0.05"], ["--scene", "{scene}"], "die a"),
+])
+def test_a_release_inside_a_solid_is_refused(release: list[str], extra: list[str], inside: str,
+                                             tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # The paper d8 (circumradius 28 mm) released with its centre 5 mm above the felt, inside
+    # a 10 cm crate or mug, or inside a resting d6 was thrown, and Bullet pushed it out.
+    table = tmp_path / "table.yaml"
+    table.write_text("obstacles:\n"
+                     "  - {name: crate, kind: box, position: [0, 0], size: [0.1, 0.1, 0.1]}\n"
+                     "  - {name: mug, kind: cylinder, position: [0.3, 0], radius: 0.04,"
+                     " height: 0.1}\n")
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"dice": [{"name": "a", "die": "d6", "face": 1, "yaw_deg": 0,'
+                     ' "xy": [-0.3, 0.0]}]}')
+    argv = ["throw", "--release", *release, *STILL,
+            *[a.format(table=table, scene=scene) for a in extra]]
+    status, err = _run(argv, capsys)
+    assert status == 2
+    assert f"throw: release: would start the die inside {inside}" in err
+
+
+@pytest.mark.parametrize("release", [["0", "-0.6", "0.01"],  # beyond the edge, below its level
+                                     ["0", "-0.3", "0.2"]])
+def test_a_release_clear_of_every_solid_is_thrown(release: list[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["throw", "--release", *release, *STILL, "--json"]) == 0
