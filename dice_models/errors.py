@@ -30,6 +30,17 @@ def one_line(text: str) -> str:
     return text.translate(_BREAKS)
 
 
+# The longest error line the CLI prints: messages built elsewhere with a raw repr (a game's
+# save checks) are cut here, once, whatever they echo.
+MAX_LINE = 2000
+
+
+def error_line(text: str) -> str:
+    """An error message as the one line the CLI prints: line breaks escaped, length bounded."""
+    text = one_line(text)
+    return text if len(text) <= MAX_LINE else text[:MAX_LINE - 3] + "..."
+
+
 def shown_field(name: str) -> str:
     """A field name (it may come from a user's key) on one line and at most MAX_FIELD long."""
     name = one_line(name)

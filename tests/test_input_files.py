@@ -4,6 +4,7 @@ status 2 from every loader, and an echoed bad value is short (issue 15, items 14
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -266,3 +267,17 @@ def test_a_release_inside_a_solid_is_refused(release: list[str], extra: list[str
 def test_a_release_clear_of_every_solid_is_thrown(release: list[str],
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["throw", "--release", *release, *STILL, "--json"]) == 0
+
+
+def test_an_error_line_is_bounded_whatever_the_message_echoes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A game's own save checks echo values with a raw repr; the CLI cuts the line once.
+    save = tmp_path / "game.json"
+    assert main(["play", "diced", "--headless", "--quiet", "--save", str(save)]) == 0
+    data = json.loads(save.read_text())
+    data["state"]["phase"] = "x" * 100_000
+    save.write_text(json.dumps(data))
+    capsys.readouterr()
+    status, err = _run(["play", "diced", "--headless", "--load", str(save)], capsys)
+    assert status == 2
+    assert "phase" in err and len(err) <= 2000 + len("tabletop play: error: \n")

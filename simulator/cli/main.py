@@ -16,7 +16,7 @@ import os
 import sys
 
 from dice_models import DataError
-from dice_models.errors import one_line
+from dice_models.errors import error_line
 from rules.core import RulesError, TableError
 from simulator.render import WindowError
 
@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         status = args.func(args)
         sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
     except USER_ERRORS as exc:
-        # one_line: a file name or a key in the message may hold a line break
-        print(f"tabletop {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
+        # a file name or a key in the message may hold a line break, a value any length
+        print(f"tabletop {args.command}: error: {error_line(str(exc))}", file=sys.stderr)
         return 2
     except _physics_errors() as exc:
         # The physics could not bring a throw to rest (never settled, tunnelled, blew up):
