@@ -41,23 +41,6 @@ Point = tuple[float, float]
 SIGNS = tuple(gray_sign_vector(i) for i in range(8))
 
 
-def face_of_sign(s: tuple[int, int, int]) -> int:
-    return SIGNS.index(s)
-
-
-def opposite(face: int) -> int:
-    s = SIGNS[face]
-    return face_of_sign((-s[0], -s[1], -s[2]))
-
-
-def flipped(face: int, axis: str) -> int:
-    """The face that comes up when the top face's corner on `axis` is pressed (DESIGN.md)."""
-    s = list(SIGNS[face])
-    k = AXES.index(axis)
-    s[k] = -s[k]
-    return face_of_sign((s[0], s[1], s[2]))
-
-
 class Octahedron:
     """A regular octahedron of edge `edge` (m) resting flat on the table: a view of
     `dice_models.geometry.octahedron(edge)` in the terms of the kinematic table (up face,
@@ -66,16 +49,12 @@ class Octahedron:
     def __init__(self, edge: float = 0.05) -> None:
         self.edge = edge
         self.poly = octahedron(edge)
-        self.r = edge / math.sqrt(2.0)
         self.inradius = float(self.poly.face_offsets[0])  # resting height of the centre
         self.vertices = self.poly.vertices
 
     def rotation(self, up_face: int, yaw_deg: float) -> np.ndarray:
         """Rotation of a die resting with `up_face` (0..7) up, turned by yaw (deg)."""
-        return self.poly.rest_rotation(opposite(up_face), yaw_deg)
-
-    def yaw_of(self, rot: np.ndarray, up_face: int) -> float:
-        return rest_yaw(self.poly, rot, opposite(up_face))
+        return self.poly.rest_rotation(self.poly.opposite_face(up_face), yaw_deg)
 
     def centre(self, xy: Point) -> np.ndarray:
         return np.array([xy[0], xy[1], self.inradius])
@@ -96,13 +75,7 @@ class Octahedron:
         return self._corners(up_face, up_face, yaw_deg, xy)
 
     def bottom_corners(self, up_face: int, yaw_deg: float, xy: Point) -> list[Point]:
-        return list(self._corners(opposite(up_face), up_face, yaw_deg, xy).values())
-
-    def footprint(self, up_face: int, yaw_deg: float, xy: Point) -> list[Point]:
-        """The hexagon a resting die covers, seen from above (counter-clockwise)."""
-        pts = list(self.top_corners(up_face, yaw_deg, xy).values())
-        pts += self.bottom_corners(up_face, yaw_deg, xy)
-        return convex_hull(pts)
+        return list(self._corners(self.poly.opposite_face(up_face), up_face, yaw_deg, xy).values())
 
     def tip_end(self, up_face: int, yaw_deg: float, xy: Point,
                 axis: str) -> tuple[int, float, Point]:
@@ -111,7 +84,7 @@ class Octahedron:
         (c, rot), = tip_turns(self.poly, self.rotation(up_face, yaw_deg), self.centre(xy),
                               axis, 1)
         bottom, _ = self.poly.face_down(rot)
-        return opposite(bottom), rest_yaw(self.poly, rot, bottom), (float(c[0]), float(c[1]))
+        return self.poly.opposite_face(bottom), rest_yaw(self.poly, rot, bottom), (float(c[0]), float(c[1]))
 
     def tip_blocker(self, up_face: int, yaw_deg: float, xy: Point, axis: str,
                     others: list[Solid]) -> int | None:
@@ -182,27 +155,6 @@ def polygons_overlap(a: list[Point], b: list[Point], margin: float = 0.0) -> boo
             if min(max(pa), max(pb)) - max(min(pa), min(pb)) <= margin:
                 return False
     return True
-
-
-def convex_hull(points: list[Point]) -> list[Point]:
-    pts = sorted(set(points))
-    if len(pts) <= 2:
-        return pts
-
-    def cross(o: Point, a: Point, b: Point) -> float:
-        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-
-    lower: list[Point] = []
-    for p in pts:
-        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    upper: list[Point] = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return lower[:-1] + upper[:-1]
 
 
 def _triangles_overlap(a: list[Point], b: list[Point]) -> bool:
