@@ -96,6 +96,7 @@ def fitted(generated, tmp_path_factory) -> tuple[Path, dict, int]:
 # -- recovery and rejection ------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the generated counts and their fit (module fixtures)
 def test_the_fit_recovers_the_throw_scale_the_counts_were_generated_with(fitted):
     out, rep, status = fitted
     low, high = rep["interval95"]["throw_scale"]
@@ -106,6 +107,7 @@ def test_the_fit_recovers_the_throw_scale_the_counts_were_generated_with(fitted)
     assert all(r["inside"] for r in rep["points"] if r["part"] == "fitted")
 
 
+@pytest.mark.slow  # the generated counts and their fit (module fixtures)
 def test_a_validation_dataset_without_n_is_reported_without_a_measured_interval(fitted):
     _, rep, _ = fitted
     [row] = [r for r in rep["points"] if r["part"] == "validation: synthetic-no-n"]
@@ -115,6 +117,7 @@ def test_a_validation_dataset_without_n_is_reported_without_a_measured_interval(
     assert rep["summary"]["validation: synthetic-no-n"]["objects"] == 1
 
 
+@pytest.mark.slow  # the generated counts and their fit (module fixtures)
 def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp_path, capsys):
     path, counts = generated
     swapped = {"cube": counts["slab"], "slab": counts["cube"]}
@@ -131,6 +134,7 @@ def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp
 # -- outputs -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the generated counts and their fit (module fixtures)
 def test_the_command_writes_its_four_outputs_and_no_temporary_file(fitted):
     out, rep, _ = fitted
     names = sorted(p.name for p in out.iterdir())
@@ -141,6 +145,7 @@ def test_the_command_writes_its_four_outputs_and_no_temporary_file(fitted):
     assert rep["timing"]["seconds"] > 0 and rep["timing"]["throws_simulated"] > 0
 
 
+@pytest.mark.slow  # the generated counts and their fit (module fixtures)
 def test_a_failed_write_leaves_the_old_outputs_whole(fitted, tmp_path, monkeypatch):
     out, rep, _ = fitted
     ds = cal.load_dataset(rep["dataset"]["path"])
@@ -163,6 +168,7 @@ def test_a_failed_write_leaves_the_old_outputs_whole(fitted, tmp_path, monkeypat
 # -- the materials file reaches the world ---------------------------------------------------
 
 
+@pytest.mark.slow  # the generated counts and their fit (module fixtures)
 def test_the_calibrated_materials_file_loads_and_reaches_a_world(fitted, tmp_path):
     out, rep, _ = fitted
     names = rep["materials_file"]

@@ -60,10 +60,12 @@ def random_play(table: str, actions: int, seeds: range, check_all_every: int) ->
     return done
 
 
+@pytest.mark.slow
 def test_random_play_conformance_kinematic_10000_actions() -> None:
     assert random_play("kinematic", 10_000, range(10_000), check_all_every=100) == 10_000
 
 
+@pytest.mark.slow
 def test_random_play_conformance_physics_500_actions() -> None:
     assert random_play("physics", 500, range(100, 200), check_all_every=125) == 500
 

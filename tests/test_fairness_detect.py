@@ -21,6 +21,9 @@ from simulator.cli.main import main
 from simulator.experiments import load_experiment, run_experiment
 from simulator.experiments import stats as st
 
+# The shipped experiments are run once for the module (4000 throws): every test is slow.
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "benchmarks" / "experiments"
 
 

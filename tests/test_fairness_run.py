@@ -135,6 +135,7 @@ def test_sprt_stops_at_the_same_throw_with_any_worker_count(tmp_path, capsys, fr
     assert a[-1].status == "on_table"  # the deciding throw is the last one kept
 
 
+@pytest.mark.slow  # starts a Ray cluster
 def test_ray_backend_gives_the_local_rows(tmp_path):
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
     cfg = tmp_path / "exp.yaml"

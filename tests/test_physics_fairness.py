@@ -7,6 +7,7 @@ from __future__ import annotations
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from dice_models import load_die
@@ -54,6 +55,7 @@ def _collect(die: str) -> np.ndarray:
     return np.bincount(faces[:OUTCOMES], minlength=9)[1:]
 
 
+@pytest.mark.slow  # 8000 on-table throws: about a minute on two cores
 def test_fair_d8_passes_chi_square_and_tampered_shows_opposite_face():
     fair = _collect("paper-d8")
     assert fair.sum() == OUTCOMES
