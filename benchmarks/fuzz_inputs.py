@@ -442,7 +442,17 @@ FILE_COMMANDS: dict[str, list[list[str]]] = {
 }
 
 
-def _check_success(argv: list[str], result: Outcome, d: InputDir) -> None:
+def run_case(argv: list[str], d: InputDir, written: set[str] | None = None) -> None:
+    """One command against the inputs in `d` (only the files named in `written` may change):
+    its outcome checked, and on exit 0 what it produced."""
+    with d.frozen(allowed=written):
+        result = run_cli(argv)
+    check_outcome(argv, result)
+    if result.status == 0:
+        _check_success(argv, result)
+
+
+def _check_success(argv: list[str], result: Outcome) -> None:
     """What exit 0 must have produced."""
     if argv[0] == "throw" and "--json" in argv and "--tray" not in argv:
         report = json.loads(result.out.strip().splitlines()[-1])
@@ -462,12 +472,7 @@ def file_command_property(kind: str) -> Callable[..., None]:
         CASES[f"cli-{kind}"] += 1
         with inputs() as d:
             path = d.write(KINDS[kind].filename, data)
-            argv = [a.format(f=path, out=d.out) for a in form]
-            with d.frozen():
-                result = run_cli(argv)
-            check_outcome(argv, result)
-            if result.status == 0:
-                _check_success(argv, result, d)
+            run_case([a.format(f=path, out=d.out) for a in form], d)
     prop.__name__ = f"cli_{kind}"
     return prop
 
@@ -569,9 +574,7 @@ def odd_path_property(name: str, forms: list[list[str]], output: bool) -> Callab
             p = odd.format(**{"in": d.path, "out": d.out})
             argv = [a.format(**{"p": p, "out": d.out, "in": d.path}) for a in form]
             written = {Path(p).name} if output and Path(p).parent == d.path else set()
-            with d.frozen(allowed=written):
-                result = run_cli(argv)
-            check_outcome(argv, result)
+            run_case(argv, d, written)
     prop.__name__ = name.replace("-", "_")
     return prop
 
@@ -581,11 +584,7 @@ def values_property(name: str, argvs: st.SearchStrategy[list[str]]) -> Callable[
     def prop(argv: list[str]) -> None:
         CASES[f"cli-{name}"] += 1
         with inputs() as d:
-            with d.frozen():
-                result = run_cli(argv)
-            check_outcome(argv, result)
-            if result.status == 0:
-                _check_success(argv, result, d)
+            run_case(argv, d)
     prop.__name__ = f"cli_{name}"
     return prop
 
