@@ -36,6 +36,8 @@ _REASONS = {
     errno.EACCES: "permission denied",
     errno.EPERM: "permission denied",
     errno.EROFS: "the file system is read-only",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.ELOOP: "too many symbolic links",
 }
 
 
@@ -61,13 +63,16 @@ def check_target(path: str | Path, what: str = "output") -> Path:
     """Refuse, before any work is done, a target that can never be written: a directory, or
     a file in a directory that does not exist. (Space and permission show at the write.)"""
     p = Path(path)
-    if p.is_dir():
-        raise OutputError(p, what, _REASONS[errno.EISDIR])
     parent = p.parent
-    if not parent.exists():
-        raise OutputError(p, what, f"directory {str(parent)!r} does not exist")
-    if not parent.is_dir():
-        raise OutputError(p, what, f"{str(parent)!r} is not a directory")
+    try:  # a name too long for the system makes even these questions fail
+        if p.is_dir():
+            raise OutputError(p, what, _REASONS[errno.EISDIR])
+        if not parent.exists():
+            raise OutputError(p, what, f"directory {_cut(parent)!r} does not exist")
+        if not parent.is_dir():
+            raise OutputError(p, what, f"{_cut(parent)!r} is not a directory")
+    except OSError as exc:
+        raise OutputError(p, what, reason(exc)) from None
     return p
 
 
@@ -229,6 +234,11 @@ class LineFile:
         if self._tmp is not None:
             self._tmp.unlink(missing_ok=True)
             self._tmp = None
+
+
+def _cut(path: Path, limit: int = 100) -> str:
+    text = str(path)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _fsync_file(path: Path) -> None:

@@ -203,3 +203,16 @@ def test_replay_of_random_bytes_or_an_sqlite_file_is_one_line(
         assert cli(argv) == 2
         err = capsys.readouterr().err
         assert _one_error_line(err) and str(log) in err
+
+
+@pytest.mark.parametrize("argv", [["throw", "--seed", "1", "--trajectory"],
+                                  ["play", "diced", "--headless", "--quiet", "--save"],
+                                  ["play", "diced", "--headless", "--quiet", "--log"],
+                                  ["fairness", "run", str(ROOT / "benchmarks/experiments/fair-d6.yaml"),
+                                   "--throws", "1", "--no-progress", "--out"]])
+def test_an_output_name_too_long_for_the_system_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    target = tmp_path / ("n" * 300 + ".json")
+    assert cli([*argv, str(target)]) == 2
+    err = capsys.readouterr().err
+    assert _one_error_line(err) and "name is too long" in err

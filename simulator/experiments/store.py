@@ -20,7 +20,7 @@ from typing import Any
 
 from dice_models import DataError
 from dice_models.files import is_file
-from dice_models.outfiles import ensure_dir
+from dice_models.outfiles import OutputError, ensure_dir, reason
 from simulator.experiments.config import Experiment
 
 DB_NAME = "results.sqlite"
@@ -80,9 +80,13 @@ class Store:
         be the same experiment)."""
         out = Path(out_dir)
         db = out / DB_NAME
-        if out.exists() and not out.is_dir():
-            raise DataError(out, "--out", "is a file, not a directory", show_value=False)
-        if db.exists() and db.stat().st_size > 0:
+        try:  # a name too long for the system makes even these questions fail
+            if out.exists() and not out.is_dir():
+                raise DataError(out, "--out", "is a file, not a directory", show_value=False)
+            resuming = db.exists() and db.stat().st_size > 0
+        except OSError as exc:
+            raise OutputError(out, "--out", reason(exc)) from None
+        if resuming:
             store = cls.open(out)
             theirs = store.experiment_json()
             if theirs.get("fingerprint") != exp.fingerprint():
