@@ -134,13 +134,22 @@ def mutated(draw: st.DrawFn, base: Any) -> Any:
             again = bool(node) and draw(st.booleans())
             node.append(copy.deepcopy(node[0]) if again else draw(ODD_VALUES))
         elif action == "number" and isinstance(node, (int, float)) and not isinstance(node, bool):
-            parent[key] = draw(st.sampled_from([0, -node, node * 1e6, node * 1e-6, str(node),
+            parent[key] = draw(st.sampled_from([0, -node, _scaled(node, 1e6), _scaled(node, 1e-6),
+                                                str(node),
                                                 float("nan"), float("inf"), -float("inf"),
                                                 10 ** 400, True]))
         elif action == "typo" and isinstance(parent, dict) and isinstance(key, str) and key:
             i = draw(st.integers(0, len(key) - 1))
             parent[key[:i] + key[i + 1:] + key[i]] = parent.pop(key)
     return data
+
+
+def _scaled(number: float, factor: float) -> float:
+    """`number * factor`, or `number` itself when that is past a float (a 400-digit int)."""
+    try:
+        return number * factor
+    except OverflowError:
+        return number
 
 
 def _dump_yaml(data: Any) -> bytes:

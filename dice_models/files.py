@@ -36,6 +36,9 @@ MAX_YAML_BYTES = 4 * 1024 * 1024
 MAX_TEXT_BYTES = 256 * 1024 * 1024
 # Nodes a YAML document may expand to, counting every alias as a copy of its anchor.
 MAX_YAML_NODES = 1_000_000
+# Nesting a YAML document may have: no data file of ours goes past 6; PyYAML's composer
+# recurses per level, and 5000 levels took seconds to unwind (minutes under a tracer).
+MAX_YAML_DEPTH = 100
 
 
 def resolve_named(name_or_path: str | Path, folder: Path, what: str, *,
@@ -125,6 +128,9 @@ def parse_yaml(text: str, source: str | Path) -> Any:
         problem = getattr(exc, "problem", None) or str(exc)
         raise DataError(source, where, f"malformed YAML: {_folded(problem)}",
                         show_value=False) from None
+    except _TooDeep:
+        raise DataError(source, "file", f"YAML nested over {MAX_YAML_DEPTH} levels deep",
+                        show_value=False) from None
     except _TooLarge:
         raise DataError(source, "file", f"YAML expands to over {MAX_YAML_NODES:,} nodes "
                         "through its aliases", show_value=False) from None
@@ -167,8 +173,23 @@ class _TooLarge(Exception):
 _FLOAT_12 = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
 
 
+class _TooDeep(Exception):
+    """The document nests deeper than MAX_YAML_DEPTH."""
+
+
 class _BoundedLoader(yaml.SafeLoader):
-    """The safe loader with YAML 1.2 exponents and a cap on alias expansion."""
+    """The safe loader with YAML 1.2 exponents and caps on nesting and alias expansion."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise _TooDeep
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._depth -= 1
 
     def get_single_node(self) -> yaml.Node | None:
         node = super().get_single_node()

@@ -281,3 +281,34 @@ def test_an_error_line_is_bounded_whatever_the_message_echoes(
     status, err = _run(["play", "diced", "--headless", "--load", str(save)], capsys)
     assert status == 2
     assert "phase" in err and len(err) <= 2000 + len("tabletop play: error: \n")
+
+
+def test_a_table_length_too_large_for_a_float_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "wide.yaml"
+    table.write_text("width: 1" + "0" * 400 + "\n")  # float() overflowed: a traceback
+    status, err = _run(["throw", "--table", str(table)], capsys)
+    assert status == 2
+    assert "wide.yaml: width: must be a length in m between 0.1 and 10" in err
+
+
+def test_yaml_nested_past_a_hundred_levels_is_refused_at_once() -> None:
+    start = time.perf_counter()
+    with pytest.raises(DataError, match="YAML nested over 100 levels deep"):
+        parse_yaml("[" * 5000, "deep.yaml")
+    assert time.perf_counter() - start < 5
+
+
+def test_verify_of_a_log_whose_faces_are_not_numbers_is_a_mismatch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "game.jsonl"
+    assert main(["play", "diced", "--headless", "--quiet", "--log", str(log)]) == 0
+    lines = log.read_text().splitlines()
+    chance = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "chance")
+    entry = json.loads(lines[chance])
+    entry["faces"] = "5:1"  # int(':') was a ValueError traceback
+    lines[chance] = json.dumps(entry)
+    log.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(log), "--verify"]) == 1
+    assert "faces: not a list of whole numbers" in capsys.readouterr().out

@@ -250,7 +250,12 @@ def verify_log(path: str | Path) -> VerifyResult:
                 if [request[0], request[1]] != [line["kind"], line["n"]]:
                     return VerifyResult(False, steps, f"{where}: game asks for {request}, "
                                         f"log rolled {line['kind']} x{line['n']}")
-                faces = tuple(int(f) for f in line["faces"])
+                faces = line["faces"]
+                if not isinstance(faces, list) or not all(
+                        isinstance(f, int) and not isinstance(f, bool) for f in faces):
+                    return VerifyResult(False, steps, f"{where}: faces: not a list of whole "
+                                        "numbers")
+                faces = tuple(faces)
                 if reroll:
                     again = roller.roll(request[0], request[1], chance_rng)
                     if tuple(again) != faces:

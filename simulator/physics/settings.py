@@ -259,7 +259,13 @@ def _parse_obstacle(o: Any, source: str, where: str) -> Obstacle:
 
 
 def _finite(x: Any) -> TypeGuard[int | float]:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(float(x))
+    """A real number a float can hold (an int of 400 digits overflowed float() here)."""
+    if not isinstance(x, int | float) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:
+        return False
 
 
 __all__ = [
