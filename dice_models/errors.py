@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import reprlib
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 # An echoed value is cut to this many characters: enough to recognise it, never a
 # megabyte of a user's file on one error line.
@@ -57,6 +58,17 @@ def shown(value: Any) -> str:
     if len(text) > MAX_SHOWN:
         text = text[:MAX_SHOWN - 3] + "..."
     return text
+
+
+def is_finite_number(x: Any) -> TypeGuard[int | float]:
+    """A real number a float holds: not a bool, not NaN or infinite, and not an int too large
+    for a float (math.isfinite(10**400) raises OverflowError: a traceback from the checks)."""
+    if not isinstance(x, int | float) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 class DataError(ValueError):

@@ -312,3 +312,42 @@ def test_verify_of_a_log_whose_faces_are_not_numbers_is_a_mismatch(
     capsys.readouterr()
     assert main(["replay", str(log), "--verify"]) == 1
     assert "faces: not a list of whole numbers" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("field, value", [("xy", "[1" + "0" * 400 + ", 0]"),
+                                          ("yaw_deg", "1" + "0" * 400)])
+def test_a_scene_number_too_large_for_a_float_is_one_line(
+        field: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # math.isfinite(10**400) raises OverflowError: it was a traceback.
+    die = {"name": "a", "die": "paper-d8", "face": 3, "yaw_deg": "0", "xy": "[0, 0.1]"}
+    die[field] = value
+    scene = tmp_path / "scene.json"
+    scene.write_text('{"dice": [{' + ", ".join(
+        f'"{k}": {v}' if k != "name" and k != "die" else f'"{k}": "{v}"'
+        for k, v in die.items()) + "}]}")
+    status, err = _run(["throw", "--scene", str(scene)], capsys)
+    assert status == 2
+    assert f"dice[0].{field}: must be" in err
+
+
+def test_a_die_smaller_than_a_millimetre_is_refused(tmp_path: Path) -> None:
+    # A 50 nm d8 never came to rest: exit 3 after 20 s of simulated time.
+    die = tmp_path / "dust.yaml"
+    die.write_text("geometry: {kind: octahedron, edge: 5.0e-08}\nmass: 0.003\n")
+    with pytest.raises(DataError, match="geometry.edge: must be at least 0.001 m"):
+        load_die(die)
+
+
+def test_verify_of_a_log_header_without_a_game_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "game.jsonl"
+    assert main(["play", "diced", "--headless", "--quiet", "--log", str(log)]) == 0
+    lines = log.read_text().splitlines()
+    header = json.loads(lines[0])
+    del header["game"]  # header["game"] was a KeyError
+    log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    capsys.readouterr()
+    status = main(["replay", str(log), "--verify"])
+    captured = capsys.readouterr()
+    assert status in (1, 2) and "Traceback" not in captured.err
+    assert len((captured.out + captured.err).strip().splitlines()) == 1

@@ -194,7 +194,7 @@ def verify_log(path: str | Path) -> VerifyResult:
     if len(raw) != len(lines):  # a line broken by a character other than \n (\r, \x1c...)
         return VerifyResult(False, 0, "the log's lines are not one JSON object per line")
     header = lines[0]
-    spec = lookup(str(header["game"]))
+    spec = lookup(str(header.get("game")))  # no game: "unknown game 'None'", one line
     players = header.get("players")
     seed = header.get("seed")
     bots = header.get("bots")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dice_models import DataError, load_die
+from dice_models.errors import is_finite_number
 from dice_models.files import parse_json, read_text
 from dice_models.outfiles import check_target, write_json
 from simulator.cli.args import seed
@@ -151,10 +151,10 @@ def _load_scene(path: Path, world: Any) -> list[tuple[str, int]]:
                 raise DataError(path, f"{where}.face", "must be the face value up", face)
             yaw = d.get("yaw_deg", 0.0)
             xy = d.get("xy")
-            if not isinstance(yaw, int | float) or not math.isfinite(yaw):
+            if not is_finite_number(yaw):
                 raise DataError(path, f"{where}.yaw_deg", "must be a finite number", yaw)
             if (not isinstance(xy, list) or len(xy) != 2
-                    or not all(isinstance(c, int | float) and math.isfinite(c) for c in xy)):
+                    or not all(is_finite_number(c) for c in xy)):
                 raise DataError(path, f"{where}.xy", "must be [x, y] in m", xy)
             try:
                 world.place(str(name), model, face, float(yaw), (float(xy[0]), float(xy[1])))

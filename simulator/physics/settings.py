@@ -7,11 +7,12 @@ import math
 import platform
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 import numpy as np
 
 from dice_models import DataError
+from dice_models.errors import is_finite_number
 from dice_models.files import read_yaml
 from dice_models.materials import Material, check_fields, library, material_from
 
@@ -258,14 +259,7 @@ def _parse_obstacle(o: Any, source: str, where: str) -> Obstacle:
                     material=material)
 
 
-def _finite(x: Any) -> TypeGuard[int | float]:
-    """A real number a float can hold (an int of 400 digits overflowed float() here)."""
-    if not isinstance(x, int | float) or isinstance(x, bool):
-        return False
-    try:
-        return math.isfinite(float(x))
-    except OverflowError:
-        return False
+_finite = is_finite_number
 
 
 __all__ = [
