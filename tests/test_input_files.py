@@ -351,3 +351,29 @@ def test_verify_of_a_log_header_without_a_game_is_one_line(
     captured = capsys.readouterr()
     assert status in (1, 2) and "Traceback" not in captured.err
     assert len((captured.out + captured.err).strip().splitlines()) == 1
+
+
+def test_a_baseline_number_too_large_for_a_float_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    smoke = Path(__file__).parents[1] / "benchmarks" / "baselines" / "smoke.json"
+    data = json.loads(smoke.read_text())
+
+    def first_float(node: object) -> tuple[object, object] | None:
+        items = node.items() if isinstance(node, dict) else enumerate(node) \
+            if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, float):
+                return node, key
+            found = first_float(value)
+            if found is not None:
+                return found
+        return None
+
+    found = first_float(data["measurements"])
+    assert found is not None
+    node, key = found
+    node[key] = 10 ** 400  # type: ignore[index]
+    baseline = tmp_path / "huge.json"
+    baseline.write_text(json.dumps(data))
+    status, err = _run(["bench", "run", "--baseline", str(baseline)], capsys)
+    assert status == 2 and "huge.json: measurements." in err, err
