@@ -19,6 +19,7 @@ from simulator.physics.settings import Obstacle, TableSpec
 from simulator.physics.throws import random_throw
 from simulator.physics.tray import _tray_throw as tray_throw
 from simulator.physics.tray import tray_table
+from simulator.physics.world import Throw
 
 
 def _digest(reports: list) -> str:
@@ -26,11 +27,13 @@ def _digest(reports: list) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _play(keep: bool, table: TableSpec, script: list, coast: bool = True) -> list:
+def _play(keep: bool, table: TableSpec, script: list, coast: bool = True,
+          lone_loop: bool = True) -> list:
     """Run a script of operations on one World; every result, in order."""
     w = World(table)
     w.keep_table = keep
     w.coast = coast
+    w.lone_loop = lone_loop
     out = []
     for op in script:
         try:
@@ -211,6 +214,62 @@ def test_coasting_through_the_air_gives_the_bits_of_watching_every_step(monkeypa
         coasted = _play(True, table, script, coast=True)
         assert sum(coasts) > 60 * 40, f"the throws coasted only {sum(coasts)} steps"
         assert _digest(coasted) == _digest(watched)
+
+
+# Drops from rest found (by search) to pause poised on an edge or a point before falling.
+POISED_DROPS = [
+    ("solid-d8", 0.08767456686569088,
+     (0.7756018051631892, -0.29666993958889004, 0.2048514154976904, -0.5181357779004645)),
+    ("bipyramid-d10", 0.09062329813859724,
+     (0.19999512188755883, -0.2898709342877638, 0.6437848249309729, -0.6793510814482568)),
+]
+
+
+def test_the_lone_die_loop_gives_the_bits_of_the_general_loop(monkeypatch):
+    """A lone unrecorded die runs in World._run_alone, the general loop written with plain
+    locals; every report and the final scene must be those of the general loop, on a bare
+    table and among obstacles, for every shipped die, drops and lobs included."""
+    calls: list[int] = []
+    real = World._run_alone
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(World, "_run_alone", counted)
+    poised: list[bool] = []
+    real_poised = World._poised
+
+    def seen(self, body):
+        poised.append(real_poised(self, body))
+        return poised[-1]
+
+    monkeypatch.setattr(World, "_poised", seen)
+    rng = np.random.default_rng(47)
+    block = Obstacle("block", "box", (0.1, 0.05), (0.12, 0.08, 0.1))
+    for table in (TableSpec(), TableSpec(obstacles=(block,))):
+        script = []
+        for i in range(60):
+            die = available()[i % len(available())]
+            throw = random_throw(table, 1 + i % 2, rng)
+            if i % 10 == 0:  # a drop from rest: often onto a point or an edge (poised)
+                throw = replace(throw, release=(0.0, 0.0, 0.2), velocity=(0.0, 0.0, 0.0),
+                                spin=(0.0, 0.0, 0.0), orientation=(0.0, 0.0, 0.0, 1.0))
+            elif i % 10 == 5:  # straight off the edge
+                throw = replace(throw, release=(0.55, 0.0, 0.1), velocity=(3.0, 0.0, 0.0))
+            script.append(("throw", [(f"t{i}", load_die(die), throw)]))
+            script.append(("clear",))
+        for die, z, q in POISED_DROPS:  # drops that pause on an edge or a point (World._poised)
+            script.append(("throw", [("poised", load_die(die), Throw((0.0, 0.0, z), (0.0, 0.0, 0.0),
+                                                                      (0.0, 0.0, 0.0), q))]))
+            script.append(("clear",))
+        calls.clear()
+        general = _play(True, table, script, lone_loop=False)
+        assert not calls
+        lone = _play(True, table, script, lone_loop=True)
+        assert len(calls) == 60 + len(POISED_DROPS)
+        assert sum(poised) >= 2 * len(POISED_DROPS), "the poised drops must pause poised"
+        assert _digest(lone) == _digest(general)
 
 
 def test_outcomes_read_from_one_contact_query_are_those_read_die_by_die():
