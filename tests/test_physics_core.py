@@ -81,23 +81,7 @@ def test_flat_convex_die_is_a_data_error():
         die_shape(model)
 
 
-# -- resting heights ---------------------------------------------------------------------
-
-@pytest.mark.parametrize("die", ["paper-d8", "d6", "cuboid-d6-long", "tampered-d8"])
-def test_resting_on_each_face_sits_at_geometric_height(die):
-    model = load_die(die)
-    shape = die_shape(model)
-    world = World()
-    for k, value in enumerate(shape.values):
-        x = -0.4 + 0.1 * k
-        world.place(f"d{k}", model, value, 10.0 * k, (x, 0.0))
-    world.settle()
-    for k, value in enumerate(shape.values):
-        o = world.outcome_of(f"d{k}")
-        bottom = shape.poly.opposite_face(shape.values.index(value))
-        expected = shape.poly.face_offsets[bottom]
-        assert o.status == "on_table" and o.face == value
-        assert abs(o.position[2] - expected) < 0.0005, (value, o.position[2], expected)
+# Resting heights on every face of every shipped die: tests/test_die_models.py.
 
 
 # -- tips --------------------------------------------------------------------------------

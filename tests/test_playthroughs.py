@@ -1,60 +1,49 @@
-"""Golden playthroughs of D-Day Dice and DiceWar: one seeded game each, told in the
-engines' own words, must replay line by line. A change to the rules shows up here as a
-diff of the story; regenerate the files only for a change you meant (see the bottom)."""
+"""Golden playthroughs of every registered game: one seeded game each, told in the
+engines' own words (`rules.playthroughs`), must replay line by line. A change to the rules
+shows up here as a diff of the story; regenerate the files only for a change you meant:
+
+    python -m rules.playthroughs tests/data/playthroughs
+"""
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
-import numpy as np
+import pytest
 
-import rules.dday as dd
-import rules.dicewar as dw
-from rules.core import SeededRoller
+from rules import playthroughs
+from rules.registry import names
 
-DATA = Path(__file__).parent / "data"
-
-
-def _tell(state, choose, seed: int) -> list[str]:
-    rng = np.random.default_rng(seed)
-    roller = SeededRoller()
-    lines = state.take_events()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_chance(roller.roll(*state.chance_request(), rng))
-        else:
-            action = choose(state)
-            lines.append(f"> {state.action_to_string(action)}")
-            state.apply_action(action)
-        lines.extend(state.take_events())
-    return lines
+FOLDER = Path(__file__).parent / "data" / "playthroughs"
 
 
-def dday_playthrough() -> list[str]:
-    bot = dd.make_bot("greedy", np.random.default_rng(7))
-    return _tell(dd.new_game(1, {}), bot.step, seed=11)
+@pytest.mark.parametrize("game", names())
+def test_golden_playthrough(game: str) -> None:
+    path = FOLDER / playthroughs.file_name(game)
+    assert path.is_file(), f"no golden playthrough for {game}: run python -m rules.playthroughs {FOLDER}"
+    expected = path.read_text().splitlines()
+    got = playthroughs.playthrough(game)
+    diff = "\n".join(difflib.unified_diff(expected, got, "golden", "now", lineterm="", n=1))
+    assert got == expected, diff[:4000]
 
 
-def dicewar_playthrough() -> list[str]:
-    greedy = dw.GreedyBot(np.random.default_rng(7))
-
-    def choose(s):  # red: greedy; black: always its first legal action
-        return greedy.choose(s) if s.current_player() == 0 else s.legal_actions()[0]
-
-    return _tell(dw.new_game(2, {}), choose, seed=11)
-
-
-def test_dday_golden_playthrough():
-    expected = (DATA / "dday_playthrough.txt").read_text().splitlines()
-    assert dday_playthrough() == expected
+def test_every_playthrough_ends_and_has_no_stray_file() -> None:
+    stored = sorted(p.stem for p in FOLDER.glob("*.txt"))
+    assert stored == sorted(names())
+    for game in names():
+        text = (FOLDER / playthroughs.file_name(game)).read_text().splitlines()
+        assert text[-2].startswith(("Winner:", "Draw between")), game
+        assert text[-1].startswith("final state digest: "), game
 
 
-def test_dicewar_golden_playthrough():
-    expected = (DATA / "dicewar_playthrough.txt").read_text().splitlines()
-    assert dicewar_playthrough() == expected
+def test_the_regenerating_command_writes_the_golden_file(tmp_path: Path) -> None:
+    assert playthroughs.main([str(tmp_path), "dicewar"]) == 0
+    assert (tmp_path / "dicewar.txt").read_bytes() == (FOLDER / "dicewar.txt").read_bytes()
 
 
-# To regenerate after an intended rules change:
-#   python -c "import sys; sys.path.insert(0, 'tests'); import test_playthroughs as t; \
-#   open('tests/data/dday_playthrough.txt', 'w').write('\n'.join(t.dday_playthrough()) + '\n'); \
-#   open('tests/data/dicewar_playthrough.txt', 'w').write('\n'.join(t.dicewar_playthrough()) + '\n')"
+def test_an_unknown_game_is_one_line_and_exit_2(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    assert playthroughs.main([str(tmp_path), "dicewarr"]) == 2
+    assert capsys.readouterr().err == "unknown game 'dicewarr'; did you mean dicewar?\n"
+    assert not list(tmp_path.iterdir())
