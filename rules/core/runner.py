@@ -142,27 +142,16 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
             raise RulesError(f"{game}: no end after {max_steps} steps")
         step += 1
         if state.is_chance_node():
-            kind, n = state.chance_request()
-            faces = tuple(int(f) for f in roller.roll(kind, n, chance_rng))
-            state.apply_chance(faces)
-            events = state.take_events()
-            for e in events:
-                emit(f"  {e}")
-            write(chance_line(step, kind, n, faces, events, state))
-            if after_step is not None:
-                after_step(state)
+            line = chance_step(state, roller, chance_rng, step)
         else:
             player = state.current_player()
-            action = agents[player].step(state)
-            text = state.action_to_string(action)
-            state.apply_action(action)
-            events = state.take_events()
-            emit(f"{names[player]}: {text}")
-            for e in events:
-                emit(f"  {e}")
-            write(action_line(step, player, action, text, events, state))
-            if after_step is not None:
-                after_step(state)
+            line = action_step(state, player, agents[player].step(state), step)
+            emit(f"{names[player]}: {line['text']}")
+        for e in line["events"]:
+            emit(f"  {e}")
+        write(line)
+        if after_step is not None:
+            after_step(state)
     end = end_line(step, state)
     record.returns, record.winners = end["returns"], end["winners"]
     write(end)
@@ -173,6 +162,24 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
     else:
         emit(f"Draw between {', '.join(names[w] for w in record.winners)} after {step} steps")
     return record
+
+
+def chance_step(state: Any, roller: DiceRoller, chance_rng: np.random.Generator,
+                step: int) -> dict[str, Any]:
+    """Roll the chance node `state` is at and apply it; its log line. The one way a step
+    of chance is taken, by the runner and by the table server."""
+    kind, n = state.chance_request()
+    faces = tuple(int(f) for f in roller.roll(kind, n, chance_rng))
+    state.apply_chance(faces)
+    return chance_line(step, kind, n, faces, state.take_events(), state)
+
+
+def action_step(state: Any, player: int, action: Any, step: int) -> dict[str, Any]:
+    """Apply `player`'s `action` (already chosen, and legal); its log line. The one way an
+    action step is taken, by the runner and by the table server."""
+    text = state.action_to_string(action)
+    state.apply_action(action)
+    return action_line(step, player, action, text, state.take_events(), state)
 
 
 def verify_log(path: str | Path) -> VerifyResult:

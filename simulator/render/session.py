@@ -42,7 +42,7 @@ from rules.core.runner import (
 from rules.registry import GameSpec, lookup
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import TableSpec
-from simulator.physics.world import Pose, Throw, World, tip_poses
+from simulator.physics.world import Pose, Throw, ThrowReport, World, tip_poses
 from simulator.render.playback import Playback, playback_of
 
 GAME = "deep-white-sea"
@@ -210,18 +210,10 @@ class GameSession:
             self._log.flush()
 
     def _record_throw(self, die: str, spec_values: Any, player: int) -> ThrowAnim:
-        spec = _spec_of(spec_values)
-        throw = Throw(spec.release, spec.velocity, spec.spin, spec.orientation)
+        throw, report, elapsed = record_throw(self.state, die, spec_values, player)
         world = physics_world(self.state.table)
-        if world is None:  # a table without physics: fly the arc, then settle on the outcome
+        if report is None or world is None:  # no physics: fly the arc, then settle on the outcome
             return ThrowAnim(die, throw, Playback({}, 0.0), 0.0, False)
-        rec = World(world.table, world.settings)
-        rec.scene = dict(physics_scene(self.state.table) or {})
-        t0 = time.perf_counter()
-        report = rec.throw(die, _model(self.crew(die).geometry), throw, player=player,
-                           record=True)
-        elapsed = time.perf_counter() - t0
-        rec.close()
         fell = tuple(n for n, tr in ((report.die, report.outcome), *[(a.die, a) for _b, a in
                                                                       report.disturbed])
                      if tr.reason == "fell_off")
@@ -284,6 +276,30 @@ def play_turns(session: GameSession, turns: int, on_action: Callable[[Outcome], 
             on_action(out)
         n += 1
     return n
+
+
+def record_throw(state: Any, die: str, spec_values: Any,
+                 player: int) -> tuple[Throw, ThrowReport | None, float]:
+    """Simulate `die`'s throw (`spec_values`: the 13 numbers of a throw action) by table
+    `player` (1 or 2) with its 60 Hz trajectory recorded, in a copy of the physics world
+    behind `state.table`: the physics gives the same bits for the same scene and throw, so
+    the recording is exactly what the engine's table then computes. The throw, the report
+    (None for a table without physics) and the wall time it took (s). The window and the
+    table server both show throws this way."""
+    spec = _spec_of(spec_values)
+    throw = Throw(spec.release, spec.velocity, spec.spin, spec.orientation)
+    world = physics_world(state.table)
+    if world is None:
+        return throw, None, 0.0
+    rec = World(world.table, world.settings)
+    rec.scene = dict(physics_scene(state.table) or {})
+    t0 = time.perf_counter()
+    try:
+        report = rec.throw(die, _model(state.dice[die].crew.geometry), throw, player=player,
+                           record=True)
+    finally:
+        rec.close()
+    return throw, report, time.perf_counter() - t0
 
 
 def poses_of(state: Any, shape_of: Callable[[str], DieShape]) -> dict[str, PoseT]:
