@@ -185,8 +185,8 @@ def test_a_human_plays_in_the_terminal_from_stdin(capsys, monkeypatch):
     # Always choose the first action offered (after one bad answer).
     answers = io.StringIO("x\n" + "1\n" * 400)
     monkeypatch.setattr("sys.stdin", answers)
-    status, out, _ = run(capsys, "play", "diceland-hex", "--players", "human,greedy",
-                         "--seed", "2")
+    status, out, _ = run(capsys, "play", "diceland-hex", "--headless", "--players",
+                         "human,greedy", "--seed", "2")
     assert status == 0
     assert "choose 1-" in out or "Red (human)" in out
     assert "please type a number" in out
@@ -195,8 +195,8 @@ def test_a_human_plays_in_the_terminal_from_stdin(capsys, monkeypatch):
 
 def test_a_human_whose_input_ends_gets_one_line(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    status, _, err = run(capsys, "play", "diced", "--players", "human,random,random",
-                         "--seed", "1")
+    status, _, err = run(capsys, "play", "diced", "--headless", "--players",
+                         "human,random,random", "--seed", "1")
     assert status == 2 and "input closed" in err
 
 

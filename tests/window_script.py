@@ -157,14 +157,14 @@ def _reach_targeted_shot(app: TableApp, session: GameSession) -> tuple[Any, ...]
                 trial = st.clone()
                 trial.apply_action(action)
                 if any(a[0] == "shoot" and len(a) > 3 for a in trial.legal_actions()):
-                    app._apply(action, bot=True)
+                    app.apply(action, bot=True)
                     settle(app)
                     break
             else:
-                app._apply(legal[-1])
+                app.apply(legal[-1])
                 settle(app)
             continue
-        app._apply(next((a for a in legal if a[0] in ("pass", "decline")), legal[0]))
+        app.apply(next((a for a in legal if a[0] in ("pass", "decline")), legal[0]))
         settle(app)
     return None
 

@@ -4,9 +4,9 @@
     tabletop play diceland-hex --players human,mcts --board compact --dice physics
 
 Every registered game's options become flags here (`--board`, `--terrain`, ...); a game
-rejects the flags it does not take. The d6 games play in the terminal with or without
-`--headless`; a game whose registry entry carries a `window` launcher opens it unless
-`--headless` is given.
+rejects the flags it does not take. Every game opens the 3D window
+(`simulator.render.app.launch`) unless `--headless` is given, which plays in the terminal;
+without a display the window says so in one line (exit 2).
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
                          f"--players names {len(players)}")
     options: dict[str, Any] = {key[4:]: value for key, value in vars(args).items()
                                if key.startswith("opt_") and value is not None}
-    window = spec.extra.get("window") or _window_of(spec.name)
-    if window is not None and not args.headless:
+    if not args.headless:
+        window = spec.extra.get("window") or _launcher(WINDOW)
         return int(window(args, players, options))
     roller = make_roller(args.dice)
     settings: dict[str, dict[str, Any]] = {}
@@ -129,15 +129,12 @@ def rethrow_line(roller: DiceRoller) -> str | None:
     return line
 
 
-# Games with a 3D window: 'module:function(args, players, options)', imported only when
-# the window is wanted, so the rest of the command never loads Panda3D.
-WINDOWS = {"deep-white-sea": "simulator.render.app:launch"}
+# The window: 'module:function(args, players, options)', imported only when it is wanted,
+# so the rest of the command never loads Panda3D; it finds the game's own window module.
+WINDOW = "simulator.render.app:launch"
 
 
-def _window_of(game: str) -> Any:
-    target = WINDOWS.get(game)
-    if target is None:
-        return None
+def _launcher(target: str) -> Any:
     module, _, func = target.partition(":")
     return getattr(importlib.import_module(module), func)
 

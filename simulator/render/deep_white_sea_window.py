@@ -1,0 +1,653 @@
+"""Deep White Sea's window: the throw gesture, placing the first die, tips, shots and the
+table's marks, on the shared window (`simulator.render.window.GameWindow`).
+
+What happens on the table is the engine's (`simulator.render.session.GameSession`): the
+window shows poses, plays throws back from their recorded trajectory at real speed, rolls
+tipped dice over their edge, and asks the person for each decision.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from rules.core.protocols import DiePose, ThrowSpec
+from rules.core.runner import from_json, read_log
+from rules.deep_white_sea.geometry import baseline
+from simulator.render.camera import OrbitCamera, thrower_view, top_view
+from simulator.render.gesture import GestureSettings, ThrowPreview, arc_of, flight_time, throw_from_drag
+from simulator.render.looks import FOUL_COLOUR, MARK_Z, PLAYER_COLOURS, crew_look
+from simulator.render.session import (
+    Anim,
+    DropAnim,
+    GameSession,
+    PoseT,
+    ThrowAnim,
+    TipAnim,
+    VanishAnim,
+    resting_pose,
+)
+from simulator.render.window import Binding, Choice, GameWindow, Running, wrap
+
+GAME = "deep-white-sea"
+PLAYERS = (2, 2)  # fewest and most seats
+PLAYER_KINDS = ("human", "random", "greedy", "planner")
+TEXTURE_CELL = 512  # px per face in the window (the offscreen renderer uses 256)
+BOT_WINDUP = 0.7  # s: a bot's release marker and aim line show before its throw flies
+MIN_DRAG = 0.03  # m: a shorter drag is a click, not a throw
+
+GAME_BINDINGS: tuple[Binding, ...] = (
+    Binding("arrow_up", "release_higher", "With a die from your hand: drag to throw; "
+                                          "Up / Down: release height of your throw"),
+    Binding("arrow_down", "release_lower", ""),
+    Binding("]", "loft_more", "[ / ]: loft of your throw (flight time)"),
+    Binding("[", "loft_less", ""),
+    Binding("q", "place_side_down", "Q / E: first die's side; A / D: its yaw; Enter: place it"),
+    Binding("e", "place_side_up", ""),
+    Binding("a", "place_yaw_left", ""),
+    Binding("d", "place_yaw_right", ""),
+    Binding("enter", "confirm", ""),
+    Binding("p", "pass_or_decline", "P: pass the turn / decline the shot"),
+)
+
+
+class TableApp(GameWindow):
+    """The Deep White Sea window. `session` plays a game; `replay` (a list of logged
+    actions, with the digests the log recorded after each) makes it a viewer."""
+
+    GAME_TITLE = "Deep White Sea"
+    GAME_BINDINGS = GAME_BINDINGS
+
+    session: GameSession
+
+    def init_game(self) -> None:
+        self.gesture = GestureSettings()
+        self.selected: str | None = None
+        self.armed: str | None = None
+        self.place_side, self.place_yaw = 8, 0.0
+        self.drag: list[tuple[float, float]] | None = None
+        self.preview: ThrowPreview | None = None
+        self.knocked: list[str] = []  # dice the last throw disturbed, ringed until the next action
+        self.last_physics_ratio: float | None = None
+
+    # -- hooks ----------------------------------------------------------------------------
+
+    def make_scene(self) -> Any:
+        from simulator.render.scene import TableScene
+
+        return TableScene(self.session.table_spec)
+
+    def thrower_camera(self, seat: int) -> OrbitCamera:
+        return thrower_view(self.session.table_spec, seat + 1)
+
+    def top_camera(self, aspect: float) -> OrbitCamera:
+        return top_view(self.session.table_spec, aspect)
+
+    def new_session(self) -> GameSession:
+        s = self.session
+        return GameSession(list(s.players), s.seed + 1, dict(s.options))
+
+    def last_moved(self) -> str | None:
+        if self.running is not None and self.running.anim is not None:
+            return str(self.running.anim.die)
+        for out in reversed(self.session.history):
+            for a in reversed(out.anims):
+                if a.die in self.scene.dice:
+                    return str(a.die)
+        names = list(self.scene.dice)
+        return names[0] if names else None
+
+    def piece_position(self, name: str) -> tuple[float, float, float] | None:
+        return self.scene.die_position(name) if name in self.scene.dice else None
+
+    def sync_scene(self) -> None:
+        poses = self.session.poses()
+        for name in list(self.scene.dice):
+            if name not in poses:
+                self.scene.remove_die(name)
+        for name, pose in poses.items():
+            if name in self.scene.dice:
+                self.scene.dice[name].pose.setScale(1.0)
+                self.scene.move_die(name, *pose)
+            else:
+                self._ensure_die(name, pose)
+
+    def refresh(self) -> None:
+        if self.human_to_act() and self.selected is None:
+            self.selected = self._die_to_act()
+        super().refresh()
+
+    # -- pointer: picking and the throw gesture -------------------------------------------------
+
+    def on_left_down(self, pos: tuple[float, float] | None = None) -> None:
+        pos = pos or self.mouse()
+        if pos is None or not self.human_to_act():
+            return
+        if self.armed is not None:
+            start = self.ray_plane(pos, 0.0)
+            if start is not None:
+                self.drag = [start]
+                self._update_preview()
+            return
+        self.click(pos)
+
+    def on_pointer(self, pos: tuple[float, float]) -> None:
+        super().on_pointer(pos)
+        if self.drag is not None:
+            p = self.ray_plane(pos, 0.0)
+            if p is not None and (not self.drag or np.hypot(p[0] - self.drag[-1][0],
+                                                            p[1] - self.drag[-1][1]) > 0.002):
+                self.drag.append(p)
+                self._update_preview()
+
+    def on_left_up(self, pos: tuple[float, float] | None = None) -> None:
+        if self.drag is None:
+            return
+        if pos is not None:
+            self.on_pointer(pos)
+        path, self.drag = self.drag, None
+        die = self.armed
+        if die is None or len(path) < 2 or math.dist(path[0], path[-1]) < MIN_DRAG:
+            self.message = "drag farther: from your release point to where the die should land"
+            self.preview = None
+            self.refresh()
+            return
+        preview = throw_from_drag(self.session.table_spec, self.acting_seat() + 1, path,
+                                  self.gesture)
+        self.preview = None
+        self.armed = None
+        t = preview.throw
+        spec = ThrowSpec(t.release, t.velocity, t.spin, t.orientation)
+        from rules.deep_white_sea import spec_to_tuple
+
+        self.apply(("throw", die, spec_to_tuple(spec)))
+
+    # -- keys -------------------------------------------------------------------------------
+
+    def arm(self, choice: Choice) -> None:
+        self.armed = str(choice.arm)
+        self.selected = None
+        self.message = (f"throw {self.session.crew(self.armed).name}: press behind your edge "
+                        "(the release point), drag to where it should land, let go")
+        self.refresh()
+
+    def release_higher(self) -> None:
+        self.gesture = self.gesture.higher(0.05)
+        self._update_preview()
+
+    def release_lower(self) -> None:
+        self.gesture = self.gesture.higher(-0.05)
+        self._update_preview()
+
+    def loft_more(self) -> None:
+        self.gesture = self.gesture.loftier(0.05)
+        self._update_preview()
+
+    def loft_less(self) -> None:
+        self.gesture = self.gesture.loftier(-0.05)
+        self._update_preview()
+
+    def place_side_up(self) -> None:
+        self.place_side = self.place_side % 8 + 1
+        self.refresh()
+
+    def place_side_down(self) -> None:
+        self.place_side = (self.place_side - 2) % 8 + 1
+        self.refresh()
+
+    def place_yaw_left(self) -> None:
+        self.place_yaw = (self.place_yaw + 30.0) % 360.0
+        self.refresh()
+
+    def place_yaw_right(self) -> None:
+        self.place_yaw = (self.place_yaw - 30.0) % 360.0
+        self.refresh()
+
+    def confirm(self) -> None:
+        if self.human_to_act() and self.session.state.decision == "place" and self.armed:
+            die = self.armed
+            self.armed = None
+            self.apply(("place", die, self.place_side, self.place_yaw))
+
+    def pass_or_decline(self) -> None:
+        if not self.human_to_act():
+            return
+        for a in self.session.legal():
+            if a[0] in ("pass", "decline"):
+                self.apply(a)
+                return
+
+    def cancel(self) -> None:
+        self.selected = None
+        self.armed = None
+        self.drag = None
+        self.preview = None
+        super().cancel()
+
+    # -- acting and animations ------------------------------------------------------------
+
+    def after_apply(self, out: Any, bot: bool) -> None:
+        self.selected = None
+        self.knocked = []
+        for anim in out.anims:
+            if isinstance(anim, ThrowAnim) and anim.playback.duration > 0:
+                self.last_physics_ratio = anim.physics_s / anim.playback.duration
+                self.knocked = [n for n in anim.playback.tracks if n != anim.die]
+        super().after_apply(out, bot)
+        self._banner_until += sum(
+            getattr(a, "duration", 0.0) or getattr(getattr(a, "playback", None), "duration", 0.0)
+            for a in out.anims) / self.speed
+
+    def anim_lead(self, anim: Any, bot: bool) -> float:
+        return BOT_WINDUP if bot and isinstance(anim, ThrowAnim) else 0.0
+
+    def begin_anim(self, running: Running) -> None:
+        a = running.anim
+        if isinstance(a, ThrowAnim):
+            self._ensure_die(a.die, (a.throw.release, a.throw.orientation))
+            self.follow = None
+            self.scene.clear_overlay()
+            if running.lead > 0:
+                self._draw_throw_preview(a.throw, foul=a.foul, flight=flight_time(a.throw))
+        elif isinstance(a, DropAnim):
+            self._ensure_die(a.die, a.pose)
+
+    def show_anim(self, anim: Any, t: float) -> bool:
+        a: Anim = anim
+        if isinstance(a, ThrowAnim):
+            if t > 0 and self.scene.overlay.getNumChildren():
+                self.scene.clear_overlay()
+            if not a.playback.tracks:  # no recording (a table without physics): the arc
+                fl = flight_time(a.throw)
+                arc = arc_of(a.throw, fl, steps=2)
+                p = arc[-1] if t >= fl else tuple(
+                    np.array(a.throw.release) + np.array(a.throw.velocity) * t
+                    + np.array([0, 0, -4.905 * t * t]))
+                self.scene.move_die(a.die, p, a.throw.orientation)  # type: ignore[arg-type]
+                return t >= fl
+            for name, pose in a.playback.poses_at(t).items():
+                self._ensure_die(name, pose)
+                self.scene.move_die(name, *pose)
+            return a.playback.finished(t)
+        if isinstance(a, TipAnim):
+            if a.die in self.scene.dice:
+                self.scene.move_die(a.die, *a.at(t))
+            return t >= a.duration
+        if isinstance(a, VanishAnim):
+            if a.die in self.scene.dice:
+                f = min(1.0, t / a.duration)
+                (x, y, z), q = a.pose
+                self.scene.move_die(a.die, (x, y, z + 0.2 * f), q)
+                self.scene.dice[a.die].pose.setScale(max(0.01, 1.0 - f))
+            return t >= a.duration
+        if isinstance(a, DropAnim):
+            f = min(1.0, t / a.duration)
+            (x, y, z), q = a.pose
+            self.scene.move_die(a.die, (x, y, z + 0.15 * (1 - f) ** 2), q)
+            return t >= a.duration
+        return True
+
+    def _ensure_die(self, name: str, pose: PoseT) -> None:
+        if name in self.scene.dice:
+            return
+        crew = self.session.crew(name)
+        self.scene.add_die(name, self.session.shape(name), crew_look(crew, TEXTURE_CELL),
+                           tuple(crew.side_on_face(f) for f in range(8)), pose[0], pose[1])
+
+    # -- HUD --------------------------------------------------------------------------------
+
+    def status_text(self) -> str:
+        s = self.session
+        st = s.state
+        if st.is_terminal():
+            now = f"Game over: {self.result_text()}"
+        else:
+            seat = st.current_player()
+            now = f"P{seat + 1} to act: {_DECISION_WORDS.get(st.decision, st.decision)}"
+        return (f"Deep White Sea  turn {st.turn}   P1 {st.scores[0]} : {st.scores[1]} P2"
+                f"   (first to 50)\n{now}")
+
+    def result_text(self) -> str:
+        st = self.session.state
+        if st.winner is not None and st.winner < 0:
+            return "draw"
+        return f"{self.session.player_name(st.winner)} wins"
+
+    def panels(self) -> list[tuple[str, tuple[float, float, float]]]:
+        s = self.session
+        st = s.state
+        out = []
+        for seat in (0, 1):
+            lines = [s.player_name(seat), f"score {st.scores[seat]}"]
+            hand = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "hand"]
+            reserve = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "reserve"]
+            play = [d for d in st.seat_dice(seat) if st.where[d] == "play"]
+            lines.append("hand: " + (", ".join(hand) if hand else "-"))
+            lines.append("reserve: " + (", ".join(reserve) if reserve else "-"))
+            for d in play:
+                if d in st.poses:
+                    flags = []
+                    if d in st.poison:
+                        flags.append(f"poison (P{st.poison[d] + 1})")
+                    if st.frozen(d):
+                        flags.append("frozen")
+                    elif st.held(d):
+                        flags.append("held")
+                    extra = f" [{', '.join(flags)}]" if flags else ""
+                    lines.append(f"  {s.crew(d).name}: side {st.side(d).number}{extra}")
+            out.append(("\n".join(wrap(line, 44) for line in lines), PLAYER_COLOURS[seat + 1]))
+        return out
+
+    def prompt_lines(self) -> list[str]:
+        s = self.session
+        st = s.state
+        prompt = []
+        for task in st.stack if not st.is_terminal() else []:
+            if task.get("t") == "cmd":  # the command chain, one ally at a time
+                order = [s.crew(d).name for d in task["order"]]
+                k = task["idx"]
+                done, acting, rest = order[:k], order[k:k + 1], order[k + 1:]
+                prompt.append(f"Command by {s.crew(task['src']).name}: "
+                              + " > ".join([*(f"({n})" for n in done),
+                                            *(f"[{n}]" for n in acting), *rest]))
+        if self.message:
+            prompt.append(self.message)
+        if self.preview is not None:
+            p = self.preview
+            r = p.throw.release
+            state = "FOUL: " + (p.foul_reason or "") if p.foul else "legal release"
+            prompt.append(f"release ({r[0]:+.2f}, {r[1]:+.2f}, {r[2]:.2f}) m  speed {p.speed:.2f} m/s"
+                          f"  spin {p.spin:.1f} rad/s  flight {self.gesture.flight:.2f} s")
+            prompt.append(state)
+        elif self.armed is not None and st.decision == "place":
+            prompt.append(f"side {self.place_side}, yaw {self.place_yaw:.0f} deg: Q/E side, "
+                          "A/D turn, Enter to place")
+        elif self.armed is not None:
+            prompt.append(f"release height {self.gesture.height:.2f} m (Up/Down), flight "
+                          f"{self.gesture.flight:.2f} s ([ ])")
+        if self.last_physics_ratio is not None:
+            prompt.append(f"last throw: physics to rest took {100 * self.last_physics_ratio:.0f}% "
+                          "of its real duration")
+        return prompt
+
+    def extra_buttons(self, labels: list[str]) -> list[Any]:
+        if self.human_to_act() and any(a[0] in ("pass", "decline") for a in self.session.legal()):
+            labels.append("P  pass / no shot")
+            return [self.pass_or_decline]
+        return []
+
+    def make_choices(self) -> list[Choice]:
+        s = self.session
+        out: list[Choice] = []
+        legal = s.legal()
+        decision = s.state.decision
+        for a in legal:
+            if a[0] == "throw":
+                out.append(Choice(f"throw {s.crew(a[1]).name}", arm=a[1]))
+            elif a[0] == "shoot" and len(a) == 3:
+                out.append(Choice(f"{s.crew(a[1]).name}: {a[2]}", action=a))
+            elif a[0] in ("foul", "tip", "aim"):
+                out.append(Choice(s.state.action_to_string(a), action=a))
+        if decision == "place":
+            seen: list[str] = []
+            for a in legal:
+                if a[1] not in seen:
+                    seen.append(a[1])
+            out = [Choice(f"place {s.crew(d).name}", arm=d) for d in seen]
+        if self.selected is not None:
+            for a in legal:
+                if a[0] == "shoot" and a[1] == self.selected and len(a) > 3:
+                    out.append(Choice(f"{a[2]} {s.crew(a[3]).name}", action=a))
+        return out[:9]
+
+    # -- the table's marks --------------------------------------------------------------------
+
+    def draw_overlay(self) -> None:
+        sc = self.scene
+        s = self.session
+        st = s.state
+        for die, seat in st.poison.items():
+            if die in st.poses:
+                x, y = st.poses[die].position[:2]
+                sc.poison_counter((x + 0.03, y + 0.03), PLAYER_COLOURS[seat + 1])
+        for d in self.knocked:
+            if d in st.poses:
+                sc.ring(st.poses[d].position[:2], 0.042, (1.0, 1.0, 1.0, 0.8), width=0.004)
+        if not self.human_to_act():
+            return
+        legal = s.legal()
+        decision = st.decision
+        if decision == "place" and self.armed is not None:
+            self.sync_scene()  # an earlier preview die goes back to the hand
+            pose = DiePose(self.armed, "on_table", None,
+                           s.crew(self.armed).face_of_side(self.place_side) + 1,
+                           (0.0, 0.0, 0.0), self.place_yaw)
+            self._ensure_die(self.armed, resting_pose(s.shape(self.armed), pose))
+            self.scene.move_die(self.armed, *resting_pose(s.shape(self.armed), pose))
+        # Tips the person may choose: moves of the selected die, or a Repair / Confuse roll.
+        tips = [a for a in legal if (a[0] == "move" and a[1] == self.selected) or a[0] == "tip"]
+        for a in tips:
+            start, end = self._tip_arrow(a[1], a[2])
+            sc.arrow(start, end, (0.2, 0.9, 0.3, 0.95), width=0.01)
+        if self.selected is not None and self.selected in st.poses:
+            p = st.poses[self.selected]
+            sc.ring(p.position[:2], 0.045, (1.0, 0.85, 0.2, 0.95))
+            side = st.side(self.selected)
+            crew = s.crew(self.selected)
+            for arrow in side.arrows:
+                axis = crew.corner_axis(side.number, arrow.corner)
+                a, b = baseline(p.top_corners, axis)
+                self._baseline(a, b)
+            for a in legal:
+                if a[0] == "shoot" and a[1] == self.selected:
+                    # One target, or every die an all-range shot or a Command reaches.
+                    pool = (st.enemies(self.selected) if a[2] in ("attack", "backstab", "confuse")
+                            else st.allies(self.selected) if a[2] in ("repair", "command")
+                            else [])
+                    targets = [a[3]] if len(a) > 3 else st.in_range(self.selected, pool, "all")
+                    for t in targets:
+                        if t in st.poses:
+                            sc.ring(st.poses[t].position[:2], 0.05, (0.95, 0.2, 0.15, 0.95),
+                                    width=0.008)
+        for a in legal:
+            if a[0] == "aim" and a[2] in st.poses:
+                sc.ring(st.poses[a[2]].position[:2], 0.05, (0.95, 0.5, 0.1, 0.95), width=0.008)
+        # Dice that can act now glow faintly at their feet.
+        actors = {a[1] for a in legal if a[0] in ("move", "shoot")}
+        for d in actors:
+            if d in st.poses and d != self.selected:
+                sc.ring(st.poses[d].position[:2], 0.04, (0.3, 0.85, 0.4, 0.6), width=0.004)
+
+    def _baseline(self, a: tuple[float, float], b: tuple[float, float]) -> None:
+        d = np.subtract(b, a)
+        n = float(np.linalg.norm(d))
+        if n < 1e-9:
+            return
+        u = d / n
+        reach = 2.0
+        p0 = (a[0] - u[0] * reach, a[1] - u[1] * reach, MARK_Z)
+        p1 = (a[0] + u[0] * reach, a[1] + u[1] * reach, MARK_Z)
+        p0, p1 = self._clip_to_table(p0, p1)
+        self.scene.strip(p0, p1, (1.0, 0.95, 0.55, 0.8), width=0.003)
+
+    def _clip_to_table(self, p0: tuple[float, float, float], p1: tuple[float, float, float]
+                       ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        t = self.session.table_spec
+        hx = t.width / 2 if t.shape == "rect" else t.radius
+        hy = t.edge_y
+        lo, hi = 0.0, 1.0
+        d = (p1[0] - p0[0], p1[1] - p0[1])
+        for k, h in ((0, hx), (1, hy)):
+            if abs(d[k]) < 1e-12:
+                continue
+            for bound in (-h, h):
+                s = (bound - p0[k]) / d[k]
+                if d[k] > 0:
+                    (lo, hi) = (max(lo, s), hi) if bound < 0 else (lo, min(hi, s))
+                else:
+                    (lo, hi) = (lo, min(hi, s)) if bound < 0 else (max(lo, s), hi)
+        lo, hi = max(0.0, lo), min(1.0, max(lo, hi))
+        q0 = (p0[0] + d[0] * lo, p0[1] + d[1] * lo, p0[2])
+        q1 = (p0[0] + d[0] * hi, p0[1] + d[1] * hi, p0[2])
+        return q0, q1
+
+    def _tip_arrow(self, die: str, corner: str) -> tuple[tuple[float, float, float],
+                                                        tuple[float, float, float]]:
+        st = self.session.state
+        p = st.poses[die]
+        crew = self.session.crew(die)
+        axis = crew.corner_axis(st.side(die).number, corner)
+        cx, cy = p.top_corners[axis]
+        x, y = p.position[0], p.position[1]
+        top = 2 * p.position[2] + 0.002 if p.position[2] > 0 else 0.042
+        start = (x + (cx - x) * 0.35, y + (cy - y) * 0.35, top)
+        end = (cx + (cx - x) * 0.9, cy + (cy - y) * 0.9, top)
+        return start, end
+
+    def _draw_throw_preview(self, throw: Any, foul: bool, flight: float) -> None:
+        colour = (*FOUL_COLOUR, 1.0) if foul else (0.25, 0.9, 0.35, 1.0)
+        self.scene.marker(throw.release, colour, size=0.03)
+        self.scene.path(list(arc_of(throw, flight)), (1.0, 1.0, 1.0, 0.85), width=0.006)
+        x, y, _ = throw.release
+        self.scene.strip((x, y, MARK_Z), (x, y + 0.0001, MARK_Z), colour, width=0.02)
+
+    def _update_preview(self) -> None:
+        if self.drag is None or self.armed is None:
+            return
+        if len(self.drag) < 2:
+            p = self.drag[0]
+            path = [p, (p[0], p[1] + (0.3 if self.acting_seat() == 0 else -0.3))]
+        else:
+            path = self.drag
+        self.preview = throw_from_drag(self.session.table_spec, self.acting_seat() + 1, path,
+                                       self.gesture)
+        self.scene.clear_overlay()
+        self._draw_throw_preview(self.preview.throw, self.preview.foul, self.gesture.flight)
+        self.refresh_texts()
+
+    # -- picking --------------------------------------------------------------------------
+
+    def click(self, pos: tuple[float, float]) -> None:
+        s = self.session
+        st = s.state
+        legal = s.legal()
+        # An arrow (a move, or a Repair / Confuse roll) under the pointer?
+        for a in legal:
+            if a[0] in ("move", "tip") and (a[0] == "tip" or a[1] == self.selected):
+                start, end = self._tip_arrow(a[1], a[2])
+                hit = self.ray_plane(pos, start[2])
+                if hit is not None and _near_segment(hit, start[:2], end[:2], 0.015):
+                    self.apply(a)
+                    return
+        die = self._pick_die(pos)
+        if die is None:
+            self.selected = None
+            self.refresh()
+            return
+        # A target of the selected die, or of the current aim decision?
+        for a in legal:
+            if a[0] == "aim" and a[2] == die:
+                self.apply(a)
+                return
+            if (a[0] == "shoot" and a[1] == self.selected and len(a) > 3 and a[3] == die
+                    and a[2] in ("attack", "repair", "confuse")):
+                self.apply(a)
+                return
+        for a in legal:
+            if a[0] == "shoot" and a[1] == self.selected and len(a) > 3 and a[3] == die:
+                self.apply(a)
+                return
+        if any(a[0] in ("move", "shoot") and a[1] == die for a in legal):
+            self.selected = die
+            self.message = f"{s.crew(die).name}: green arrows move it, red rings are its targets"
+        else:
+            self.selected = None
+            owner = s.player_name(s.seat_of(die)) if die in st.dice else "?"
+            self.message = f"{s.crew(die).name} ({owner}) cannot act now"
+        self.refresh()
+
+    def _pick_die(self, pos: tuple[float, float]) -> str | None:
+        spheres = {name: (self.scene.die_position(name),
+                          self.session.shape(name).poly.circumradius * 1.1)
+                   for name in self.scene.dice}
+        picked = self.pick_sphere(pos, spheres)
+        return None if picked is None else str(picked)
+
+    def _die_to_act(self) -> str | None:
+        """The die a decision is about: the landed die that may shoot, the commanded ally."""
+        st = self.session.state
+        if st.is_terminal() or not st.stack:
+            return None
+        task = st.stack[-1]
+        if task.get("t") == "shoot":
+            return str(task["die"])
+        if task.get("t") == "cmd" and task["idx"] < len(task["order"]):
+            return str(task["order"][task["idx"]])
+        return None
+
+
+_DECISION_WORDS = {
+    "place": "place one die in the centre (first turn)",
+    "main": "throw, move or shoot (or pass)",
+    "foul": "the opponent fouled: allow, forbid the shot, or send the die to reserve",
+    "shoot": "the landed die may shoot",
+    "cmd": "a commanded ally acts",
+    "tip": "choose which way to roll the die",
+    "throw": "throw a die (Call Ally / Jump)",
+    "aim": "aim the continuous effect",
+}
+
+
+def _near_segment(p: tuple[float, float], a: tuple[float, ...], b: tuple[float, ...],
+                  tol: float) -> bool:
+    pa, ab = np.subtract(p, a[:2]), np.subtract(b[:2], a[:2])
+    t = float(np.clip((pa @ ab) / max(1e-12, float(ab @ ab)), 0.0, 1.0))
+    return float(np.linalg.norm(pa - ab * t)) <= tol
+
+
+# -- the game module's interface (see simulator.render.app) ---------------------------------
+
+App = TableApp
+
+
+def new_session(players: list[str], seed: int, options: dict[str, Any], log: Any = None,
+                bot_settings: dict[str, dict[str, Any]] | None = None) -> GameSession:
+    """A game for the window; the table is the physics table unless the options say."""
+    options = dict(options)
+    options.setdefault("table", "physics")
+    return GameSession(players, seed, options, log=log, bot_settings=bot_settings)
+
+
+def replay_session(log_path: Any) -> tuple[GameSession, list[Any], list[str | None]]:
+    """A fresh session set up as the log's header says, the log's actions in order, and the
+    state digest the log recorded after each."""
+    from rules.core.protocols import RulesError
+
+    lines = read_log(log_path)
+    header = lines[0]
+    if header.get("game") != GAME:
+        raise RulesError(f"{log_path}: this log is {header.get('game')!r}, not {GAME}")
+    players = [str(p) for p in header.get("players", [])]
+    seed = header.get("seed")
+    if len(players) != 2 or not isinstance(seed, int):
+        raise RulesError(f"{log_path}: line 1: bad header field 'players' or 'seed'")
+    # Every seat replays its logged actions: none of them thinks.
+    session = GameSession(["human", "human"], seed, dict(header.get("options") or {}))
+    session.players = players
+    steps = [line for line in lines[1:] if line.get("type") == "action"]
+    return session, [from_json(line["action"]) for line in steps], [line.get("digest")
+                                                                    for line in steps]
+
+
+def picture(session: GameSession, size: tuple[int, int]) -> Any:
+    from simulator.render.picture import SessionPicture
+
+    return SessionPicture(session, size)
+
+
+def play_turns(session: GameSession, turns: int) -> int:
+    from simulator.render.session import play_turns as play
+
+    return play(session, turns)
