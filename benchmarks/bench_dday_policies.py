@@ -1,7 +1,7 @@
 """D-Day Dice solo on the shipped map: win rate and mean victory points of each policy
 over N games (the same N dice seeds for every policy).
 
-    python benchmarks/bench_dday_policies.py [--games 1000] [--map greyrock-cove]
+    python -m benchmarks.bench_dday_policies [--games 1000] [--map greyrock-cove]
 
 `greedy` re-rolls every die worth less than an average die; `expectimax` weighs every
 re-roll by its exact expected value; `random` picks uniformly among legal actions (a

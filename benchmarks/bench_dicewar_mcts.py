@@ -1,7 +1,7 @@
 """DiceWar: the generic mcts player (with DiceWar's heuristic and BOT_SETTINGS) against
 random, and greedy against random, over N games with seats alternating.
 
-    python benchmarks/bench_dicewar_mcts.py [--games 100] [--iterations 200]
+    python -m benchmarks.bench_dicewar_mcts [--games 100] [--iterations 200]
 
 Prints win rates (draws count half), mean game length in turns and wall time (s).
 """

@@ -1,8 +1,8 @@
 """Deep White Sea bot matches: planner against random and against greedy, seats and crews
 alternating, and the crew-balance table (greedy on both sides, every pair of crews).
 
-    python benchmarks/bench_dws_matches.py vs --opponent random --games 50 [--table kinematic]
-    python benchmarks/bench_dws_matches.py balance --games 6 [--table kinematic] [--bot greedy]
+    python -m benchmarks.bench_dws_matches vs --opponent random --games 50 [--table kinematic]
+    python -m benchmarks.bench_dws_matches balance --games 6 [--table kinematic] [--bot greedy]
 
 Prints one line per game and the totals; `balance` prints each crew's win rate against
 every other crew and overall (a draw counts half). Runs in `--jobs` processes.
@@ -12,16 +12,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from dice_models.crews import available_crews  # noqa: E402
-from rules.core.runner import play  # noqa: E402
+from dice_models.crews import available_crews
+from rules.core.runner import play
 
 
 def one_game(job: tuple[list[str], list[str], int, str, dict[str, Any]]) -> tuple[Any, ...]:

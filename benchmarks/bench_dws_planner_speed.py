@@ -6,27 +6,23 @@ Positions: mid-game states reached by random play on the physics table (one per 
 at a decision where the planner may throw. Prints, per table kind, the candidates
 considered (and how many were throws), the seconds per decision and candidates per second.
 
-    python benchmarks/bench_dws_planner_speed.py [--positions 6] [--throws 200]
+    python -m benchmarks.bench_dws_planner_speed [--positions 6] [--throws 200]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import rules.deep_white_sea as dws  # noqa: E402
-import simulator.physics_table  # noqa: E402,F401
-from benchmarks.bare_pybullet import BareLoop  # noqa: E402
-from dice_models import load_die  # noqa: E402
-from rules.deep_white_sea.bots import PlannerBot, RandomBot  # noqa: E402
-from simulator.physics import PhysicsSettings, TableSpec, die_shape  # noqa: E402
-from simulator.physics.throws import random_throw  # noqa: E402
+import rules.deep_white_sea as dws
+import simulator.physics_table  # noqa: F401
+from benchmarks.bare_pybullet import BareLoop
+from dice_models import load_die
+from rules.deep_white_sea.bots import PlannerBot, RandomBot
+from simulator.physics import PhysicsSettings, TableSpec, die_shape
+from simulator.physics.throws import random_throw
 
 
 def positions(n: int, table: str) -> list[dws.DWSState]:

@@ -8,7 +8,7 @@
    2-core machine: speed-up >= 1.8 (only reachable when both cores are free: the load
    average is printed alongside).
 
-    python benchmarks/bench_fairness.py [--config benchmarks/experiments/fair-paper-d8.yaml]
+    python -m benchmarks.bench_fairness [--config benchmarks/experiments/fair-paper-d8.yaml]
         [--throws 1200] [--rounds 12] [--scale-throws 2000] [--repeats 2]
 
 The scaling runs default to 2000 throws: a run pays once for forking its workers and at
@@ -22,18 +22,15 @@ import argparse
 import itertools
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.bare_pybullet import BareLoop  # noqa: E402
-from simulator.experiments import Store, load_experiment, run_experiment  # noqa: E402
-from simulator.experiments.config import draw_throw  # noqa: E402
-from simulator.experiments.runner import ThrowSimulator  # noqa: E402
-from simulator.physics import World, die_shape  # noqa: E402
+from benchmarks.bare_pybullet import BareLoop
+from simulator.experiments import Store, load_experiment, run_experiment
+from simulator.experiments.config import draw_throw
+from simulator.experiments.runner import ThrowSimulator
+from simulator.physics import World, die_shape
 
 HERE = Path(__file__).resolve().parent
 

@@ -2,7 +2,7 @@
 against random and against greedy, N games per pairing, plus greedy against random as
 the yardstick. Games run through the same runner as `tabletop play` (seeded dice).
 
-    python benchmarks/bench_mcts_diced_hex.py [--games 100] [--iterations N] [--board compact]
+    python -m benchmarks.bench_mcts_diced_hex [--games 100] [--iterations N] [--board compact]
                                                [--only diced|diceland-hex]
 
 Diced is played by three: the bot under test in one seat, two opponents of one kind in the
@@ -11,7 +11,7 @@ rotates with the seed. Prints the tested bot's win rate (draws count their share
 95% Wilson interval, mean steps per game and wall time (s).
 
 For Diced it also prints the ceiling against random: the exact win probability of the
-best response to two random players (`benchmarks/diced_best_response.py`, value iteration
+best response to two random players (`rules/diced/best_response.py`, value iteration
 over the whole game), and that best response's own record on the same seeds. No player
 can expect more than the ceiling; the 100-game figures scatter about +-9 points around it.
 """
@@ -20,17 +20,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.diced_best_response import BestResponseAgent, solve_game  # noqa: E402
-from rules.core.bots import Agent, make_agent  # noqa: E402
-from rules.core.runner import play, streams  # noqa: E402
-from rules.registry import lookup  # noqa: E402
+from rules.core.bots import Agent, make_agent
+from rules.core.runner import play, streams
+from rules.diced.best_response import BestResponseAgent, solve_game
+from rules.registry import lookup
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -8,7 +8,7 @@ what the results are tested against bit for bit), is timed at N = 100 beside it.
 Dice go on a square grid 70 mm apart (clear of each other, each near its neighbours'
 bounding spheres), every tenth tried on top of the one before and refused.
 
-    python benchmarks/bench_place.py [--sizes 100 300 1000] [--repeat 3]
+    python -m benchmarks.bench_place [--sizes 100 300 1000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -17,12 +17,9 @@ import argparse
 import math
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from dice_models import load_die  # noqa: E402
-from simulator.physics import PlacementError, TableSpec, World  # noqa: E402
+from dice_models import load_die
+from simulator.physics import PlacementError, TableSpec, World
 
 SPACING = 0.07  # m
 

@@ -8,7 +8,7 @@
    duration (its simulated time, which is how long the playback lasts). Random legal
    throws of crew dice onto a table that already holds other dice.
 
-    python benchmarks/bench_render.py [--frames 60] [--throws 40] [--size 1280x720]
+    python -m benchmarks.bench_render [--frames 60] [--throws 40] [--size 1280x720]
 """
 
 from __future__ import annotations
@@ -17,16 +17,13 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from dice_models import load_die  # noqa: E402
-from dice_models.crews import load_crew  # noqa: E402
-from simulator.physics import TableSpec, World, die_shape  # noqa: E402
-from simulator.physics.throws import random_throw  # noqa: E402
+from dice_models import load_die
+from dice_models.crews import load_crew
+from simulator.physics import TableSpec, World, die_shape
+from simulator.physics.throws import random_throw
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """Fit the Diced heuristic: how well do dice counts predict who wins?
 
-    python benchmarks/fit_diced_heuristic.py [--games 6000] [--seed 777000]
+    python -m benchmarks.fit_diced_heuristic [--games 6000] [--seed 777000]
 
 Plays three-player Diced games whose seats are greedy or random at random, records every
 turn start (dice in hand, pool, tokens) and who won, and scores candidate heuristics

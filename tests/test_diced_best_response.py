@@ -1,4 +1,4 @@
-"""The exact best response to two random Diced players (benchmarks/diced_best_response.py)
+"""The exact best response to two random Diced players (rules/diced/best_response.py)
 against the engine itself: its state graph must hold every state the engine reaches, and
 its exact win probabilities must match games played in the engine."""
 
@@ -9,16 +9,16 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.diced_best_response import (
+from rules.core.bots import GreedyBot, RandomBot
+from rules.core.rollers import SeededRoller
+from rules.diced import game as diced
+from rules.diced.best_response import (
     BestResponseAgent,
     Graph,
     legal_moves,
     move_dist,
     solve_game,
 )
-from rules.core.bots import GreedyBot, RandomBot
-from rules.core.rollers import SeededRoller
-from rules.diced import game as diced
 
 POOL = 3  # the book's smallest game (two dice per player): a graph of a few thousand states
 

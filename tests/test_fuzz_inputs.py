@@ -1,14 +1,14 @@
 """Property-based fuzzing of every loader and command-line entry point (issue 15, item 21):
 generated bad and odd inputs give exit 0 with a sane result or one error line with exit 2,
 never a traceback, never a change to an input file. The properties live in
-benchmarks/fuzz_inputs.py, whose own run searches longer and prints the cases tried; here
-each runs a fixed, derandomised set of cases (about a minute in all)."""
+simulator/cli/fuzz.py; `python -m benchmarks.fuzz_inputs` searches longer and prints the
+cases tried; here each runs a fixed, derandomised set of cases (about a minute in all)."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks.fuzz_inputs import CASES, properties, run
+from simulator.cli.fuzz import CASES, properties, run
 
 # Cases per property: enough to reach every generator branch; about a minute in all.
 EXAMPLES = 200

@@ -195,7 +195,7 @@ def test_dice_check_finds_an_error_in_a_physics_die_file(
     assert "light.yaml: mass:" in err and "team" not in err
 
 
-# -- found by the fuzz suite (benchmarks/fuzz_inputs.py) ------------------------------------
+# -- found by the fuzz suite (simulator/cli/fuzz.py) ----------------------------------------
 
 
 @pytest.mark.parametrize("kind", ["table", "tribe", "map"])

@@ -1,6 +1,6 @@
 """Dice that never come to rest: the d6 tray re-throws them (counted apart from cocked
 dice), a physics failure reaching the `tabletop` command is one line and exit status 3,
-and the stuck-dice bench (benchmarks/bench_stuck.py) finds none."""
+and the stuck-dice bench (simulator/bench/stuck.py) finds none."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks import bench_stuck
 from dice_models import load_die
+from simulator.bench import stuck
 from simulator.cli.main import main
 from simulator.physics.settings import PhysicsSettings
 from simulator.physics.tray import MAX_UNSETTLED, PhysicsRoller, roll_tray
@@ -142,8 +142,8 @@ def test_cli_bad_input_is_still_status_2(capsys: pytest.CaptureFixture[str]) -> 
 # About 1,000 throws in all, spread over the bench's configurations (every shipped die on
 # every surface, and trays of 1 to 6 d6: 48 configurations, 21 throws or rolls each, about
 # 20 s on one core). 1,000 per configuration would take over 10 minutes on one core (the
-# trays roll at 5-40 rolls/s), too long for the suite; benchmarks/bench_stuck.py runs those.
-BENCH_THROWS = -(-1000 // len(bench_stuck.all_configs()))
+# trays roll at 5-40 rolls/s), too long for the suite: python -m benchmarks.bench_stuck.
+BENCH_THROWS = -(-1000 // len(stuck.all_configs()))
 # Known exceptions (configuration name -> reason), expected to fail: none since the contact
 # model of issue 13 (docs/physics.md); before it, bipyramid-d10/neoprene and
 # cuboid-d6-long/neoprene rested on an edge of the empty table and 6 d6 in the tray never
@@ -155,11 +155,11 @@ def _bench_params() -> list[Any]:
     return [pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=KNOWN_STUCK[c.name],
                                                                 strict=False)]
                          if c.name in KNOWN_STUCK else [])
-            for c in bench_stuck.all_configs()]
+            for c in stuck.all_configs()]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("config", _bench_params())
-def test_stuck_dice_bench_finds_none(config: bench_stuck.Config) -> None:
-    totals = bench_stuck.run([config], BENCH_THROWS)
-    assert bench_stuck.failures(totals) == []
+def test_stuck_dice_bench_finds_none(config: stuck.Config) -> None:
+    totals = stuck.run([config], BENCH_THROWS)
+    assert stuck.failures(totals) == []

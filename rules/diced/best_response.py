@@ -19,7 +19,7 @@ tested player's own re-roll choices are decisions of the search. Two simplificat
 The random players are exactly the engine's `random`: uniform over the legal actions at
 every decision (attacks, defence commitments, re-roll choices).
 
-    python benchmarks/diced_best_response.py [--pool 9] [--tol 1e-10]
+    python -m rules.diced.best_response [--pool 9] [--tol 1e-10]
 
 Prints the number of states, the best response's win probability for each starting seat
 (the roll-off picks the starter uniformly) and their mean, and, for comparison, the exact
@@ -34,16 +34,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 from statistics import mean
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-import scipy.sparse as sp
 
 from rules.diced.game import REROLL_CHOICE, TURN, DicedState, greedy_action
 
 N = 3  # seats; the tested player is seat 0, then 1 and 2 in turn order
 MAX_TOKENS = 3
-WIN, LOSS = "win", "loss"
+WIN, LOSS = ("win",), ("loss",)  # the two ends, as keys of their own
 
 Key = tuple  # (seat on turn, ready, dice (3), pool, tokens (3)) or WIN / LOSS
 Dist = dict
@@ -141,11 +140,11 @@ def greedy_choice(key: Key, moves: list[tuple]) -> list[tuple[int, float]]:
     victims is followed down every branch, so the value is greedy's exactly."""
     state = engine_state(key)
     probe = _Pick(0)
-    greedy_action(state, probe)  # learns how many ways the policy can draw, if any
+    greedy_action(state, cast(np.random.Generator, probe))  # learns how many ways the policy can draw, if any
     picks = [_Pick(i) for i in range(probe.drawn or 1)]
     out: dict[int, float] = {}
     for pick in picks:
-        m = moves.index(graph_move(greedy_action(state, pick)))
+        m = moves.index(graph_move(greedy_action(state, cast(np.random.Generator, pick))))
         out[m] = out.get(m, 0.0) + 1.0 / len(picks)
     return sorted(out.items())
 
@@ -231,6 +230,10 @@ class Graph:
               ) -> tuple[np.ndarray, int]:
         """Value iteration; `policy` None maximises, else follows the policy's mixture of
         moves (move index, probability) at each decision."""
+        # SciPy is imported here, not at the top: the rule packages load without it
+        # (issue 16: rule engines import no PyBullet, Panda3D or SciPy).
+        import scipy.sparse as sp
+
         n = len(self.keys)
         rr, rc, rv = [], [], []
         rand_states = []
