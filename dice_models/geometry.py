@@ -134,33 +134,46 @@ class Polyhedron:
 
     def mass_properties(self, mass: float, model: str = "shell") -> MassProperties:
         """Uniform shell (paper) or uniform solid, about the computed centre of mass."""
-        tris = self.triangles()
-        if model == "shell":
-            weights = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
-            centroids = tris.mean(axis=1)
-            s = tris.sum(axis=1)
-            # integral of x x^T over a triangle: A/12 (sum v v^T + (sum v)(sum v)^T)
-            second = np.einsum("t,tki,tkj->ij", weights / 12.0, tris, tris)
-            second += np.einsum("t,ti,tj->ij", weights / 12.0, s, s)
-        elif model == "solid":
-            weights = np.einsum("ti,ti->t", tris[:, 0], np.cross(tris[:, 1], tris[:, 2])) / 6.0
-            centroids = tris.sum(axis=1) / 4.0
-            s = tris.sum(axis=1)
-            # integral of x x^T over tetra (0,a,b,c): V/20 (sum v v^T + (sum v)(sum v)^T)
-            second = np.einsum("t,tki,tkj->ij", weights / 20.0, tris, tris)
-            second += np.einsum("t,ti,tj->ij", weights / 20.0, s, s)
-        else:
-            raise ValueError(f"unknown mass model {model!r} (shell or solid)")
-        total = weights.sum()
-        com = (weights[:, None] * centroids).sum(axis=0) / total
-        second *= mass / total  # integral of rho x x^T about the origin
-        inertia_origin = np.trace(second) * np.eye(3) - second
-        inertia = inertia_origin - mass * (float(com @ com) * np.eye(3) - np.outer(com, com))
-        return MassProperties(mass=mass, com=com, inertia=inertia)
+        return triangle_mass_properties(self.triangles(), mass, model)
+
+    @cached_property
+    def volume(self) -> float:
+        return triangle_mass_properties(self.triangles(), None, "solid").mass
 
     @cached_property
     def circumradius(self) -> float:
         return float(np.linalg.norm(self.vertices, axis=1).max())
+
+
+def triangle_mass_properties(tris: Vec, mass: float | None, model: str = "solid") -> MassProperties:
+    """A thin uniform shell or a uniform solid bounded by closed outward-wound triangles
+    (T,3,3), of the given mass (None: unit density, so the mass is the volume or the area).
+    Solid: signed tetrahedra from the origin, whose second moment is
+    V/20 (sum v v^T + (sum v)(sum v)^T) (Tonon 2004); shell: triangles, A/12 (the same)."""
+    if model == "shell":
+        weights = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
+        centroids = tris.mean(axis=1)
+        s = tris.sum(axis=1)
+        # integral of x x^T over a triangle: A/12 (sum v v^T + (sum v)(sum v)^T)
+        second = np.einsum("t,tki,tkj->ij", weights / 12.0, tris, tris)
+        second += np.einsum("t,ti,tj->ij", weights / 12.0, s, s)
+    elif model == "solid":
+        weights = np.einsum("ti,ti->t", tris[:, 0], np.cross(tris[:, 1], tris[:, 2])) / 6.0
+        centroids = tris.sum(axis=1) / 4.0
+        s = tris.sum(axis=1)
+        # integral of x x^T over tetra (0,a,b,c): V/20 (sum v v^T + (sum v)(sum v)^T)
+        second = np.einsum("t,tki,tkj->ij", weights / 20.0, tris, tris)
+        second += np.einsum("t,ti,tj->ij", weights / 20.0, s, s)
+    else:
+        raise ValueError(f"unknown mass model {model!r} (shell or solid)")
+    total = weights.sum()
+    if mass is None:
+        mass = float(total)
+    com = (weights[:, None] * centroids).sum(axis=0) / total
+    second *= mass / total  # integral of rho x x^T about the origin
+    inertia_origin = np.trace(second) * np.eye(3) - second
+    inertia = inertia_origin - mass * (float(com @ com) * np.eye(3) - np.outer(com, com))
+    return MassProperties(mass=mass, com=com, inertia=inertia)
 
 
 def tampered(props: MassProperties, offset: Vec) -> MassProperties:
@@ -457,9 +470,10 @@ def cube(side: float) -> Polyhedron:
     return Polyhedron(p.vertices, p.faces, kind="cube")
 
 
-def convex_from_vertices(points: Vec, tol: float = 1e-9) -> Polyhedron:
+def convex_from_vertices(points: Vec, tol: float = 1e-9, recentre: bool = True) -> Polyhedron:
     """Convex hull of the points, coplanar triangles merged into polygon faces,
-    recentred on the centroid of the vertices."""
+    recentred on the centroid of the vertices (kept where they are with `recentre` False:
+    the inside of a shell, in its die's frame)."""
     from scipy.spatial import ConvexHull
 
     pts = np.asarray(points, dtype=float)
@@ -468,7 +482,7 @@ def convex_from_vertices(points: Vec, tol: float = 1e-9) -> Polyhedron:
     hull = ConvexHull(pts)
     used = sorted(set(hull.vertices.tolist()))
     remap = {old: new for new, old in enumerate(used)}
-    verts = pts[used] - pts[used].mean(axis=0)
+    verts = pts[used] - pts[used].mean(axis=0) if recentre else pts[used]
     scale = float(np.abs(verts).max())
     planes: list[tuple[Vec, float, set[int]]] = []
     for eq, simplex in zip(hull.equations, hull.simplices, strict=True):
@@ -490,6 +504,93 @@ def convex_from_vertices(points: Vec, tol: float = 1e-9) -> Polyhedron:
         ang = [np.arctan2((verts[k] - c) @ w, (verts[k] - c) @ u) for k in idx]
         faces.append(tuple(k for _a, k in sorted(zip(ang, idx, strict=True))))
     return Polyhedron(verts, tuple(faces), kind="convex")
+
+
+PHI = (1.0 + math.sqrt(5.0)) / 2.0
+
+
+def tetrahedron(edge: float) -> Polyhedron:
+    """Regular tetrahedron (the d4) of the given edge; faces in `canonical_order`."""
+    pts = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], dtype=float)
+    return _regular(pts * edge / math.sqrt(8.0), "tetrahedron")
+
+
+def icosahedron(edge: float) -> Polyhedron:
+    """Regular icosahedron (the d20): vertices (0, +-1, +-phi) cycled, edge 2 before scaling."""
+    base = [(0.0, a, b * PHI) for a in (-1.0, 1.0) for b in (-1.0, 1.0)]
+    pts = np.array([p[k:] + p[:k] for p in base for k in range(3)], dtype=float)
+    return _regular(pts * edge / 2.0, "icosahedron")
+
+
+def dodecahedron(edge: float) -> Polyhedron:
+    """Regular dodecahedron (the d12): the cube (+-1)^3 and (0, +-1/phi, +-phi) cycled,
+    edge 2/phi before scaling."""
+    cube_pts = [(x, y, z) for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)]
+    base = [(0.0, a / PHI, b * PHI) for a in (-1.0, 1.0) for b in (-1.0, 1.0)]
+    pts = np.array(cube_pts + [p[k:] + p[:k] for p in base for k in range(3)], dtype=float)
+    return _regular(pts * edge * PHI / 2.0, "dodecahedron")
+
+
+def trapezohedron(n_faces: int, height: float, width: float) -> Polyhedron:
+    """The n-gonal trapezohedron (n_faces = 2n kites; the d10 for 10): the polar dual of the
+    uniform n-gonal antiprism, stretched to `height` apex to apex and `width` across its
+    widest ring (the dual alone is 0.55 as wide as it is high; a die sets its own). Its
+    kites are planar by construction (each is the polar of an antiprism vertex, and scaling
+    the axes keeps planes planar), and opposite kites are parallel, so a d10 shows the face
+    opposite the one it rests on."""
+    n = n_faces // 2
+    if n_faces % 2 or n < 3:
+        raise ValueError("a trapezohedron has an even number of faces, at least 6")
+    # uniform antiprism of edge 1: two n-gons of circumradius r, turned by pi/n, at +-h/2
+    r = 1.0 / (2.0 * math.sin(math.pi / n))
+    half = 0.5 * math.sqrt(1.0 - (2.0 * r * math.sin(math.pi / (2 * n))) ** 2)
+    anti = np.array([[r * math.cos(math.pi * k / n), r * math.sin(math.pi * k / n),
+                      half if k % 2 == 0 else -half] for k in range(2 * n)])
+    planes = _hull_planes(anti)  # the dual's vertices are the antiprism's faces' poles
+    pts = planes[:, :3] / planes[:, 3:4]
+    pts[:, 2] *= height / (pts[:, 2].max() - pts[:, 2].min())
+    pts[:, :2] *= width / (2.0 * float(np.linalg.norm(pts[:, :2], axis=1).max()))
+    return _regular(pts, "trapezohedron")
+
+
+def canonical_order(poly: Polyhedron) -> Polyhedron:
+    """The same polyhedron with its faces renumbered for data: when every face has a
+    parallel opposite, faces i and n-1-i are opposite (so values 1..n in this order make
+    opposite faces sum to n+1, the convention for d6, d8, d12 and d20); the upper faces come
+    first, top down and then counter-clockwise from +x seen from above. A die's YAML lists
+    its values in this order."""
+    n = poly.normals
+    key = [(-round(float(v[2]), 6), round(math.degrees(math.atan2(v[1], v[0])) % 360.0, 4))
+           for v in n]
+    opposite = [int(np.argmin(n @ v)) for v in n]
+    paired = all(float(n[i] @ n[j]) < -1.0 + 1e-9 and opposite[j] == i
+                 for i, j in enumerate(opposite))
+    if paired:
+        upper = sorted((i for i in range(len(n)) if _upper(n[i])), key=lambda i: key[i])
+        order = upper + [opposite[i] for i in reversed(upper)]
+    else:
+        order = sorted(range(len(n)), key=lambda i: key[i])
+    return Polyhedron(poly.vertices, tuple(poly.faces[i] for i in order), kind=poly.kind)
+
+
+def _upper(v: Vec) -> bool:
+    """One of each opposite pair: z up, else y, else x (a tie on z is an equator face)."""
+    for c in (2, 1, 0):
+        if abs(float(v[c])) > 1e-9:
+            return float(v[c]) > 0
+    raise ValueError("zero normal")
+
+
+def _regular(points: Vec, kind: str) -> Polyhedron:
+    hull = convex_from_vertices(points)
+    return canonical_order(Polyhedron(hull.vertices, hull.faces, kind=kind))
+
+
+def _hull_planes(points: Vec) -> Vec:
+    """(F, 4) rows (n, d) with n . x = d of the distinct face planes of the points' hull."""
+    poly = convex_from_vertices(points)
+    shift = points.mean(axis=0)
+    return np.column_stack([poly.normals, poly.face_offsets + poly.normals @ shift])
 
 
 def _rot_z(theta: float) -> Vec:

@@ -152,7 +152,7 @@ class BareLoop:
                     if all(self.table.contains_xy(v[0], v[1]) for v in corners.tolist()):
                         still = 0  # an unstable balance, as World's _poised: not at rest
                         continue
-                lying = -float(heights.min()) >= cos_flat  # on a face: show the face opposite it
-                shown = sh.opposite[int(np.argmin(heights))] if lying else int(np.argmax(heights))
-                return sh.values[shown], step
+                lying = -float(heights.min()) >= cos_flat  # on a face: read by its reading
+                return sh.value_shown(int(np.argmin(heights)), int(np.argmax(heights)),
+                                      lying), step
         raise RuntimeError("bare loop: die did not settle")

@@ -9,16 +9,9 @@ from functools import cached_property
 import numpy as np
 
 from dice_models import DataError, DieModel, load_die
-from dice_models.geometry import (
-    MassProperties,
-    Polyhedron,
-    convex_from_vertices,
-    corner_vertices,
-    cube,
-    cuboid,
-    octahedron,
-    tampered,
-)
+from dice_models.geometry import MassProperties, Polyhedron, corner_vertices, tampered
+from dice_models.mass import die_properties
+from dice_models.shapes import mesh_of, polyhedron_of
 
 COM_ROUND_OFF = 1e-6  # a centre of mass nearer the centre than this share of the size is round-off
 
@@ -61,6 +54,24 @@ class DieShape:
     def opposite(self) -> list[int]:
         """opposite[f]: the face up when the die rests on face f."""
         return [self.poly.opposite_face(f) for f in range(self.poly.n_faces)]
+
+    @cached_property
+    def shown_on(self) -> list[int]:
+        """shown_on[b]: the value the die shows lying flat on face b, by its declared
+        reading: the face opposite b (top_face), or b's own value (bottom_face; and
+        top_vertex, whose values name the number at the corner opposite each face, which is
+        the one read when that face is down: a d4's three numbers at each corner agree)."""
+        if self.model.reading == "top_face":
+            return [self.values[f] for f in self.opposite]
+        return list(self.values)
+
+    def value_shown(self, bottom: int, up: int, flat: bool) -> int:
+        """The value a die shows with `bottom` the face most nearly down and `up` the face
+        most nearly up: by its reading when it lies flat; a cocked die (rethrown or off the
+        table) reports the highest face when read by its top face."""
+        if flat or self.model.reading != "top_face":
+            return self.shown_on[bottom]
+        return self.values[up]
 
     @cached_property
     def face_vertex_lists(self) -> list[list[int]]:
@@ -118,21 +129,7 @@ class DieShape:
 
 
 def build_geometry(model: DieModel) -> Polyhedron:
-    g = model.geometry
-    kind = g["kind"]
-    if kind == "octahedron":
-        return octahedron(float(g["edge"]))
-    if kind == "cube":
-        return cube(float(g["side"]))
-    if kind == "cuboid":
-        sx, sy, sz = (float(s) for s in g["sides"])
-        return cuboid(sx, sy, sz)
-    try:
-        return convex_from_vertices(np.asarray(g["vertices"], dtype=float))
-    except Exception as exc:  # scipy's QhullError or our own ValueError: the data is flat
-        raise DataError(model.source, "geometry.vertices",
-                        f"do not span a solid convex hull ({str(exc).splitlines()[0]})",
-                        show_value=False) from None
+    return polyhedron_of(model.geometry, model.source)
 
 
 _SHAPES: dict[str, DieShape] = {}
@@ -164,7 +161,12 @@ def _make_shape(model: DieModel) -> DieShape:
     if len(values) != poly.n_faces:
         raise DataError(model.source, "values", f"needs {poly.n_faces} values, one per face",
                         list(values))
-    props = poly.mass_properties(model.mass, model.mass_model)
+    _check_reading(model, poly)
+    body = mesh_of(model.geometry, model.source).triangles if poly.kind == "mesh" else None
+    try:
+        props = die_properties(poly, model.mass_spec, values, mass=model.mass, body=body)
+    except ValueError as exc:  # a wall that fills the die, a pip value past 6
+        raise DataError(model.source, "mass_model", str(exc), show_value=False) from None
     if float(np.linalg.norm(props.com)) < COM_ROUND_OFF * poly.circumradius:
         # Round-off of the sums (the paper d8's -3.9e-19 m) or of the data's digits (6.7e-9 m
         # for the d10's 7-digit vertices): a centre of mass this close to the geometric
@@ -185,6 +187,23 @@ def _make_shape(model: DieModel) -> DieShape:
         raise DataError(model.source, "com_offset", "moves the centre of mass too far: the "
                         "inertia is no longer positive", show_value=False)
     return DieShape(model, poly, tuple(values), props, moments, axes)
+
+
+def _check_reading(model: DieModel, poly: Polyhedron) -> None:
+    """A die read by its top face needs a face that faces up when it rests on each face,
+    within 60 deg of straight up (a d4's best is 70.5 deg off: it has a corner there); one
+    read by its top vertex needs one corner farthest from each face."""
+    for f in range(poly.n_faces):
+        if model.reading == "top_face":
+            if float((poly.normals @ poly.normals[f]).min()) > -0.5:
+                raise DataError(model.source, "reading", f"no face faces up when the die rests "
+                                f"on face {f}: read it by top_vertex or bottom_face",
+                                model.reading)
+        elif model.reading == "top_vertex":
+            height = np.sort(poly.face_offsets[f] - poly.vertices @ poly.normals[f])
+            if height[-1] - height[-2] < 1e-6 * poly.circumradius:
+                raise DataError(model.source, "reading", f"face {f} has no one corner opposite "
+                                "it: read this die by top_face or bottom_face", model.reading)
 
 
 def shape_by_name(name: str) -> DieShape:

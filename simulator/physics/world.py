@@ -1486,13 +1486,13 @@ def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching
         status, reason = "off_table", "leaning"
     face_for_corners = top if poly.kind == "octahedron" else up
     top_corners = {k: (world[v][0], world[v][1]) for k, v in shape.corner_names(face_for_corners).items()}
-    # A die lying on a face shows the face opposite it: for dice with parallel faces that is
-    # the highest face, and for the bipyramid d10, which has none, it is the one fixed face
-    # (the highest is one of two nearly level faces that traded places with a hair of drift:
-    # its face shares then depended on the time step, benchmarks/convergence.py).
-    shown = top if tilt < FLAT_DEG else up
+    # A die lying on a face shows what its reading says (DieShape.value_shown): for a die
+    # read by its top face, the face opposite the bottom, not the highest: for the bipyramid
+    # d10, with no parallel faces, the highest is one of two nearly level faces that traded
+    # places with a hair of drift (its face shares then depended on the time step,
+    # benchmarks/convergence.py).
     return Outcome(
-        die=name, status=status, reason=reason, face=shape.values[shown],
+        die=name, status=status, reason=reason, face=shape.value_shown(bottom, up, tilt < FLAT_DEG),
         position=pose.position, yaw_deg=_yaw_deg(poly, rot, bottom),
         top_corners=top_corners, quaternion=pose.quaternion)
 
