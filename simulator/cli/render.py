@@ -2,7 +2,9 @@
 
     tabletop render --game deep-white-sea --seed 3 --turns 8 --out table.png --size 1280x720
 
-Drawn by Panda3D's software renderer into an offscreen buffer: no display, no GPU.
+Drawn into an offscreen buffer with physically based shading where OpenGL answers (a
+desktop, or Xvfb with Mesa), else by Panda3D's software renderer (no display, no GPU); the
+command says which. Views other than `closeup` carry a close-up inset of the last die thrown.
 """
 
 from __future__ import annotations
@@ -29,8 +31,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--size", default="1280x720", help="picture size WIDTHxHEIGHT in pixels")
     p.add_argument("--players", default="random,random",
                    help=f"two bots, comma-separated ({', '.join(PLAYERS)})")
-    p.add_argument("--view", default="overview", choices=("overview", "top", "thrower"),
-                   help="camera: overview (oblique), top, or the next thrower's view")
+    p.add_argument("--view", default="overview", choices=("overview", "top", "thrower", "closeup"),
+                   help="camera: overview (oblique), top, the next thrower's view, or close on "
+                        "the die thrown last")
+    p.add_argument("--shading", default="auto", choices=("auto", "pbr", "software"),
+                   help="pbr: OpenGL with physically based shading (needs a display, e.g. "
+                        "Xvfb); software: Panda3D's software renderer; auto: pbr where it can")
+    p.add_argument("--no-inset", action="store_true",
+                   help="leave out the close-up of the last die thrown")
     p.add_argument("--crews", default=None, help="the two crews, e.g. white,blue")
     p.add_argument("--no-caption", action="store_true", help="leave out the score line")
     p.set_defaults(func=run)
@@ -54,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     # Panda3D loads here, not when `tabletop` builds its parser.
     from PIL import Image
 
+    from simulator.render.offscreen import RenderPathError
     from simulator.render.picture import SessionPicture
     from simulator.render.session import GameSession, play_turns
 
@@ -64,9 +73,13 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     actions = play_turns(session, args.turns)
     t_play = time.perf_counter() - t0
-    picture = SessionPicture(session, size)
+    try:
+        picture = SessionPicture(session, size, args.shading)
+    except RenderPathError as e:
+        raise UsageError(f"--shading pbr: {e}") from None
+    print(f"drawn by: {picture.renderer.path.detail}", file=sys.stderr)
     t1 = time.perf_counter()
-    pixels = picture.render(args.view, caption=not args.no_caption)
+    pixels = picture.render(args.view, caption=not args.no_caption, inset=not args.no_inset)
     t_draw = time.perf_counter() - t1
     write_with(args.out, Image.fromarray(pixels).save, "--out")
     st = session.state

@@ -110,3 +110,57 @@ def overview(table: TableSpec) -> OrbitCamera:
     reach = max(table.edge_y * 2, table.width if table.shape == "rect" else table.radius * 2)
     return OrbitCamera(target=(0.0, 0.05, 0.0), heading=20.0, pitch=-48.0,
                        distance=0.85 * reach + 0.3)
+
+
+CLOSEUP_FOV = 30.0  # deg: a long lens, so dice seen close keep their shape
+CLOSEUP_MARGIN = 1.25  # frame the dice with a quarter to spare
+
+
+def closeup_view(points: list[tuple[float, float, float]], die_size: float,
+                 aspect: float = 16 / 9, heading: float = 20.0) -> OrbitCamera:
+    """Close on the dice of the last roll: looks at their middle, steeply from above (a top
+    face is what decides a roll), from just far enough that every one of them and a die's
+    width around each fits the picture. `die_size` (m) is a die's width across."""
+    if not points:
+        raise ValueError("closeup_view needs the position of at least one die")
+    pts = np.asarray(points, dtype=float)
+    centre = pts.mean(axis=0)
+    spread = float(np.max(np.linalg.norm(pts[:, :2] - centre[:2], axis=1))) + die_size
+    half_v = math.radians(CLOSEUP_FOV) / 2
+    # The narrower of the two picture sides must hold the spread.
+    half = min(math.tan(half_v), math.tan(half_v) * aspect)
+    distance = CLOSEUP_MARGIN * spread / half
+    return OrbitCamera(target=(float(centre[0]), float(centre[1]), max(0.0, float(centre[2]))),
+                       heading=heading, pitch=-62.0,
+                       distance=min(MAX_DISTANCE, max(MIN_DISTANCE, distance)), fov=CLOSEUP_FOV)
+
+
+@dataclass(frozen=True)
+class CameraMove:
+    """A smooth move from one view to another over `duration` seconds (eased at both ends,
+    so a switch between the thrower's, top and follow views is a glide, not a cut). The
+    heading turns the short way round; the distance changes by a constant factor a second,
+    which looks even where a linear change would rush in close."""
+
+    start: OrbitCamera
+    end: OrbitCamera
+    duration: float = 0.6
+
+    def at(self, t: float) -> OrbitCamera:
+        if self.duration <= 0 or t >= self.duration:
+            return self.end
+        if t <= 0:
+            return self.start
+        u = t / self.duration
+        s = u * u * (3 - 2 * u)  # smoothstep: no jolt at start or end
+        a, b = self.start, self.end
+        turn = (b.heading - a.heading + 180.0) % 360.0 - 180.0
+        target = tuple(float(x) for x in np.add(a.target, s * np.subtract(b.target, a.target)))
+        return OrbitCamera(target=target,  # type: ignore[arg-type]
+                           heading=(a.heading + s * turn) % 360.0,
+                           pitch=a.pitch + s * (b.pitch - a.pitch),
+                           distance=a.distance * (b.distance / a.distance) ** s,
+                           fov=a.fov + s * (b.fov - a.fov))
+
+    def finished(self, t: float) -> bool:
+        return t >= self.duration

@@ -54,6 +54,13 @@ def solid_look(rgb: tuple[int, int, int]) -> DieLook:
     return DieLook(f"solid-{rgb[0]}-{rgb[1]}-{rgb[2]}", img)
 
 
+def linear(rgb: tuple[float, ...]) -> tuple[float, ...]:
+    """An sRGB colour (0..1) in linear light, as physically based shading adds light up
+    (alpha, a fourth value, is left as it is)."""
+    out = tuple(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb[:3])
+    return out + tuple(rgb[3:])
+
+
 def atlas_uv(side: int, face: int, axis: str) -> tuple[float, float]:
     """Texture coordinate (u right, v up as Panda3D reads it) of the corner on body axis
     `axis` of geometry face `face`, which carries side `side`, in a die's atlas."""
@@ -78,12 +85,58 @@ def face_uvs(side_of_face: tuple[int, ...], faces: tuple[tuple[int, ...], ...],
 # -- helpers ------------------------------------------------------------------------------
 
 
+def felt_look() -> DieLook:
+    """A tileable felt texture: the felt colour with fine fibre noise, seeded (same every run).
+    Short streaks along one direction read as nap; wrap-around rolls keep it tileable."""
+    rng = np.random.default_rng(1)
+    size = 256
+    fibres = rng.normal(0.0, 1.0, (size, size))
+    nap = sum(np.roll(fibres, k, axis=1) for k in range(-3, 4)) / 7 ** 0.5
+    shade = 1.0 + 0.05 * nap + 0.03 * rng.normal(0.0, 1.0, (size, size))
+    return DieLook("felt", _tinted(np.array(FELT) * 255, shade))
+
+
+def wood_look() -> DieLook:
+    """A tileable wood-grain texture in grey around white (the material's colour tints it):
+    long grain lines along u, each a little wavy, with fine pores. Seeded, same every run."""
+    rng = np.random.default_rng(2)
+    size = 256
+    v = np.arange(size)[:, None] / size
+    u = np.arange(size)[None, :] / size
+    # Waviness made of whole periods across the tile keeps its edges continuous; a small
+    # one, since planks are cut along the grain.
+    wave = 0.004 * np.sin(2 * np.pi * (2 * u + 0.3)) + 0.002 * np.sin(2 * np.pi * (7 * u))
+    rings = np.sin(2 * np.pi * 23 * (v + wave)) + 0.5 * np.sin(2 * np.pi * 61 * (v + 0.5 * wave))
+    noise = rng.normal(0.0, 1.0, (size, size))
+    pores = sum(np.roll(noise, k, axis=1) for k in range(-6, 7)) / 3.6  # streaks along u
+    shade = 0.88 + 0.04 * rings + 0.03 * pores
+    return DieLook("wood", _tinted(np.array([255.0, 255.0, 255.0]), shade))
+
+
 @functools.cache
 def _crew_look_cached(die: CrewDie, cell: int) -> DieLook:
     from simulator.art.faces import render_side
 
     cells = [render_side(die, side, cell).convert("RGBA") for side in range(1, 9)]
-    return DieLook(f"crew-{die.slug}-{cell}", _atlas(cells, cell))
+    return DieLook(f"crew-{die.slug}-{cell}", _paper_grain(_atlas(cells, cell)))
+
+
+def _paper_grain(atlas: Image.Image) -> Image.Image:
+    """The atlas printed on paper: a faint seeded fibre mottle (2%), so close up a face reads
+    as card rather than as a flat screen colour; the art keeps its colours."""
+    rng = np.random.default_rng(3)
+    rgba = np.asarray(atlas.convert("RGBA")).astype(float)
+    h, w = rgba.shape[:2]
+    fibre = rng.normal(0.0, 1.0, (h, w))
+    fibre = (fibre + np.roll(fibre, 1, axis=0) + np.roll(fibre, 1, axis=1)) / 3 ** 0.5
+    rgba[:, :, :3] *= (1.0 + 0.02 * fibre)[:, :, None]
+    return Image.fromarray(np.clip(rgba, 0, 255).astype(np.uint8), "RGBA")
+
+
+def _tinted(base: np.ndarray, shade: np.ndarray) -> Image.Image:
+    size = shade.shape[0]
+    rgb = np.clip(base[None, None, :] * shade[:, :, None], 0, 255).astype(np.uint8)
+    return Image.fromarray(np.dstack([rgb, np.full((size, size), 255, np.uint8)]), "RGBA")
 
 
 def _atlas(cells: list[Image.Image], cell: int) -> Image.Image:

@@ -1,13 +1,26 @@
-"""Offscreen pictures of the table with Panda3D's software renderer (p3tinydisplay): no
-display and no GPU needed, so `tabletop render`, tests and CI all draw the same way.
+"""Offscreen pictures of the table, drawn one of two ways (`OffscreenRenderer.path`):
+
+- "pbr": OpenGL (a desktop, or Xvfb with Mesa) with physically based shading by
+  panda3d-simplepbr: linear-light colours, a tone-mapped picture, textured felt, wood and
+  paper. Chosen whenever an X display answers and the simplepbr package is installed.
+- "software": Panda3D's tiny software renderer (p3tinydisplay): no display and no GPU
+  needed, so `tabletop render`, tests and CI always have a picture.
 
 One `OffscreenRenderer` owns a Panda3D graphics engine, an offscreen buffer and a camera;
 `TableScene`s are attached to it and drawn to numpy arrays or PNG files.
+
+Shadows are the scene's planar shadows in both paths. simplepbr's shadow maps are left off:
+Mesa 22.3's llvmpipe (LLVM 15) crashes compiling simplepbr's shadow-map shader (a
+segmentation fault inside LLVM's EarlyCSE pass, seen here on Debian 12), and that is the
+OpenGL that Xvfb gives CI.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +28,23 @@ from simulator.render.camera import OrbitCamera
 
 _CONFIGURED = False
 BACKGROUND = (0.16, 0.15, 0.14, 1.0)
+PATHS = ("auto", "pbr", "software")
+# simplepbr's exposure (stops). At 0 the felt comes out (37, 90, 58) against its sRGB colour
+# (28, 92, 56) and a red die (189, 39, 40) against (230, 30, 30); at +1 stop the same die
+# paled to (216, 67, 69) and the felt to (64, 130, 93): washed out.
+PBR_EXPOSURE = 0.0
+
+
+class RenderPathError(RuntimeError):
+    """The drawing path asked for cannot be had here (no display for OpenGL, no simplepbr)."""
+
+
+@dataclass(frozen=True)
+class RenderPath:
+    """Which way pictures are drawn and, in words, why (`tabletop render` prints it)."""
+
+    name: str  # "pbr" or "software"
+    detail: str
 
 
 def configure_panda(software: bool = True) -> None:
@@ -48,33 +78,40 @@ def configure_panda(software: bool = True) -> None:
 
 
 class OffscreenRenderer:
-    """A software offscreen buffer of `size` pixels (width, height) with one camera."""
+    """An offscreen buffer of `size` pixels (width, height) with one camera, drawn by the
+    `shading` path asked for: "pbr", "software", or "auto" (pbr where it can be had)."""
 
-    def __init__(self, size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(self, size: tuple[int, int] = (1280, 720), shading: str = "auto") -> None:
+        if shading not in PATHS:
+            raise ValueError(f"shading must be one of {', '.join(PATHS)} (got {shading!r})")
         configure_panda(software=True)
         from panda3d.core import (
             Camera,
-            FrameBufferProperties,
             GraphicsEngine,
-            GraphicsPipe,
             GraphicsPipeSelection,
             NodePath,
             PerspectiveLens,
-            WindowProperties,
         )
 
         self.size = size
         self.engine = GraphicsEngine.getGlobalPtr()
-        self.pipe = _software_pipe(GraphicsPipeSelection.getGlobalPtr())
-        fb = FrameBufferProperties()
-        fb.setRgbColor(True)
-        fb.setDepthBits(24)
-        fb.setAlphaBits(0)
-        props = WindowProperties.size(*size)
-        self.buffer = self.engine.makeOutput(self.pipe, "tabletop-offscreen", 0, fb, props,
-                                             GraphicsPipe.BF_refuse_window)
+        selection = GraphicsPipeSelection.getGlobalPtr()
+        self.buffer: Any = None
+        why_not = ""
+        if shading in ("auto", "pbr"):
+            why_not = pbr_unavailable()
+            if not why_not:
+                self.pipe = selection.makeModulePipe("pandagl")
+                self.buffer = self._make_buffer("tabletop-offscreen-gl")
+                if self.buffer is None:
+                    why_not = "OpenGL could not make an offscreen buffer"
+            if why_not and shading == "pbr":
+                raise RenderPathError(f"physically based shading needs OpenGL: {why_not}")
         if self.buffer is None:
-            raise RuntimeError("Panda3D could not make a software offscreen buffer")
+            self.pipe = _software_pipe(selection)
+            self.buffer = self._make_buffer("tabletop-offscreen")
+            if self.buffer is None:
+                raise RuntimeError("Panda3D could not make a software offscreen buffer")
         self.buffer.setClearColor(BACKGROUND)
         self.root = NodePath("offscreen-root")
         self.lens = PerspectiveLens()
@@ -85,15 +122,46 @@ class OffscreenRenderer:
         self.camera = self.root.attachNewNode(cam)
         region = self.buffer.makeDisplayRegion()
         region.setCamera(self.camera)
+        self._tasks: object | None = None
         self._scene: object | None = None
+        if why_not or self.pipe.getInterfaceName() != "OpenGL":
+            self.path = RenderPath("software", "Panda3D's software renderer (p3tinydisplay)"
+                                   + (f"; no physically based shading: {why_not}"
+                                      if shading == "auto" and why_not else ""))
+        else:
+            self.engine.openWindows()
+            gsg = self.buffer.getGsg()
+            self._tasks = start_pbr(self.root, self.buffer, self.camera)
+            self.path = RenderPath("pbr", "OpenGL " + str(gsg.getDriverRenderer())
+                                   + " with physically based shading (simplepbr)")
+
+    @property
+    def pbr(self) -> bool:
+        return self.path.name == "pbr"
+
+    def _make_buffer(self, name: str) -> Any:
+        from panda3d.core import FrameBufferProperties, GraphicsPipe, WindowProperties
+
+        fb = FrameBufferProperties()
+        fb.setRgbColor(True)
+        fb.setDepthBits(24)
+        fb.setAlphaBits(0)
+        props = WindowProperties.size(*self.size)
+        return self.engine.makeOutput(self.pipe, name, 0, fb, props,
+                                      GraphicsPipe.BF_refuse_window)
 
     def show(self, scene_root: object) -> None:
-        """Draw this scene (a `TableScene.root`) from now on."""
+        """Draw this scene (a `TableScene.root`) from now on. A scene drawn with physically
+        based shading is first given linear-light colours (`TableScene.use_pbr`)."""
         from panda3d.core import NodePath
 
         assert isinstance(scene_root, NodePath)
         self.root.getChildren().detach()
         self.camera.reparentTo(self.root)
+        scene = scene_root.getPythonTag("table-scene") if scene_root.hasPythonTag("table-scene") \
+            else None
+        if self.pbr and scene is not None:
+            scene.use_pbr()
         scene_root.reparentTo(self.root)
 
     def set_camera(self, cam: OrbitCamera) -> None:
@@ -101,6 +169,8 @@ class OffscreenRenderer:
 
     def render(self) -> np.ndarray:
         """Draw one frame; the picture as an (h, w, 3) uint8 array, row 0 at the top."""
+        if self._tasks is not None:
+            self._tasks.step()  # type: ignore[attr-defined]  # simplepbr's per-frame inputs
         self.engine.renderFrame()
         tex = self.buffer.getScreenshot()
         if tex is None:
@@ -118,6 +188,67 @@ class OffscreenRenderer:
 
     def close(self) -> None:
         self.engine.removeWindow(self.buffer)
+        if self.pbr:
+            # simplepbr's filter buffers belong to this renderer too; an OpenGL buffer
+            # left open aborts the interpreter at exit (a mutex assertion in Panda3D).
+            self.engine.removeAllWindows()
+
+
+INSET_FRACTION = 1 / 3  # of the picture's width and height: the close-up of the last roll
+INSET_MARGIN = 12  # px from the picture's bottom-right corner
+INSET_FRAME = (245, 242, 230)
+
+
+def inset_box(size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """(left, top, width, height) in pixels of the close-up inset in a picture of `size`."""
+    w, h = round(size[0] * INSET_FRACTION), round(size[1] * INSET_FRACTION)
+    return size[0] - w - INSET_MARGIN, size[1] - h - INSET_MARGIN, w, h
+
+
+def with_inset(picture: np.ndarray, closeup: np.ndarray) -> np.ndarray:
+    """`picture` with `closeup` (a picture of the same size) shrunk into its bottom-right
+    corner (`inset_box`), framed: the last roll legible whatever the main camera shows."""
+    from PIL import Image
+
+    h, w = picture.shape[:2]
+    left, top, iw, ih = inset_box((w, h))
+    small = np.asarray(Image.fromarray(closeup).resize((iw, ih), Image.Resampling.LANCZOS))
+    out = picture.copy()
+    f = 2  # px of frame
+    out[max(0, top - f):top + ih + f, max(0, left - f):left + iw + f] = INSET_FRAME
+    out[top:top + ih, left:left + iw] = small
+    return out
+
+
+def pbr_unavailable() -> str:
+    """Why physically based shading cannot be had here, or '' when it can: an X display
+    that answers and the panda3d-simplepbr package."""
+    import importlib.util
+
+    if importlib.util.find_spec("simplepbr") is None:
+        return "the panda3d-simplepbr package is not installed (pip install panda3d-simplepbr)"
+    if not os.environ.get("DISPLAY"):
+        return "no X display (run under Xvfb, e.g. xvfb-run, for OpenGL with Mesa)"
+    from panda3d.core import GraphicsPipeSelection
+
+    pipe = GraphicsPipeSelection.getGlobalPtr().makeModulePipe("pandagl")
+    if pipe is None or not pipe.isValid():
+        return f"the X display {os.environ['DISPLAY']} does not answer with OpenGL"
+    return ""
+
+
+def start_pbr(render_node: object, output: object, camera: object) -> object:
+    """simplepbr on `render_node` drawn by `camera` into `output` (a window or buffer);
+    returns the task manager whose `step()` must run before each frame (it sets the
+    camera and light inputs of simplepbr's shader). Shadow maps stay off (module note)."""
+    import simplepbr
+    from direct.task.Task import TaskManager
+
+    tasks = TaskManager()
+    simplepbr.Pipeline(render_node=render_node, window=output, camera_node=camera,
+                       taskmgr=tasks, msaa_samples=0, enable_shadows=False,
+                       exposure=PBR_EXPOSURE)
+    return tasks
 
 
 def apply_camera(camera: object, lens: object, cam: OrbitCamera, size: tuple[int, int]) -> None:

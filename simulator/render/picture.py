@@ -1,5 +1,9 @@
-"""Pictures of a game in progress with the offscreen software renderer: what
-`tabletop render` writes and the README shows.
+"""Pictures of a game in progress with the offscreen renderer (physically based shading
+where OpenGL answers, else the software renderer): what `tabletop render` writes and the
+README shows.
+
+Every view but the close-up carries an inset close on the die thrown last, so the die just
+thrown is legible in any camera (its top face is at least 60 px across at 1280x720 there).
 """
 
 from __future__ import annotations
@@ -9,16 +13,34 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from simulator.render.camera import OrbitCamera, overview, thrower_view, top_view
+from simulator.render.camera import OrbitCamera, closeup_view, overview, thrower_view, top_view
 from simulator.render.looks import CELL, PLAYER_COLOURS, crew_look
-from simulator.render.offscreen import OffscreenRenderer
-from simulator.render.session import GameSession
+from simulator.render.offscreen import OffscreenRenderer, with_inset
+from simulator.render.session import GameSession, ThrowAnim
 
-VIEWS = ("overview", "top", "thrower")
+VIEWS = ("overview", "top", "thrower", "closeup")
+
+
+def last_thrown(session: GameSession) -> str | None:
+    """The die thrown most recently that is still on the table, or None."""
+    poses = session.poses()
+    for out in reversed(session.history):
+        for anim in out.anims:
+            if isinstance(anim, ThrowAnim) and anim.die in poses:
+                return anim.die
+    return None
 
 
 def camera_for(view: str, session: GameSession, size: tuple[int, int]) -> OrbitCamera:
     table = session.table_spec
+    if view == "closeup":
+        die = last_thrown(session)
+        poses = session.poses()
+        points = [poses[die][0]] if die is not None else [p for p, _q in poses.values()]
+        if not points:
+            return overview(table)
+        width = 2 * float(session.shape(die or next(iter(poses))).poly.circumradius)
+        return closeup_view(points, width, size[0] / size[1])
     if view == "top":
         return top_view(table, size[0] / size[1])
     if view == "thrower":
@@ -31,12 +53,13 @@ def camera_for(view: str, session: GameSession, size: tuple[int, int]) -> OrbitC
 class SessionPicture:
     """An offscreen renderer showing a session's table (dice and poison counters)."""
 
-    def __init__(self, session: GameSession, size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(self, session: GameSession, size: tuple[int, int] = (1280, 720),
+                 shading: str = "auto") -> None:
         from simulator.render.scene import TableScene
 
         self.session = session
         self.size = size
-        self.renderer = OffscreenRenderer(size)
+        self.renderer = OffscreenRenderer(size, shading)
         self.scene = TableScene(session.table_spec)
         self.renderer.show(self.scene.root)
 
@@ -60,11 +83,17 @@ class SessionPicture:
                 x, y = st.poses[die].position[:2]
                 self.scene.poison_counter((x + 0.03, y + 0.03), PLAYER_COLOURS[seat + 1])
 
-    def render(self, view: str | OrbitCamera = "overview", caption: bool = True) -> np.ndarray:
+    def render(self, view: str | OrbitCamera = "overview", caption: bool = True,
+               inset: bool = True) -> np.ndarray:
+        """The picture from `view`; with `inset`, views other than the close-up carry the
+        close-up of the last die thrown (when one is on the table) in a corner."""
         self.update()
         cam = view if isinstance(view, OrbitCamera) else camera_for(view, self.session, self.size)
         self.renderer.set_camera(cam)
         pixels = self.renderer.render()
+        if inset and view != "closeup" and last_thrown(self.session) is not None:
+            self.renderer.set_camera(camera_for("closeup", self.session, self.size))
+            pixels = with_inset(pixels, self.renderer.render())
         if caption:
             pixels = np.asarray(_caption(Image.fromarray(pixels), self.session))
         return pixels

@@ -8,6 +8,11 @@ surface at z = 0, so no conversion is needed: Panda3D is z-up and right-handed t
 
 Shadows are planar projections of each die onto the felt along the key light's direction:
 cheap, and identical in the software renderer (which has no shadow maps) and on a GPU.
+
+Colours are given in sRGB, as the software renderer and a picture want them; a scene drawn
+with physically based shading (`use_pbr`, called by the renderer that draws it) turns every
+colour, material and texture into linear light once, and each mark added after that too.
+Felt, wood and paper are textures (`looks.felt_look`, `wood_look`, the dice atlases).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from panda3d.core import (
     Quat,
     RenderState,
     Texture,
+    TextureStage,
     TransparencyAttrib,
     Vec3,
 )
@@ -53,10 +59,19 @@ from simulator.render.looks import (
     TABLE_WOOD,
     DieLook,
     face_uvs,
+    felt_look,
+    linear,
+    wood_look,
 )
 
 LIGHT_DIR = (0.35, 0.55, -1.0)  # key light, pointing from the lamp down onto the table
 FELT_TILE = 0.3  # m of table per repeat of the felt texture
+WOOD_TILE = 0.5  # m of wood per repeat of the grain texture
+FOUL_FLOOR_ALPHA = 0.22  # the tint on the floor beneath a foul zone
+FOUL_EDGE_ALPHA = 0.85
+# Roughness for physically based shading (0 mirror, 1 chalk): cloth scatters all of its
+# light, varnished wood shows a soft sheen, card a little.
+ROUGHNESS = {"felt": 1.0, "wood": 0.55, "paper": 0.8, "default": 0.75}
 SHADOW_ALPHA = 0.42
 ROOM_HALF = 3.2  # m: half the width of the room around the table
 ROOM_HEIGHT = 3.2  # m from floor to ceiling: a top view from 2 m up stays inside the room
@@ -76,6 +91,8 @@ class TableScene:
     def __init__(self, table: TableSpec) -> None:
         self.table = table
         self.root = NodePath("scene")
+        self.root.setPythonTag("table-scene", self)
+        self.pbr = False
         self._static = self.root.attachNewNode("static")
         self.dice_root = self.root.attachNewNode("dice")
         self.overlay = self.root.attachNewNode("overlay")
@@ -106,6 +123,8 @@ class TableScene:
         mesh = self._die_mesh(shape, side_of_face)
         mesh.instanceTo(pose)
         pose.setTexture(self._texture(look), 1)
+        if self.pbr:
+            _pbr_material(pose, "paper")
         holder = self._shadows.attachNewNode(f"shadow:{name}")
         pose.instanceTo(holder)
         self.dice[name] = DieNodes(pose, holder)
@@ -138,6 +157,21 @@ class TableScene:
         return (float(p[0]), float(p[1]), float(p[2]))
 
     # -- overlay marks (selection rings, tip arrows, sight lines, aim) -----------------------
+
+    def use_pbr(self) -> None:
+        """Turn the scene's colours into linear light for physically based shading (sRGB
+        textures, linear material and vertex colours, a roughness per material), once;
+        dice and marks added later follow. The renderer that draws with simplepbr calls it."""
+        if self.pbr:
+            return
+        self.pbr = True
+        for tex in self._textures.values():
+            _srgb_texture(tex)
+        _linearize(self.root)
+        for nodes in self.dice.values():
+            _pbr_material(nodes.pose, "paper")
+        r, g, b, a = self._shadows.getColor()
+        self._shadows.setColor((*linear((r, g, b)), a), 10)
 
     def clear_overlay(self) -> None:
         self.overlay.getChildren().detach()
@@ -222,6 +256,8 @@ class TableScene:
 
     def _flat(self, verts: list[tuple[float, float, float]], tris: list[tuple[int, int, int]],
               colour: Colour) -> NodePath:
+        if self.pbr:
+            colour = linear(colour)  # type: ignore[assignment]
         np_ = self.overlay.attachNewNode(_mesh("mark", verts, tris, [colour] * len(verts), lit=False))
         return np_
 
@@ -255,6 +291,10 @@ class TableScene:
             tex.setMinfilter(Texture.FT_linear_mipmap_linear)
             tex.setMagfilter(Texture.FT_linear)
             tex.setAnisotropicDegree(4)
+            tex.setWrapU(Texture.WM_repeat)
+            tex.setWrapV(Texture.WM_repeat)
+            if self.pbr:
+                _srgb_texture(tex)
             self._textures[look.key] = tex
         return tex
 
@@ -312,7 +352,8 @@ class TableScene:
             verts += [(-s, y0, floor_z), (s, y0, floor_z), (s, y1, floor_z), (-s, y1, floor_z)]
             cols += [c] * 4
             tris += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
-        room.attachNewNode(_mesh("floor", verts, tris, cols, normal=(0, 0, 1)))
+        floor = room.attachNewNode(_mesh("floor", verts, tris, cols, normal=(0, 0, 1)))
+        self._wood(floor)
         # A rug under the table.
         rx, ry = self._table_half()[0] + 0.6, self._table_half()[1] + 0.7
         room.attachNewNode(_mesh("rug", [(-rx, -ry, floor_z + 0.002), (rx, -ry, floor_z + 0.002),
@@ -354,11 +395,12 @@ class TableScene:
         else:
             node.attachNewNode(_cylinder(t.radius, -TABLE_THICKNESS, -0.001, wood, felt))
             leg_at = [(0.0, 0.0)]
-        self._felt_cloth().reparentTo(node)
         for x, y in leg_at:
             w = 0.035 if t.shape == "rect" else 0.07
             node.attachNewNode(_box((x - w, y - w, -t.height), (x + w, y + w, -TABLE_THICKNESS),
                                     wood, wood))
+        self._wood(node)
+        self._felt_cloth().reparentTo(node)
         # Each player's edge line: a band of their colour along the rim of the felt.
         for player in (1, 2):
             sgn = -1 if player == 1 else 1
@@ -414,12 +456,15 @@ class TableScene:
         mat.setAmbient((1, 1, 1, 1))
         mat.setDiffuse((1, 1, 1, 1))
         cloth.setMaterial(mat)
-        cloth.setTexture(self._texture(_felt_look()))
+        cloth.setTag("material", "felt")
+        cloth.setTexture(self._texture(felt_look()), 1)
         cloth.setDepthOffset(1)
         return cloth
 
     def _build_foul_zones(self) -> None:
-        """Behind each edge line: one foot back and one foot up, tinted red (DESIGN.md)."""
+        """Behind each edge line, one foot back and one foot up (DESIGN.md): drawn as the
+        box's edges and a tint on the floor beneath it, so it never covers the table or a
+        die in any view (the translucent box it was hid a third of the window's view)."""
         t = self.table
         half_w = t.width / 2 if t.shape == "rect" else t.radius
         zones = self._static.attachNewNode("foul-zones")
@@ -428,29 +473,25 @@ class TableScene:
         zones.setTwoSided(True)
         zones.setLightOff(1)
         zones.setBin("transparent", 10)
-        floor_fill = (*FOUL_COLOUR, 0.18)
-        end_fill = (*FOUL_COLOUR, 0.14)
-        line = (*FOUL_COLOUR, 0.8)
-        w = 0.004  # m: half-width of the outline bands
+        floor_z = -t.height + 0.004  # just over the floor boards and the rug
+        tint = (*FOUL_COLOUR, FOUL_FLOOR_ALPHA)
+        line = (*FOUL_COLOUR, FOUL_EDGE_ALPHA)
+        w = 0.004  # m: half-width of the edge bands
         for player in (1, 2):
             sgn = -1 if player == 1 else 1
             y_edge, y_back = sgn * t.edge_y, sgn * (t.edge_y + FOOT)
             x0, x1 = -half_w, half_w
-            # The tinted side-view square of the rulebook at both ends, the zone's floor at
-            # table height, and its far top edge: a box that never hides the table.
-            zones.attachNewNode(_mesh("foul-floor", [(x0, y_edge, 0.0), (x1, y_edge, 0.0),
-                                                     (x1, y_back, 0.0), (x0, y_back, 0.0)],
-                                      [(0, 1, 2), (0, 2, 3)], [floor_fill] * 4, normal=(0, 0, 1),
+            zones.attachNewNode(_mesh("foul-floor", [(x0, y_edge, floor_z), (x1, y_edge, floor_z),
+                                                     (x1, y_back, floor_z), (x0, y_back, floor_z)],
+                                      [(0, 1, 2), (0, 2, 3)], [tint] * 4, normal=(0, 0, 1),
                                       lit=False))
             for x in (x0, x1):
-                zones.attachNewNode(_mesh("foul-end", [(x, y_edge, 0.0), (x, y_back, 0.0),
-                                                       (x, y_back, FOOT), (x, y_edge, FOOT)],
-                                          [(0, 1, 2), (0, 2, 3)], [end_fill] * 4,
-                                          normal=(1, 0, 0), lit=False))
                 for a, b in (((x, y_edge, FOOT), (x, y_back, FOOT)),
                              ((x, y_back, 0.0), (x, y_back, FOOT)),
-                             ((x, y_edge, 0.0), (x, y_edge, FOOT))):
+                             ((x, y_edge, 0.0), (x, y_edge, FOOT)),
+                             ((x, y_edge, 0.0), (x, y_back, 0.0))):
                     zones.attachNewNode(_band(a, b, w, line))
+            # The top edge over the table's rim is left out: it would cross the thrower's view.
             zones.attachNewNode(_band((x0, y_back, FOOT), (x1, y_back, FOOT), w, line))
             zones.attachNewNode(_band((x0, y_back, 0.0), (x1, y_back, 0.0), w, line))
 
@@ -467,6 +508,12 @@ class TableScene:
                 part = node.attachNewNode(_cylinder(r, 0.0, h, stone, top))
             part.setPos(ob.position[0], ob.position[1], 0.0)
             part.setH(ob.yaw_deg)
+
+    def _wood(self, node: NodePath) -> None:
+        """Wood grain on a node's faces (planar texture coordinates, WOOD_TILE m a repeat)."""
+        node.setTexture(self._texture(wood_look()), 1)
+        node.setTexScale(TextureStage.getDefault(), 1 / WOOD_TILE)
+        node.setTag("material", "wood")
 
     def _build_lights(self) -> None:
         amb = AmbientLight("ambient")
@@ -486,21 +533,6 @@ class TableScene:
 
 
 # -- geometry helpers ------------------------------------------------------------------------
-
-
-def _felt_look() -> DieLook:
-    """A tileable felt texture: the felt colour with fine fibre noise, seeded (same every run)."""
-    rng = np.random.default_rng(1)
-    size = 256
-    base = np.array(FELT) * 255
-    fibres = rng.normal(0.0, 1.0, (size, size))
-    # Short streaks along one direction read as nap; wrap-around rolls keep it tileable.
-    nap = sum(np.roll(fibres, k, axis=1) for k in range(-3, 4)) / 7 ** 0.5
-    shade = 1.0 + 0.05 * nap + 0.03 * rng.normal(0.0, 1.0, (size, size))
-    rgb = np.clip(base[None, None, :] * shade[:, :, None], 0, 255).astype(np.uint8)
-    rgba = np.dstack([rgb, np.full((size, size), 255, np.uint8)])
-    return DieLook("felt", Image.fromarray(rgba, "RGBA"))
-
 
 
 def _unit(v: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -583,16 +615,23 @@ def _faces_node(name: str, faces: list[Polygon], lit: bool = True) -> GeomNode:
         groups.setdefault(key, []).append((verts, normal))
     colour_of = {id(f[0]): f[2] for f in faces}
     for colour, polys in groups.items():
-        fmt = GeomVertexFormat.getV3n3() if lit else GeomVertexFormat.getV3n3c4()
+        fmt = GeomVertexFormat.getV3n3t2() if lit else GeomVertexFormat.getV3n3c4()
         data = GeomVertexData(name, fmt, Geom.UH_static)
         vw, nw = GeomVertexWriter(data, "vertex"), GeomVertexWriter(data, "normal")
+        tw = GeomVertexWriter(data, "texcoord") if lit else None
         cw = None if lit else GeomVertexWriter(data, "color")
         prim = GeomTriangles(Geom.UH_static)
         row = 0
         for verts, normal in polys:
+            # Planar texture coordinates in metres, across the face's dominant axis: a
+            # grain texture (wood) runs along x or along the length of a vertical face.
+            drop = int(np.argmax(np.abs(normal)))
+            keep = [k for k in range(3) if k != drop]
             for v in verts:
                 vw.addData3(*v)
                 nw.addData3(*normal)
+                if tw is not None:
+                    tw.addData2(v[keep[0]], v[keep[1]])
                 if cw is not None:
                     cw.addData4(*colour_of[id(verts)])
             for k in range(1, len(verts) - 1):
@@ -608,3 +647,58 @@ def _faces_node(name: str, faces: list[Polygon], lit: bool = True) -> GeomNode:
         else:
             node.addGeom(geom)
     return node
+
+
+# -- physically based shading -------------------------------------------------------------
+
+
+def _srgb_texture(tex: Texture) -> None:
+    """Mark a colour texture as sRGB so OpenGL hands the shader linear values."""
+    if tex.getFormat() in (Texture.F_rgba, Texture.F_rgba8):
+        tex.setFormat(Texture.F_srgb_alpha)
+    elif tex.getFormat() in (Texture.F_rgb, Texture.F_rgb8):
+        tex.setFormat(Texture.F_srgb)
+
+
+def _pbr_material(node: NodePath, kind: str) -> None:
+    """A white, non-metallic material of a kind's roughness (the texture gives the colour)."""
+    mat = Material(f"{kind}-pbr")
+    mat.setBaseColor((1, 1, 1, 1))
+    mat.setRoughness(ROUGHNESS[kind])
+    mat.setMetallic(0.0)
+    node.setMaterial(mat, 1)
+
+
+def _linearize(root: NodePath) -> None:
+    """Every material and vertex colour under `root` in linear light, each material with the
+    roughness its node's "material" tag names (wood, felt; others the default)."""
+    for np_ in root.findAllMatches("**/+GeomNode"):
+        gnode = np_.node()
+        kind = np_.getNetTag("material") or "default"
+        for i in range(gnode.getNumGeoms()):
+            state = gnode.getGeomState(i)
+            if state.hasAttrib(MaterialAttrib):
+                old = state.getAttrib(MaterialAttrib).getMaterial()
+                gnode.setGeomState(i, state.setAttrib(MaterialAttrib.make(_linear_material(old, kind))))
+            geom = gnode.modifyGeom(i)
+            vdata = geom.modifyVertexData()
+            if vdata.hasColumn("color"):
+                from panda3d.core import GeomVertexRewriter
+
+                rw = GeomVertexRewriter(vdata, "color")
+                while not rw.isAtEnd():
+                    c = rw.getData4()
+                    rw.setData4(*linear((c[0], c[1], c[2], c[3])))
+    for np_ in root.findAllMatches("**"):
+        if np_.hasMaterial():
+            kind = np_.getNetTag("material") or "default"
+            np_.setMaterial(_linear_material(np_.getMaterial(), kind), 1)
+
+
+def _linear_material(old: Material, kind: str) -> Material:
+    mat = Material(old)
+    d = old.getDiffuse()
+    mat.setBaseColor((*linear((d[0], d[1], d[2])), d[3]))
+    mat.setRoughness(ROUGHNESS.get(kind, ROUGHNESS["default"]))
+    mat.setMetallic(0.0)
+    return mat

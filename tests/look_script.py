@@ -1,0 +1,55 @@
+"""Draws pictures for tests/test_render_look.py in a process of its own, so an OpenGL
+driver that fails (or a display that vanishes) cannot take the test run down with it.
+
+    python tests/look_script.py dice OUT.png SHADING   # three solid dice, the overview camera
+
+Prints one JSON line: the drawing path and where each die rests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from dice_models import load_die  # noqa: E402
+from simulator.physics import TableSpec, World, die_shape  # noqa: E402
+
+# Three dice at places no mirror or swap of axes maps onto each other (as tests/test_render.py).
+SPOTS = {"red": ((0.31, 0.12), 0, (230, 30, 30)), "blue": ((-0.22, -0.18), 3, (30, 60, 230)),
+         "yellow": ((0.05, 0.27), 6, (235, 215, 20))}
+SIZE = (640, 360)
+
+
+def dice(out: str, shading: str) -> dict:
+    from simulator.render.camera import overview
+    from simulator.render.looks import solid_look
+    from simulator.render.offscreen import OffscreenRenderer
+    from simulator.render.scene import TableScene
+
+    table = TableSpec()
+    world = World(table)
+    model = load_die("paper-d8")
+    shape = die_shape(model)
+    renderer = OffscreenRenderer(SIZE, shading)
+    scene = TableScene(table)
+    placed = {}
+    for name, (xy, face, rgb) in SPOTS.items():
+        o = world.place(name, model, face + 1, 25.0 * face, xy)
+        scene.add_die(name, shape, solid_look(rgb), tuple(range(1, 9)), o.position, o.quaternion)
+        placed[name] = {"position": list(o.position), "rgb": list(rgb)}
+    world.close()
+    renderer.show(scene.root)
+    renderer.set_camera(overview(table))
+    renderer.save(out)
+    result = {"path": renderer.path.name, "detail": renderer.path.detail, "dice": placed}
+    renderer.close()
+    return result
+
+
+if __name__ == "__main__":
+    mode, out, shading = sys.argv[1:4]
+    assert mode == "dice", mode
+    print(json.dumps(dice(out, shading)))
