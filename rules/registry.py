@@ -27,23 +27,25 @@ How to plug a game in
      `random`, whose throws need specs), and `BOT_SETTINGS = {kind: {setting: value}}`
      for the generic players' defaults.
 
-2. The state class follows `rules.core.protocols.GameState` plus a few runner needs:
+2. The state class follows `rules.core.protocols.GameState` (the runner, bots, session
+   and server are typed with it) and derives from `rules.core.protocols.StateBase`, which
+   answers `is_chance_node()` and `is_terminal()` from `current_player()`:
 
    - `current_player() -> int`: a seat 0..n-1, `CHANCE_PLAYER` at a chance node,
      `TERMINAL_PLAYER` when the game is over.
-   - `is_chance_node()`, `chance_request() -> (kind, n)` (e.g. ('d6', 3)),
+   - `chance_request() -> (kind, n)` (e.g. ('d6', 3)),
      `apply_chance(faces: tuple[int, ...])`, and optionally
      `chance_outcomes() -> list[(faces, probability)]` where enumeration is small.
    - `legal_actions() -> list[Action]`, `apply_action(action)`. Actions are tuples of
      str/int (nested tuples allowed), so they go into JSON logs as lists and back.
    - `action_to_string(action) -> str`: how a player would say it.
-   - `is_terminal()`, `returns() -> list[float]` (winner 1.0, others 0.0, a draw shares).
+   - `returns() -> list[float]` (winner 1.0, others 0.0, a draw shares).
    - `clone()`, `serialize() -> dict` (plain JSON), `render() -> str` (a text view,
      e.g. the ASCII board a human player is shown).
    - `take_events() -> list[str]`: what happened since the last call, in plain words
      (the runner prints these as the readable account and writes them to the log).
-   - `num_players() -> int`.
-   - optionally `player_name(seat) -> str` ('Red'), `is_legal(action)` for parametric
+   - `num_players() -> int`, `player_name(seat) -> str` ('Red').
+   - optionally `is_legal(action)` for parametric
      actions that `legal_actions()` cannot list (a throw with its spec), and for games on
      the physics table `take_results()` and `world_info()` (logged and re-checked).
 
@@ -142,6 +144,9 @@ class GameSpec:
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def module(self) -> ModuleType:
+        """The game's package: the plug-in surface `rules.core.protocols.GameModule` (checked
+        for every registered game by tests/test_registry_conformance.py). Typed as a module
+        so a game's own code may reach its engine's own names through it."""
         return importlib.import_module(self.package)
 
     def check_players(self, n: int) -> None:

@@ -12,6 +12,7 @@ import pytest
 from rules import registry
 from rules.core import SeededRoller
 from rules.core.bots import make_agent
+from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, GameModule, GameState, StateBase
 from rules.core.runner import is_legal, new_state, play, streams, verify_log
 from simulator.cli.play import load_plugins
 
@@ -70,3 +71,34 @@ def test_random_walk_keeps_actions_legal_chances_summing_to_one_and_saves_round_
     if state.is_terminal():
         assert len(state.returns()) == n
 
+
+
+def _members(protocol: type) -> list[str]:
+    return sorted(n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_"))
+
+
+def test_every_game_module_and_state_fulfil_the_contract(spec):
+    """rules.core.protocols says the contract as code: the package's plug-in functions
+    (`GameModule`), the state's methods (`GameState`), and `StateBase`, from which every
+    state derives `is_chance_node` and `is_terminal` out of `current_player`."""
+    module = spec.module()
+    assert [n for n in _members(GameModule) if not callable(getattr(module, n, None))] == []
+    n = spec.min_players
+    setup, chance, seats = streams(3, n)
+    state = new_state(spec, n, spec.resolve_options({}), setup)
+    assert isinstance(state, StateBase)
+    assert [m for m in _members(GameState) if not callable(getattr(state, m, None))] == []
+    for name in ("is_chance_node", "is_terminal"):  # derived, not re-answered per engine
+        assert getattr(type(state), name) is getattr(StateBase, name), name
+    roller, player, steps = SeededRoller(), make_agent("random", module, seats[0]), 0
+    while steps < 300:
+        who = state.current_player()
+        assert state.is_chance_node() == (who == CHANCE_PLAYER)
+        assert state.is_terminal() == (who == TERMINAL_PLAYER)
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_chance(roller.roll(*state.chance_request(), chance))
+        else:
+            state.apply_action(player.step(state))
+        steps += 1

@@ -12,15 +12,12 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
 
-from rules.core.protocols import CHANCE_PLAYER, RulesError
+from rules.core.protocols import CHANCE_PLAYER, Action, GameModule, GameState, RulesError
 from rules.core.rollers import SeededRoller
-
-Action = Any
 
 # Chance nodes with more grouped outcomes than this are sampled open-loop.
 MAX_CHANCE_BRANCHES = 64
@@ -29,10 +26,10 @@ MAX_CHANCE_BRANCHES = 64
 class Agent(Protocol):
     name: str
 
-    def step(self, state: Any) -> Action: ...
+    def step(self, state: GameState) -> Action: ...
 
 
-def make_agent(kind: str, module: ModuleType, rng: np.random.Generator,
+def make_agent(kind: str, module: GameModule, rng: np.random.Generator,
                **settings: Any) -> Agent:
     """Build the player named `kind` for a game module (see `rules.registry`). A game
     that lists a kind in `OWN_PLAYERS` (e.g. Deep White Sea's random, whose throws need
@@ -64,7 +61,7 @@ class RandomBot:
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
 
-    def step(self, state: Any) -> Action:
+    def step(self, state: GameState) -> Action:
         actions = state.legal_actions()
         return actions[int(self.rng.integers(len(actions)))]
 
@@ -74,11 +71,11 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, module: ModuleType, rng: np.random.Generator) -> None:
+    def __init__(self, module: GameModule, rng: np.random.Generator) -> None:
         self.module = module
         self.rng = rng
 
-    def step(self, state: Any) -> Action:
+    def step(self, state: GameState) -> Action:
         return self.module.greedy_action(state, self.rng)
 
 
@@ -108,7 +105,7 @@ class MCTSBot:
 
     name = "mcts"
 
-    def __init__(self, module: ModuleType, rng: np.random.Generator, iterations: int = 200,
+    def __init__(self, module: GameModule, rng: np.random.Generator, iterations: int = 200,
                  rollout_depth: int = 20, exploration: float = 1.0,
                  rollout_greedy: float = 0.0, prior_weight: float = 0.0) -> None:
         self.module = module
@@ -120,10 +117,10 @@ class MCTSBot:
         self.rollout_greedy = rollout_greedy
         self.prior_weight = prior_weight
         self.roller = SeededRoller()
-        self._candidates: Callable[[Any], list[Action]] | None = getattr(
+        self._candidates: Callable[[GameState], list[Action]] | None = getattr(
             module, "candidate_actions", None)
 
-    def step(self, state: Any) -> Action:
+    def step(self, state: GameState) -> Action:
         actions = self._actions(state)
         if len(actions) == 1:
             return actions[0]
@@ -134,7 +131,7 @@ class MCTSBot:
                    if a in root.children else (-1, 0.0))
         return best
 
-    def _iterate(self, root: _Node, s: Any) -> None:
+    def _iterate(self, root: _Node, s: GameState) -> None:
         node = root
         path: list[tuple[_Node, int]] = []
         expanded = False
@@ -178,7 +175,7 @@ class MCTSBot:
             if player >= 0:
                 n.value += values[player]
 
-    def _actions(self, s: Any) -> list[Action]:
+    def _actions(self, s: GameState) -> list[Action]:
         return self._candidates(s) if self._candidates is not None else s.legal_actions()
 
     def _select(self, node: _Node, actions: list[Action]) -> Action:
@@ -194,11 +191,11 @@ class MCTSBot:
                 best, best_score = a, score
         return best
 
-    def _chance(self, s: Any) -> None:
+    def _chance(self, s: GameState) -> None:
         kind, n = s.chance_request()
         s.apply_chance(self.roller.roll(kind, n, self.rng))
 
-    def _tree_chance(self, s: Any) -> tuple[int, ...]:
+    def _tree_chance(self, s: GameState) -> tuple[int, ...]:
         """Roll a chance node. Where the game lists few grouped outcomes (faces that stand
         for every roll the rules read alike), draw one of those, so the tree branches on
         outcomes that matter; otherwise roll the dice."""
@@ -233,7 +230,7 @@ class HumanPlayer:
         self.input_fn = input_fn
         self.output_fn = output_fn
 
-    def step(self, state: Any) -> Action:
+    def step(self, state: GameState) -> Action:
         actions = state.legal_actions()
         self.output_fn(state.render())
         if len(actions) <= self.LIST_AT_MOST:
@@ -261,11 +258,10 @@ class HumanPlayer:
             self.output_fn(f"  please type a number from 1 to {len(actions)} or an action "
                            "in words ('?' lists them)")
 
-    def _list(self, state: Any, actions: list[Action]) -> None:
+    def _list(self, state: GameState, actions: list[Action]) -> None:
         for i, a in enumerate(actions, 1):
             self.output_fn(f"  {i:3d}. {state.action_to_string(a)}")
 
 
-def _player_name(state: Any, player: int) -> str:
-    namer = getattr(state, "player_name", None)
-    return namer(player) if namer is not None else f"player {player + 1}"
+def _player_name(state: GameState, player: int) -> str:
+    return state.player_name(player)

@@ -151,11 +151,22 @@ class Table(Protocol):
     def describe(self) -> dict[str, Any]: ...
 
 
+# An action is a tuple of str and int (nested tuples allowed), so it goes into a JSON log
+# as a list and comes back (rules.core.runner.to_json / from_json).
+Action = tuple[Any, ...]
+
+
 class GameState(Protocol):
-    """OpenSpiel-style state. Chance nodes have current_player() == CHANCE_PLAYER; they
-    name what must be rolled with `chance_request()` -> (kind, n) and take the faces
-    with `apply_chance(faces)`; `chance_outcomes()` lists (faces, probability) where
-    enumeration is small enough to be useful."""
+    """OpenSpiel-style state: what the runner, the bots, `tabletop replay --verify`, the
+    window's session and the network server ask of every game's state (rules/registry.py
+    says each method's contract). Chance nodes have current_player() == CHANCE_PLAYER; they
+    name what must be rolled with `chance_request()` -> (kind, n) and take the faces with
+    `apply_chance(faces)`.
+
+    Optional, asked for with getattr because a protocol cannot say "may have":
+    `chance_outcomes()` -> [(faces, probability)] where enumeration is small,
+    `is_legal(action)` for parametric actions, and on a physics table `take_results()`
+    and `world_info()`."""
 
     def current_player(self) -> int: ...
 
@@ -163,10 +174,57 @@ class GameState(Protocol):
 
     def is_terminal(self) -> bool: ...
 
-    def legal_actions(self) -> list[Any]: ...
+    def num_players(self) -> int: ...
 
-    def apply_action(self, action: Any) -> None: ...
+    def player_name(self, seat: int) -> str: ...
+
+    def chance_request(self) -> tuple[str, int]: ...
+
+    def apply_chance(self, faces: tuple[int, ...]) -> None: ...
+
+    def legal_actions(self) -> list[Action]: ...
+
+    def apply_action(self, action: Action) -> None: ...
+
+    def action_to_string(self, action: Action) -> str: ...
+
+    def take_events(self) -> list[str]: ...
 
     def returns(self) -> list[float]: ...
 
+    def clone(self) -> GameState: ...
+
     def serialize(self) -> dict[str, Any]: ...
+
+    def render(self) -> str: ...
+
+
+class StateBase:
+    """The part of the contract every state derives from `current_player`: a state whose
+    current player is CHANCE_PLAYER is a chance node, one whose current player is
+    TERMINAL_PLAYER is over. Written once here so the three answers can never disagree
+    (each engine used to answer all three from its phases separately)."""
+
+    def current_player(self) -> int:
+        raise NotImplementedError
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE_PLAYER
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL_PLAYER
+
+
+class GameModule(Protocol):
+    """A game package's plug-in surface (`rules/<game>/__init__.py`; rules/registry.py says
+    what each function does). Optional, asked for with getattr: `candidate_actions`,
+    `make_bot`, `OWN_PLAYERS`, `BOT_SETTINGS`."""
+
+    def new_game(self, num_players: int, options: dict[str, Any] | None = None,
+                 rng: np.random.Generator | None = None) -> GameState: ...
+
+    def deserialize(self, data: dict[str, Any]) -> GameState: ...
+
+    def heuristic(self, state: Any) -> list[float]: ...
+
+    def greedy_action(self, state: Any, rng: np.random.Generator) -> Action: ...

@@ -42,7 +42,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError
+from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError, StateBase
 from rules.dday.battlemap import ITEMS, SPECIALISTS, BattleMap, Sector, parse_map
 
 SKULL, STAR, SOLDIER, SOLDIERS2, COURAGE, ITEM = 1, 2, 3, 4, 5, 6
@@ -171,7 +171,7 @@ class Unit:
         return u
 
 
-class DDayState:
+class DDayState(StateBase):
     """The whole game: the map, the units, the turn, the phase and the node waiting."""
 
     def __init__(self, battle_map: BattleMap, num_players: int,
@@ -209,12 +209,6 @@ class DDayState:
         if self.node == "chance":
             return CHANCE_PLAYER
         return self.seat
-
-    def is_chance_node(self) -> bool:
-        return self.node == "chance"
-
-    def is_terminal(self) -> bool:
-        return self.phase == "over"
 
     def chance_request(self) -> tuple[str, int]:
         if self.node != "chance":

@@ -51,7 +51,15 @@ import numpy as np
 
 from dice_models import DataError
 from dice_models.crews import Crew, CrewDie, Side, load_crew
-from rules.core.protocols import TERMINAL_PLAYER, DiePose, RulesError, Table, ThrowSpec
+from rules.core.protocols import (
+    TERMINAL_PLAYER,
+    Action,
+    DiePose,
+    RulesError,
+    StateBase,
+    Table,
+    ThrowSpec,
+)
 from rules.deep_white_sea.geometry import Octahedron, face_distance, sees_through
 from rules.deep_white_sea.kinematic import KinematicTable
 
@@ -66,7 +74,6 @@ STATE_FORMAT = 1  # serialize() layout; deserialize refuses any other
 ENEMY_EFFECTS = ("Hold", "Freeze", "Confuse")
 DECISIONS = ("place", "main", "foul", "shoot", "cmd", "tip", "throw", "aim")
 
-Action = tuple[Any, ...]
 _OCT = Octahedron(0.05)  # yaw conventions only: they do not depend on the die's size
 
 # Table kinds: name -> (make from options, restore from to_json). The simulator layer adds
@@ -111,7 +118,7 @@ def load_crews(spec: str) -> list[str]:
     return names
 
 
-class DWSState:
+class DWSState(StateBase):
     """A game of Deep White Sea in progress. See the module docstring for actions."""
 
     def __init__(self, crews: list[str], table: Table, table_kind: str, first: int,
@@ -141,21 +148,15 @@ class DWSState:
         return 2
 
     def current_player(self) -> int:
-        if self.is_terminal():
+        if self.winner is not None:
             return TERMINAL_PLAYER
-        return int(self.stack[-1]["player"])
-
-    def is_chance_node(self) -> bool:
-        return False
+        return int(self.stack[-1]["player"])  # never CHANCE_PLAYER: throws are actions
 
     def chance_request(self) -> tuple[str, int]:
         raise ValueError("deep-white-sea has no chance nodes: throws are players' actions")
 
     def apply_chance(self, faces: tuple[int, ...]) -> None:
         raise ValueError("deep-white-sea has no chance nodes")
-
-    def is_terminal(self) -> bool:
-        return self.winner is not None
 
     def returns(self) -> list[float]:
         if self.winner is None:

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError
+from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, Action, RulesError, StateBase
 from rules.registry import game_options
 
 MAX_TOKENS = 3
@@ -56,10 +56,9 @@ REROLL = "reroll"  # chance: the re-rolled defence dice
 OVER = "over"
 PHASES = (ROLLOFF, TURN, DEFEND, ROLL, REROLL_CHOICE, REROLL, OVER)
 
-Action = tuple[Any, ...]
 
 
-class DicedState:
+class DicedState(StateBase):
     """The whole game; mutable, `clone()` for search. Seats are 0..n-1."""
 
     def __init__(self, num_players: int, pool: int, max_rounds: int = 200) -> None:
@@ -97,12 +96,6 @@ class DicedState:
         if self.phase == TURN:
             return self.turn
         return self.target
-
-    def is_chance_node(self) -> bool:
-        return self.phase in (ROLLOFF, ROLL, REROLL)
-
-    def is_terminal(self) -> bool:
-        return self.phase == OVER
 
     def chance_request(self) -> tuple[str, int]:
         if self.phase == ROLLOFF:

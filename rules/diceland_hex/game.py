@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError
+from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, Action, RulesError, StateBase
 from rules.diceland_hex.board import Board, board_from_json, draw, load_board, random_board
 from rules.registry import game_options
 
@@ -63,10 +63,9 @@ MOVE = "move"  # the player on turn may move one army
 OVER = "over"
 PHASES = (SETUP_ROLL, PLACE, START_ROLL, ATTACK, ATTACK_ROLL, CHOOSE, MOVE, OVER)
 
-Action = tuple[Any, ...]
 
 
-class HexState:
+class HexState(StateBase):
     """The whole game; mutable, `clone()` for search. Tiles are numbered as on the board."""
 
     def __init__(self, board: Board, terrain: bool = False, max_rounds: int = 200) -> None:
@@ -101,12 +100,6 @@ class HexState:
         if self.phase == PLACE:
             return self.placer
         return self.turn
-
-    def is_chance_node(self) -> bool:
-        return self.phase in (SETUP_ROLL, START_ROLL, ATTACK_ROLL)
-
-    def is_terminal(self) -> bool:
-        return self.phase == OVER
 
     def dice_per_player(self) -> int:
         return self.board.size // 2 + SPARES

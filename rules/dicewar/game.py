@@ -32,7 +32,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError
+from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError, StateBase
 from rules.dicewar.tribe import TP_MAX, Creature, Tribe, parse_tribe
 
 SIZE = 7
@@ -99,7 +99,7 @@ def _within(cell: int, rng: int) -> list[int]:
             if (rr, cc) != (r, c)]
 
 
-class DiceWarState:
+class DiceWarState(StateBase):
     """The whole game: board, reserve, exile, victory and trigger points, phase."""
 
     __slots__ = ("tribes", "ruins", "max_plies", "board", "reserve", "exile", "vp", "tp",
@@ -138,12 +138,6 @@ class DiceWarState:
         if self.phase == "start":
             return CHANCE_PLAYER
         return self.player
-
-    def is_chance_node(self) -> bool:
-        return self.phase == "start"
-
-    def is_terminal(self) -> bool:
-        return self.phase == "over"
 
     def chance_request(self) -> tuple[str, int]:
         if self.phase != "start":
