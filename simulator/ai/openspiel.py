@@ -1,0 +1,395 @@
+"""The five games as registered OpenSpiel (pyspiel) Python games.
+
+    import simulator.ai.openspiel          # registers tabletop_diced, tabletop_dday, ...
+    game = pyspiel.load_game("tabletop_diceland_hex", {"board": "compact", "seed": 3})
+
+One game per entry of `rules.registry` (short name `tabletop_<name with underscores>`),
+so a game plugged into the registry with a vocabulary and an encoder in
+`simulator.ai.spaces` appears here without more code. Parameters: `players`, `seed` (the
+setup stream of `rules.core.runner.streams`, so an OpenSpiel game and `tabletop play
+--seed` start from the same state: a random board, Deep White Sea's first player), and
+every option the registry declares (`board`, `map`, `crews`, `table`, ...; an int option
+whose default is "the game works it out" takes -1 for that; two crews or tribes are
+written `white+blue`, since OpenSpiel's game strings separate parameters with commas),
+plus `dice` for the d6 games: `ideal` (fair dice, explicit outcomes of 1/6) or a JSON
+file of measured face probabilities (`{"d6": [p1, ..., p6]}`, e.g. from a fairness-lab
+run), which become the chance probabilities.
+
+What OpenSpiel sees (`GameType`, `GameInfo`, decided once per setting, as OpenSpiel does):
+- sequential, perfect information (every die and hand is on the table), terminal
+  rewards of 1 for a winner and 0 for the others, a draw shared: constant-sum 1, except
+  D-Day Dice, whose solo game is won or lost alone (general-sum);
+- chance: each die of a roll is its own chance node (6 outcomes; `spaces.DiceBuffer`).
+  Deep White Sea has no chance node: a throw is the player's action and the table decides
+  it, bit for bit the same for the same throw (DESIGN.md), so it is deterministic; its
+  throws are `spaces.THROW_AIMS` discrete aimed throws per die;
+- integer actions from `spaces.vocabulary`; `action_to_string` is the engine's own text;
+- observation and information-state tensors from `spaces.encode` (plus the dice rolled so
+  far of a roll in progress and the observing seat); the information-state string is the
+  action history followed by the observation;
+- `max_game_length`: a bound from each game's limits (rounds, turns, plies), counting
+  chance nodes; re-rolled ties (a roll-off, the start rolls) are counted up to
+  `TIE_ROLLS` times, beyond which the chance is below 6**-100.
+
+Serialization is OpenSpiel's own (the history of action ids, replayed); the engine's JSON
+is reachable through `TabletopState.engine`. `write_log` turns a game played here into a
+log that `tabletop replay --verify` accepts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dice_models import outfiles
+from rules import registry
+from rules.core.protocols import RulesError
+from rules.core.rollers import FACES
+from rules.core.runner import action_line, chance_line, end_line, header_line, streams
+from simulator.ai import require
+from simulator.ai.spaces import DiceBuffer, Vocabulary, encode, vocabulary
+
+pyspiel = require("pyspiel")
+
+PREFIX = "tabletop_"
+TIE_ROLLS = 100  # re-rolled ties counted in max_game_length (6**-100 to roll more)
+LIST_SEP = "+"  # 'white+blue': OpenSpiel's game strings keep commas between parameters
+UNSET = -1  # an int option's "the game works it out" (OpenSpiel parameters cannot be None)
+DETERMINISTIC = ("deep-white-sea",)  # games without chance nodes
+DIE = "d6"  # what the games with chance nodes roll (D-Day Dice's coloured dice are d6)
+GENERAL_SUM = ("dday",)  # a solo game: the one return is 0 or 1
+
+
+def short_name(game: str) -> str:
+    """OpenSpiel's name of a registered game: tabletop_deep_white_sea."""
+    return PREFIX + game.replace("-", "_")
+
+
+def names() -> list[str]:
+    return [short_name(g) for g in registry.names()]
+
+
+def game_type(spec: registry.GameSpec) -> Any:
+    params: dict[str, Any] = {"players": spec.min_players, "seed": 0}
+    if spec.name not in DETERMINISTIC:
+        params["dice"] = "ideal"
+    for opt in spec.options:
+        default = opt.default
+        if isinstance(default, str):
+            default = default.replace(",", LIST_SEP)
+        params[opt.name] = UNSET if default is None else default
+    deterministic = spec.name in DETERMINISTIC
+    return pyspiel.GameType(
+        short_name=short_name(spec.name),
+        long_name=spec.title,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(pyspiel.GameType.ChanceMode.DETERMINISTIC if deterministic
+                     else pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC),
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=(pyspiel.GameType.Utility.GENERAL_SUM if spec.name in GENERAL_SUM
+                 else pyspiel.GameType.Utility.CONSTANT_SUM),
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=spec.max_players,
+        min_num_players=spec.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=params)
+
+
+class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
+    """One of our games with one setting; `fresh_engine()` is its engine's initial state.
+    Each registered game is a subclass naming its `SPEC` (see `register`)."""
+
+    SPEC: registry.GameSpec
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        spec = self.spec = self.SPEC
+        self.players = int(params.get("players", spec.min_players))
+        self.seed = int(params.get("seed", 0))
+        given = {o.name: params[o.name] for o in spec.options if o.name in params}
+        for opt in spec.options:
+            if opt.default is None and given.get(opt.name) == UNSET:
+                given[opt.name] = None
+            elif opt.kind is str and isinstance(given.get(opt.name), str):
+                given[opt.name] = given[opt.name].replace(LIST_SEP, ",")
+        spec.check_players(self.players)
+        self.options = spec.resolve_options(given)
+        for plugin in spec.extra.get("plugins", ()):  # Deep White Sea's physics table
+            importlib.import_module(plugin)
+        self.probabilities = dice_probabilities(str(params.get("dice", "ideal")))
+        self._engine = self.fresh_engine()
+        self.vocab: Vocabulary = vocabulary(spec.name, self._engine)
+        self.shapes = {k: v.shape for k, v in encode(spec.name, self._engine).items()}
+        general = spec.name in GENERAL_SUM
+        info = pyspiel.GameInfo(
+            num_distinct_actions=len(self.vocab),
+            max_chance_outcomes=0 if spec.name in DETERMINISTIC else FACES[DIE],
+            num_players=self.players,
+            min_utility=0.0,
+            max_utility=1.0,
+            utility_sum=None if general else 1.0,
+            max_game_length=max_game_length(spec.name, self._engine))
+        super().__init__(game_type(spec), info, params)
+
+    def fresh_engine(self) -> Any:
+        setup, _, _ = streams(self.seed, self.players)
+        return self.spec.module().new_game(self.players, dict(self.options), setup)
+
+    def new_initial_state(self) -> TabletopState:
+        return TabletopState(self, self._engine.clone())
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> TabletopObserver:
+        if params:
+            raise ValueError(f"{short_name(self.spec.name)}: observation parameters are not "
+                             f"supported (got {params})")
+        recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        return TabletopObserver(self, recall)
+
+
+class TabletopState(pyspiel.State):  # type: ignore[misc,name-defined]
+    """An engine state seen through OpenSpiel: ids for actions, one die per chance node."""
+
+    def __init__(self, game: TabletopGame, engine: Any) -> None:
+        super().__init__(game)
+        self.name = game.spec.name
+        self.vocab = game.vocab
+        self._held = _Held(engine)
+        self.dice = DiceBuffer(game.probabilities)
+        self._skip_empty_rolls()
+
+    @property
+    def engine(self) -> Any:
+        """Our engine's state (`serialize()` gives its JSON)."""
+        return self._held.engine
+
+    def current_player(self) -> int:
+        if self.engine.is_terminal():
+            return int(pyspiel.PlayerId.TERMINAL)
+        if self.engine.is_chance_node():
+            return int(pyspiel.PlayerId.CHANCE)
+        return int(self.engine.current_player())
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.vocab.legal_ids(self.engine)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.engine.is_chance_node():
+            raise ValueError(f"{self.name}: chance_outcomes at a player's decision")
+        kind, _ = self.engine.chance_request()
+        return self.dice.outcomes(kind)
+
+    def _apply_action(self, action: int) -> None:
+        if self.engine.is_chance_node():
+            kind, n = self.engine.chance_request()
+            self.dice.faces.append(int(action) + 1)
+            if len(self.dice.faces) == n:
+                faces, self.dice.faces = tuple(self.dice.faces), []
+                self.engine.apply_chance(faces)
+        else:
+            self.engine.apply_action(self.vocab.engine_action(self.engine, int(action)))
+        self.engine.take_events()
+        self._skip_empty_rolls()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            kind, n = self.engine.chance_request()
+            return f"die {len(self.dice.faces) + 1} of {n} ({kind}) shows {int(action) + 1}"
+        return str(self.engine.action_to_string(self.vocab.engine_action(self.engine,
+                                                                         int(action))))
+
+    def is_terminal(self) -> bool:
+        return bool(self.engine.is_terminal())
+
+    def returns(self) -> list[float]:
+        return [float(r) for r in self.engine.returns()]
+
+    def __str__(self) -> str:
+        text = str(self.engine.render())
+        if self.dice.faces:
+            text += f"\nrolled so far: {self.dice.faces}"
+        return text
+
+    def _skip_empty_rolls(self) -> None:
+        """A roll of no dice (a defence of 0 dice alone, say) is no chance node."""
+        while self.engine.is_chance_node() and self.engine.chance_request()[1] == 0:
+            self.engine.apply_chance(())
+            self.engine.take_events()
+
+
+class _Held:
+    """The engine inside a `TabletopState`. OpenSpiel clones a Python state with
+    `copy.deepcopy`; this makes that the engine's own `clone()`, which shares the immutable
+    game data (crews, tribes, maps) instead of copying it (deepcopy spent half of a random
+    simulation copying a tribe)."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Held:
+        return _Held(self.engine.clone())
+
+
+class TabletopObserver:
+    """OpenSpiel's Python observer: `tensor` (flat), `dict` (named views), strings."""
+
+    def __init__(self, game: TabletopGame, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        pieces = [("observer", (game.players,)), *game.shapes.items(),
+                  ("rolled_so_far", (FACES[DIE],))]
+        self.tensor = np.zeros(sum(int(np.prod(s)) for _, s in pieces), np.float32)
+        self.dict: dict[str, np.ndarray] = {}
+        at = 0
+        for name, shape in pieces:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[at:at + size].reshape(shape)
+            at += size
+
+    def set_from(self, state: TabletopState, player: int) -> None:
+        self.tensor.fill(0.0)
+        self.dict["observer"][player] = 1.0
+        for name, values in encode(state.name, state.engine).items():
+            self.dict[name][...] = values
+        for face in state.dice.faces:
+            self.dict["rolled_so_far"][face - 1] += 1.0
+
+    def string_from(self, state: TabletopState, player: int) -> str:
+        view = json.dumps(state.engine.serialize(), sort_keys=True, separators=(",", ":"))
+        text = f"seat {player}: {view} rolled {state.dice.faces}"
+        if self.perfect_recall:
+            text = f"history {state.history()} {text}"
+        return text
+
+
+# ---------------------------------------------------------------------------------------
+# Parameters and bounds
+
+
+def dice_probabilities(source: str) -> dict[str, list[float]] | None:
+    """None for ideal dice; else the face probabilities of a JSON file, checked: one line
+    naming the file and the field on any fault."""
+    if source == "ideal":
+        return None
+    from dice_models.files import parse_json, read_text
+
+    path = Path(source)
+    data = parse_json(read_text(path), path, "face probabilities")
+    if not isinstance(data, dict) or not data:
+        raise RulesError(f"{path}: must map a die kind (d6, d8) to face probabilities")
+    out = {}
+    for kind, probs in data.items():
+        faces = FACES.get(str(kind))
+        if faces is None:
+            raise RulesError(f"{path}: {kind!r}: not a die kind; known: "
+                             f"{', '.join(sorted(FACES))}")
+        if (not isinstance(probs, list) or len(probs) != faces
+                or not all(isinstance(p, int | float) and not isinstance(p, bool)
+                           and 0.0 <= p <= 1.0 for p in probs)
+                or abs(sum(probs) - 1.0) > 1e-9):
+            raise RulesError(f"{path}: {kind}: must be {faces} probabilities from 0 to 1 "
+                             f"summing to 1 (got {str(probs)[:80]})")
+        out[str(kind)] = [float(p) for p in probs]
+    return out
+
+
+def max_game_length(game: str, s: Any) -> int:
+    """An upper bound of the moves (decisions and chance nodes) of a game of this setting;
+    the reasoning is in each line's comment."""
+    if game == "diced":
+        total, n = s.total, s.n
+        # A turn attacks with each ready die at most once (<= total attacks); an attack is
+        # one decision, a defence, up to 3 re-rolls and a keep, and rolls <= 2 * total + 3
+        # dice. Turns: max_rounds rounds of n seats, and one more.
+        turn = 1 + total * (6 + 2 * total + 3)
+        return (s.max_rounds + 1) * n * turn + TIE_ROLLS * n
+    if game == "diceland-hex":
+        # Two setup rolls, one placement per tile, tied start rolls of 4 dice; a turn is an
+        # attack, its roll (<= 2 dice), a choice and a move; 2 turns a round.
+        setup = 2 * s.dice_per_player() + s.board.size + 4 * TIE_ROLLS
+        return setup + 2 * (s.max_rounds + 1) * 5
+    if game == "dicewar":
+        # Tied start rolls of 2 dice; setup places dice of power >= 1 until 10 each; then
+        # one Standard Action a ply.
+        return 2 * TIE_ROLLS + 2 * 10 + s.max_plies + 1
+    if game == "dday":
+        # A unit stays at most 3 turns in a sector and never re-enters one; a unit's turn
+        # has a roll of 6 dice, <= 3 re-rolls of <= 4, item uses, moves, fire and losses:
+        # 400 moves bound it, plus re-rolled Surge skulls.
+        turns = 3 * len(s.map.sectors)
+        return turns * len(s.units) * 400 + TIE_ROLLS
+    if game == "deep-white-sea":
+        # 10 first placements; a turn's action, its shot and follow-ups (commanded allies,
+        # tips, aims of continuous effects, thrown called dice) stay under 100 decisions.
+        return len(s.dice) + (s.max_turns + 1) * 100
+    raise RulesError(f"no move bound for game {game!r}")
+
+
+# ---------------------------------------------------------------------------------------
+# A game played here, as our log
+
+
+def write_log(state: Any, path: str | Path) -> None:
+    """Write the game that led to `state` (a `TabletopState`) as the runner's JSON-lines
+    log, atomically: the history of ids is replayed on a fresh engine and each step is
+    written by the runner's own line builders. OpenSpiel's agents are none of our bots, so
+    every seat is logged as `human` (replay --verify checks each move is legal) and the
+    dice as rolled by OpenSpiel (roller `openspiel`: the log's faces are taken as given)."""
+    game: TabletopGame = state.get_game()
+    spec = game.spec
+    engine = game.fresh_engine()
+    players = ["human"] * game.players
+    lines = [header_line(spec.name, players, game.seed, game.options, "openspiel", {},
+                         engine, resumed=False)]
+    engine.take_events()
+    rolled: list[int] = []
+    step = 0
+    for action in state.history():
+        if engine.is_chance_node():
+            rolled.append(int(action) + 1)
+        else:
+            step += 1
+            player = engine.current_player()
+            move = game.vocab.engine_action(engine, int(action))
+            text = engine.action_to_string(move)
+            engine.apply_action(move)
+            lines.append(action_line(step, player, move, text, engine.take_events(), engine))
+        # A roll is complete (an empty one at once, as the runner rolls it).
+        while engine.is_chance_node() and len(rolled) == engine.chance_request()[1]:
+            step += 1
+            kind, n = engine.chance_request()
+            engine.apply_chance(tuple(rolled))
+            lines.append(chance_line(step, kind, n, rolled, engine.take_events(), engine))
+            rolled = []
+    if engine.is_terminal():
+        lines.append(end_line(step, engine))
+    outfiles.write_text(path, "".join(json.dumps(line) + "\n" for line in lines))
+
+
+def register() -> list[str]:
+    """Register every game of the registry that `spaces` knows (once per process); the
+    OpenSpiel names registered."""
+    known = set(pyspiel.registered_names())
+    out = []
+    for spec in registry.GAMES.values():
+        name = short_name(spec.name)
+        if name not in known:
+            # A class, not a closure: pyspiel keeps the factory until the process ends and
+            # drops it without the GIL, which a closure (freed then) turns into an abort.
+            cls = type(f"Game_{name}", (TabletopGame,), {"SPEC": spec})
+            pyspiel.register_game(game_type(spec), cls)
+        out.append(name)
+    return out
+
+
+def load(game: str, params: dict[str, Any] | None = None) -> Any:
+    """`pyspiel.load_game` of one of our games by its registry name ('diceland-hex')."""
+    return pyspiel.load_game(short_name(registry.lookup(game).name), params or {})
+
+
+register()

@@ -1,0 +1,203 @@
+"""The five games as OpenSpiel games (issue 18): OpenSpiel's own random simulation test
+with serialization on every game and every parameter set we ship, action ids that
+round-trip to our actions, chance probabilities that sum to 1, and a game played through
+OpenSpiel whose log `tabletop replay --verify` accepts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rules import registry
+from rules.core.runner import verify_log
+
+pyspiel = pytest.importorskip("pyspiel")
+openspiel = pytest.importorskip("simulator.ai.openspiel")
+
+# Every game of the registry with the settings we ship (Deep White Sea on the kinematic
+# table here; tests/test_openspiel.py::test_physics_table_game plays the physics table).
+SETTINGS = [
+    ("diced", {}),
+    ("diced", {"players": 5, "pool": 10, "max_rounds": 30}),
+    ("dday", {}),
+    ("dday", {"players": 4, "dmc15": True, "binoculars_on_fire": True}),
+    ("dicewar", {}),
+    ("dicewar", {"ruins": True, "max_plies": 60}),
+    ("diceland-hex", {}),
+    ("diceland-hex", {"board": "random", "tiles": 12, "terrain": True, "seed": 5}),
+    ("deep-white-sea", {"table": "kinematic"}),
+    ("deep-white-sea", {"table": "kinematic", "first": 2, "max_turns": 12,
+                        "crews": "blue+white"}),
+]
+
+
+def test_every_registered_game_is_an_openspiel_game() -> None:
+    """One OpenSpiel game per registry entry, named after it, and every one tested here."""
+    registered = set(pyspiel.registered_names())
+    assert {openspiel.short_name(g) for g in registry.names()} <= registered
+    assert {g for g, _ in SETTINGS} == set(registry.names())
+
+
+@pytest.mark.parametrize(("game", "params"), SETTINGS, ids=lambda v: str(v))
+def test_openspiel_random_simulation_with_serialization(game: str, params: dict) -> None:
+    """OpenSpiel's consistency checks (legal actions, chance, cloning, tensors, returns,
+    serialize/deserialize at every step) over a few random games."""
+    pyspiel.random_sim_test(openspiel.load(game, params), num_sims=3, serialize=True,
+                            verbose=False)
+
+
+@pytest.mark.parametrize(("game", "params"), SETTINGS, ids=lambda v: str(v))
+def test_action_ids_round_trip_and_chance_sums_to_one(game: str, params: dict) -> None:
+    """Every legal id is one of the engine's legal actions (a discrete throw is a legal
+    throw), maps back to the same id, and reads as the engine's own text; every chance
+    node's probabilities sum to 1."""
+    g = openspiel.load(game, params)
+    rng = np.random.default_rng(1)
+    for _ in range(2):
+        state = g.new_initial_state()
+        while not state.is_terminal():
+            engine = state.engine
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                assert sum(p for _, p in outcomes) == pytest.approx(1.0, abs=1e-12)
+                assert len(outcomes) <= g.max_chance_outcomes()
+                action = outcomes[int(rng.integers(len(outcomes)))][0]
+            else:
+                legal = state.legal_actions()
+                assert legal == sorted(set(legal)) and legal
+                for a in legal:
+                    move = g.vocab.engine_action(engine, a)
+                    assert engine.is_legal(move) if hasattr(engine, "is_legal") \
+                        else move in engine.legal_actions()
+                    assert g.vocab.action_id(engine, move) == a
+                    assert state.action_to_string(state.current_player(), a) == \
+                        engine.action_to_string(move)
+                action = legal[int(rng.integers(len(legal)))]
+            state.apply_action(action)
+        assert len(state.history()) <= g.max_game_length()
+
+
+def test_game_type_and_info_are_truthful() -> None:
+    """Diced: 3 to 8 players, explicit chance of 6 outcomes (one die a node), constant-sum
+    1; Deep White Sea: no chance node (the table decides a throw), 2 players."""
+    diced = openspiel.load("diced", {"players": 4})
+    t = diced.get_type()
+    assert (t.min_num_players, t.max_num_players) == (3, 8)
+    assert t.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert t.utility == pyspiel.GameType.Utility.CONSTANT_SUM
+    assert diced.num_players() == 4 and diced.max_chance_outcomes() == 6
+    assert diced.utility_sum() == 1.0
+    dws = openspiel.load("deep-white-sea", {"table": "kinematic"})
+    assert dws.get_type().chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert dws.num_players() == 2
+    dday = openspiel.load("dday", {})
+    assert dday.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM  # the solo game
+
+
+def test_same_seed_same_start_as_tabletop_play() -> None:
+    """The `seed` parameter is the runner's setup stream: a random board from seed 5 is the
+    board `tabletop play --seed 5` deals."""
+    from rules.core.runner import new_state, streams
+
+    g = openspiel.load("diceland-hex", {"board": "random", "seed": 5})
+    spec = registry.lookup("diceland-hex")
+    setup, _, _ = streams(5, 2)
+    ours = new_state(spec, 2, spec.resolve_options({"board": "random"}), setup)
+    assert g.new_initial_state().engine.serialize() == ours.serialize()
+
+
+def test_observation_tensor_has_a_fixed_shape_and_follows_the_game() -> None:
+    g = openspiel.load("dicewar", {})
+    state = g.new_initial_state()
+    size = len(state.observation_tensor(0))
+    assert size == g.observation_tensor_size() == g.information_state_tensor_size()
+    first = np.array(state.observation_tensor(0))
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0] if len(state.dice.faces) == 0
+                           else 5)
+    assert len(state.observation_tensor(0)) == size
+    assert not np.array_equal(first, np.array(state.observation_tensor(0)))
+    assert state.observation_tensor(0) != state.observation_tensor(1)  # the observer seat
+
+
+@pytest.mark.parametrize(("game", "params"),
+                         [s for s in SETTINGS if s[0] != "diced" or not s[1]],
+                         ids=lambda v: str(v))
+def test_a_game_played_through_openspiel_verifies(game: str, params: dict, tmp_path) -> None:
+    """Rulebook-neutral: a whole game chosen by OpenSpiel (its uniform random bot and its
+    chance sampler) is written as our log, and `replay --verify` re-plays it to the end."""
+    g = openspiel.load(game, params)
+    rng = np.random.default_rng(7)
+    state = g.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+    log = tmp_path / "game.jsonl"
+    openspiel.write_log(state, log)
+    result = verify_log(log)
+    assert result.ok, result.message
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert lines[-1]["returns"] == state.returns()
+
+
+def test_a_doctored_openspiel_log_fails_verification(tmp_path) -> None:
+    """The check above can fail: the same log with one die changed is a mismatch."""
+    g = openspiel.load("dicewar", {})
+    state = g.new_initial_state()
+    rng = np.random.default_rng(3)
+    while not state.is_terminal():
+        options = ([o for o, _ in state.chance_outcomes()] if state.is_chance_node()
+                   else state.legal_actions())
+        state.apply_action(options[int(rng.integers(len(options)))])
+    log = tmp_path / "game.jsonl"
+    openspiel.write_log(state, log)
+    lines = log.read_text().splitlines()
+    chance = next(i for i, x in enumerate(lines) if json.loads(x)["type"] == "chance")
+    line = json.loads(lines[chance])
+    line["faces"] = [7 - f for f in line["faces"]]
+    lines[chance] = json.dumps(line)
+    log.write_text("\n".join(lines) + "\n")
+    assert not verify_log(log).ok
+
+
+def test_measured_dice_become_the_chance_probabilities(tmp_path) -> None:
+    """`dice` names a file of measured face probabilities: they are the outcomes'."""
+    probs = [0.1, 0.1, 0.2, 0.2, 0.15, 0.25]
+    path = tmp_path / "d6.json"
+    path.write_text(json.dumps({"d6": probs}))
+    state = openspiel.load("diceland-hex", {"dice": str(path)}).new_initial_state()
+    assert state.chance_outcomes() == list(enumerate(probs))
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"d6": [0.5, 0.5]}', "d6: must be 6 probabilities"),
+    ('{"d7": [1.0]}', "'d7': not a die kind"),
+    ('{"d6": [0.5, 0.5', "malformed face probabilities"),
+])
+def test_bad_dice_file_is_one_line(tmp_path, text: str, words: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ValueError) as err:
+        openspiel.dice_probabilities(str(path))
+    assert words in str(err.value) and str(path) in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_without_the_extra_one_line_names_it() -> None:
+    """A missing library is one line naming the `ai` extra (run where pyspiel cannot be
+    found: a path entry that shadows it with a broken module)."""
+    code = ("import sys, types; sys.modules['pyspiel'] = None\n"
+            "try:\n    import simulator.ai.openspiel\n"
+            "except ImportError as e:\n    print(type(e).__name__, '|', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out.startswith("MissingExtra |") and "'ai' extra" in out
+    assert "pip install -e '.[ai]'" in out and "\n" not in out
