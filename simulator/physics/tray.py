@@ -16,7 +16,7 @@ import numpy as np
 
 from dice_models import DieModel, load_die
 from simulator.physics.settings import SURFACES, Obstacle, PhysicsSettings, TableSpec
-from simulator.physics.world import NotSettledError, PhysicsError, Throw, World
+from simulator.physics.world import Frame, NotSettledError, PhysicsError, Throw, World
 
 TRAY_WALL = 0.06  # m high, 2 cm thick
 MAX_ROUNDS = 30  # throws that came to rest, per roll, before cocked dice are given up on
@@ -38,15 +38,28 @@ def tray_table(width: float = 0.36, depth: float = 0.26) -> TableSpec:
 
 
 @dataclass(frozen=True)
+class TrayRound:
+    """One throw of a roll that came to rest, as recorded (`record=True`): its 60 Hz frames
+    (dice named d0..d(n-1), tray coordinates) and the dice it left cocked, which the next
+    round throws again. The window plays the rounds one after the other."""
+
+    frames: tuple[Frame, ...]
+    cocked: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TrayRoll:
     faces: tuple[int, ...]
     rethrows: int  # dice thrown again because they came to rest cocked
     steps: int  # physics steps over all rounds (throws that never came to rest excluded)
     unsettled: int = 0  # dice thrown again because their throw never came to rest
+    rounds: tuple[TrayRound, ...] = ()  # with record=True: every round that came to rest
 
 
 def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
-              settings: PhysicsSettings | None = None) -> TrayRoll:
+              settings: PhysicsSettings | None = None, record: bool = False) -> TrayRoll:
+    """Throw n dice into the tray until none rests cocked; `record` keeps each round's
+    trajectory (the same throws and faces: recording only reads the poses)."""
     if n < 0:
         raise ValueError(f"cannot roll {n} dice")
     if n == 0:
@@ -54,11 +67,12 @@ def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
     world = World(tray_table(), settings)
     pending = [f"d{i}" for i in range(n)]
     rethrows = steps = unsettled = failures = rounds = 0
+    recorded: list[TrayRound] = []
     while rounds < MAX_ROUNDS:
         group = [(name, model, _tray_throw(world.table, k, len(pending), rng))
                  for k, name in enumerate(pending)]
         try:
-            reports = world.throw_group(group, player=1)
+            reports = world.throw_group(group, player=1, record=record)
         except NotSettledError as exc:
             # The scene is as it was before this throw: throw the same dice again.
             failures += 1
@@ -74,9 +88,12 @@ def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
         for name in cocked:
             world.remove(name)
         pending = sorted(set(cocked) | set(lost), key=lambda s: int(s[1:]))
+        if record:
+            recorded.append(TrayRound(tuple(reports[0].trajectory or ()), tuple(pending)))
         if not pending:
             faces = {o.die: o.face for o in world.snapshot()}
-            return TrayRoll(tuple(faces[f"d{i}"] for i in range(n)), rethrows, steps, unsettled)
+            return TrayRoll(tuple(faces[f"d{i}"] for i in range(n)), rethrows, steps, unsettled,
+                            tuple(recorded))
         rethrows += len(pending)
     raise PhysicsError(f"{len(pending)} dice still cocked after {MAX_ROUNDS} throws into the tray")
 

@@ -641,10 +641,10 @@ def replay_session(log_path: Any) -> tuple[GameSession, list[Any], list[str | No
                                                                     for line in steps]
 
 
-def picture(session: GameSession, size: tuple[int, int]) -> Any:
+def picture(session: GameSession, size: tuple[int, int], shading: str = "auto") -> Any:
     from simulator.render.picture import SessionPicture
 
-    return SessionPicture(session, size)
+    return SessionPicture(session, size, shading)
 
 
 def play_turns(session: GameSession, turns: int) -> int:

@@ -145,7 +145,7 @@ class GameWindow:
         self._button_calls: list[Callable[[], None]] = []
         self.init_game()
         self._seen_seat = self.viewer_seat()
-        self.camera = self.thrower_camera(self._seen_seat)
+        self.camera = OrbitCamera()  # the seat's view once the scene is there (setup)
         self.setup()
 
     @property
@@ -234,6 +234,7 @@ class GameWindow:
         base = self.base
         self.scene = self.make_scene()
         self.scene.root.reparentTo(base.render)
+        self.camera = self.thrower_camera(self._seen_seat)
         base.setBackgroundColor(*BACKGROUND)
         base.camLens.setNearFar(0.02, 30.0)
         for b in self.bindings:

@@ -1,0 +1,85 @@
+"""Offscreen pictures of a d6 game (`tabletop render --game diced ...`): the game's own
+scene painted from the session, the last roll lying in the tray, drawn by the offscreen
+renderer with a caption line."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+from PIL import Image
+
+from simulator.render.camera import OrbitCamera
+from simulator.render.caption import caption_lines
+from simulator.render.dice_scene import seat_colour
+from simulator.render.dice_session import DiceSession, d6_shape
+from simulator.render.dice_window import TRAY_PREFIX, seat_view, table_top_view
+from simulator.render.offscreen import OffscreenRenderer
+
+VIEWS = ("overview", "top", "thrower", "closeup")
+CLOSEUP = dict(heading=0.0, pitch=-62.0, distance=0.42, fov=40.0)  # over the tray
+
+
+class DicePicture:
+    """An offscreen renderer showing a d6 game's table; `module` is the game's window
+    module (`make_scene`, `paint`, `caption`, `seat_heading`)."""
+
+    def __init__(self, session: DiceSession, size: tuple[int, int], module: ModuleType,
+                 shading: str = "auto") -> None:
+        self.session = session
+        self.size = size
+        self.module = module
+        self.renderer = OffscreenRenderer(size, shading=shading)
+        self.scene = module.make_scene(session)
+        self.renderer.show(self.scene.root)
+
+    def update(self) -> None:
+        self.module.paint(self.scene, self.session)
+        roll = self.session.last_roll
+        for name in self.scene.die_names(TRAY_PREFIX):
+            self.scene.remove_die(name)
+        if roll is not None:
+            end = roll.playback.poses_at(roll.playback.duration)
+            colour = seat_colour(self.session.last_player)
+            for i, name in enumerate(roll.names):
+                if name in end:
+                    (x, y, z), q = end[name]
+                    at = self.scene.tray_at
+                    self.scene.add_d6(TRAY_PREFIX + name, d6_shape(), colour, roll.labels[i],
+                                      ((x + at[0], y + at[1], z), q))
+
+    def camera(self, view: str) -> OrbitCamera:
+        table = self.scene.table
+        n = len(self.session.players)
+        if view == "top":
+            return table_top_view(table, self.size[0] / self.size[1])
+        if view == "closeup":  # the last roll, read from above the tray
+            at = self.scene.tray_at
+            return OrbitCamera(target=(at[0], at[1], 0.0), **CLOSEUP)  # type: ignore[arg-type]
+        if view == "thrower":
+            st = self.session.state
+            seat = int(st.current_player()) if not st.is_terminal() else 0
+            return seat_view(table, self.module.seat_heading(max(0, seat), n))
+        return seat_view(table, self.module.seat_heading(0, n) + 20.0, pitch=-48.0)
+
+    def render(self, view: str | OrbitCamera = "overview", caption: bool = True,
+               inset: bool = True) -> np.ndarray:
+        """The picture from `view`; `inset`: with a close-up of the tray in a corner (not on
+        the close-up itself, nor when there has been no roll)."""
+        self.update()
+        cam = view if isinstance(view, OrbitCamera) else self.camera(view)
+        self.renderer.set_camera(cam)
+        pixels = self.renderer.render()
+        if inset and view != "closeup" and self.session.last_roll is not None:
+            from simulator.render.offscreen import with_inset
+
+            self.renderer.set_camera(self.camera("closeup"))
+            pixels = with_inset(pixels, self.renderer.render())
+        if caption:
+            lines: list[str] = self.module.caption(self.session)
+            pixels = np.asarray(caption_lines(Image.fromarray(pixels), lines))
+        return pixels
+
+    def close(self) -> None:
+        self.renderer.close()
+

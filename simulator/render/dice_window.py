@@ -1,0 +1,183 @@
+"""The d6 games' window on the shared one (`simulator.render.window.GameWindow`): every
+roll thrown by the physics into the tray on the table and played back from its recording,
+the faces the engine receives being the faces the dice show (`DiceSession.throw`, then
+`apply_roll` once the playback is over); a cocked die rests in view and is thrown again.
+
+A game's window (Diced, Diceland hex, ...) subclasses `DiceGameWindow` and fills in its
+scene (`make_scene`, `sync_scene`), its seats' cameras, the HUD texts, the choices and
+what a click on a piece means; rolls, bots, replays and the game-over screen are done here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from simulator.physics.settings import TableSpec
+from simulator.render.camera import MIN_PITCH, OrbitCamera
+from simulator.render.dice_scene import DiceTableScene, seat_colour
+from simulator.render.dice_session import (
+    DiceSession,
+    Roll,
+    d6_shape,
+    replay_step,
+    shown_value,
+)
+from simulator.render.dice_session import (
+    replay_session as dice_replay_session,
+)
+from simulator.render.window import GameWindow, Running
+
+TRAY_PREFIX = "roll:"  # scene names of the tray's dice: roll:d0, roll:d1, ...
+
+
+class DiceGameWindow(GameWindow):
+    """A d6 game's window. `session` is a `DiceSession`."""
+
+    session: DiceSession
+    scene: DiceTableScene
+    roll: Roll | None = None
+
+    # -- rolls --------------------------------------------------------------------------------
+
+    def bot_turn(self) -> bool:
+        """The thread works for bots and for the physics: a roll is thrown there too."""
+        return self.session.needs_roll() or self.session.is_bot_turn()
+
+    def think(self) -> Any:
+        if self.session.needs_roll():
+            return self.session.throw()
+        return self.session.bot_action()
+
+    def thinking_text(self) -> str:
+        if self.session.needs_roll():
+            kind, n = self.session.state.chance_request()
+            return f"throwing {n} {'die' if n == 1 else 'dice'} into the tray..."
+        return super().thinking_text()
+
+    def take_result(self, result: Any) -> None:
+        if isinstance(result, Roll):
+            self.show_roll(result)
+        else:
+            self.apply(result, bot=True)
+
+    def replay_step(self, item: Any) -> None:
+        from dice_models import DataError
+        from rules.core.protocols import RulesError
+
+        k = self.session.step
+        try:
+            result = replay_step(self.session, item)
+        except (RulesError, DataError, ValueError) as exc:
+            self.paused = True
+            self.message = f"the log cannot be replayed here: {exc}"
+            self.log_lines.append(self.message)
+            self.refresh_texts()
+            return
+        if isinstance(result, Roll):
+            self.show_roll(result, on_applied=lambda: self._check_replayed(k))
+        else:
+            self.after_apply(result, True)
+
+    def show_roll(self, roll: Roll, on_applied: Any = None) -> None:
+        """Play a thrown roll in the tray, then give its faces to the engine."""
+        self.roll = roll
+        for name in self.scene.die_names(TRAY_PREFIX):
+            self.scene.remove_die(name)
+        colours = self.roll_colours(roll)
+        shape = d6_shape()
+        start = roll.playback.poses_at(0.0)
+        for i, name in enumerate(roll.names):
+            pose = start.get(name)
+            if pose is None:
+                continue
+            self.scene.add_d6(TRAY_PREFIX + name, shape, colours[i], roll.labels[i],
+                              self._tray_pose(pose))
+
+        def applied() -> None:
+            out = self.session.apply_roll(roll)
+            if on_applied is not None:
+                on_applied()
+            self.after_apply(out, True)
+
+        self.scene.clear_overlay()
+        self.queue.append(Running(roll, time.perf_counter(), 0.0, applied))
+        self.refresh_texts()
+
+    def show_anim(self, anim: Any, t: float) -> bool:
+        if isinstance(anim, Roll):
+            for name, pose in anim.playback.poses_at(t).items():
+                if TRAY_PREFIX + name in self.scene.dice:
+                    self.scene.move_tray_die(TRAY_PREFIX + name, pose)
+            return anim.playback.finished(t)
+        return True
+
+    def tray_values(self) -> list[int]:
+        """The values the tray's dice show on top now (what a player reads)."""
+        if self.roll is None:
+            return []
+        shape = d6_shape()
+        return [shown_value(shape, self.roll.labels[i],
+                            self.scene.tray_die_pose(TRAY_PREFIX + name))
+                for i, name in enumerate(self.roll.names) if TRAY_PREFIX + name in self.scene.dice]
+
+    def roll_colours(self, roll: Roll) -> list[tuple[float, float, float]]:
+        """Each tray die's colour: the seat it is thrown for (games say who owns which)."""
+        return [seat_colour(self.acting_seat())] * len(roll.faces)
+
+    def last_moved(self) -> str | None:
+        names = self.scene.die_names(TRAY_PREFIX)
+        return names[0] if names else None
+
+    def piece_position(self, name: str) -> tuple[float, float, float] | None:
+        return self.scene.die_position(name) if name in self.scene.dice else None
+
+    def new_session(self) -> DiceSession:
+        s = self.session
+        return DiceSession(s.game, list(s.players), s.seed + 1, dict(s.options))
+
+    def _tray_pose(self, pose: Any) -> Any:
+        (x, y, z), q = pose
+        return ((x + self.scene.tray_at[0], y + self.scene.tray_at[1], z), q)
+
+    # -- cameras: seats around the table ------------------------------------------------------
+
+    def seat_heading(self, seat: int) -> float:
+        """The camera heading (deg) of a seat: seat 0 at the -y edge, the rest round the
+        table counter-clockwise."""
+        n = max(1, len(self.session.players))
+        return (360.0 * seat / n) % 360.0
+
+    def thrower_camera(self, seat: int) -> OrbitCamera:
+        return seat_view(self.scene.table, self.seat_heading(seat))
+
+    def top_camera(self, aspect: float) -> OrbitCamera:
+        return table_top_view(self.scene.table, aspect)
+
+
+def seat_view(table: TableSpec, heading: float, pitch: float = -52.0) -> OrbitCamera:
+    """From behind a seat (camera `heading`, deg), the whole table in view."""
+    return OrbitCamera(target=(0.0, 0.0, 0.0), heading=heading % 360.0, pitch=pitch,
+                       distance=0.9 * max(table.width, table.depth) + 0.35, fov=50.0)
+
+
+def table_top_view(table: TableSpec, aspect: float) -> OrbitCamera:
+    """Straight down on the whole table."""
+    fov = 45.0
+    need = max(table.depth / 2 + 0.05, (table.width / 2 + 0.05) / aspect)
+    return OrbitCamera(target=(0.0, 0.0, 0.0), heading=0.0, pitch=MIN_PITCH,
+                       distance=need / math.tan(math.radians(fov) / 2), fov=fov)
+
+
+# -- the module interface's shared parts (see simulator.render.app) ------------------------
+
+
+def new_session(game: str, players: list[str], seed: int, options: dict[str, Any],
+                log: Any = None, bot_settings: dict[str, dict[str, Any]] | None = None
+                ) -> DiceSession:
+    return DiceSession(game, players, seed, options, log=log, bot_settings=bot_settings)
+
+
+def replay_session(game: str, log_path: Any) -> tuple[DiceSession, list[Any], list[str | None]]:
+    return dice_replay_session(game, log_path)
