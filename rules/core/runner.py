@@ -39,7 +39,7 @@ import numpy as np
 from dice_models.errors import DataError
 from dice_models.files import read_text
 from rules.core.bots import Agent, make_agent
-from rules.core.protocols import DiceRoller, RulesError
+from rules.core.protocols import Action, DiceRoller, GameModule, GameState, RulesError
 from rules.core.rollers import SeededRoller
 from rules.registry import GameSpec, did_you_mean, lookup
 
@@ -82,12 +82,12 @@ def streams(seed: int, num_players: int) -> tuple[np.random.Generator, np.random
 
 
 def new_state(spec: GameSpec, num_players: int, options: dict[str, Any],
-              setup_rng: np.random.Generator) -> Any:
+              setup_rng: np.random.Generator) -> GameState:
     spec.check_players(num_players)
     return spec.module().new_game(num_players, options, setup_rng)
 
 
-def digest(state: Any) -> str:
+def digest(state: GameState) -> str:
     text = json.dumps(state.serialize(), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -96,8 +96,8 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
          roller: DiceRoller | None = None, out: Callable[[str], None] | None = None,
          log: LineSink | None = None, agents: Sequence[Agent] | None = None,
          bot_settings: dict[str, dict[str, Any]] | None = None,
-         max_steps: int = 200_000, resume: Any = None,
-         after_step: Callable[[Any], None] | None = None) -> GameRecord:
+         max_steps: int = 200_000, resume: GameState | None = None,
+         after_step: Callable[[GameState], None] | None = None) -> GameRecord:
     """Play one whole game. `players` are kinds ('random', 'greedy', 'mcts', 'human');
     `agents` may replace the ones built from them. `out` receives the readable account,
     `log` the JSON lines (flushed per line, so an interrupted game keeps its log).
@@ -164,7 +164,7 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
     return record
 
 
-def chance_step(state: Any, roller: DiceRoller, chance_rng: np.random.Generator,
+def chance_step(state: GameState, roller: DiceRoller, chance_rng: np.random.Generator,
                 step: int) -> dict[str, Any]:
     """Roll the chance node `state` is at and apply it; its log line. The one way a step
     of chance is taken, by the runner and by the table server."""
@@ -174,7 +174,7 @@ def chance_step(state: Any, roller: DiceRoller, chance_rng: np.random.Generator,
     return chance_line(step, kind, n, faces, state.take_events(), state)
 
 
-def action_step(state: Any, player: int, action: Any, step: int) -> dict[str, Any]:
+def action_step(state: GameState, player: int, action: Action, step: int) -> dict[str, Any]:
     """Apply `player`'s `action` (already chosen, and legal); its log line. The one way an
     action step is taken, by the runner and by the table server."""
     text = state.action_to_string(action)
@@ -314,7 +314,7 @@ def verify_log(path: str | Path) -> VerifyResult:
     return VerifyResult(False, steps, f"log ends after {steps} steps without an end line")
 
 
-def effective_bot_settings(module: Any, players: Sequence[str],
+def effective_bot_settings(module: GameModule, players: Sequence[str],
                            bot_settings: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
     """Each bot kind's settings as its agent gets them (the game's defaults overridden by
     `bot_settings`), through JSON so a log's header carries exactly what re-runs it."""
@@ -326,7 +326,7 @@ def effective_bot_settings(module: Any, players: Sequence[str],
 
 
 def header_line(game: str, players: Sequence[str], seed: int, options: dict[str, Any],
-                roller: str, bots: dict[str, Any], state: Any, resumed: bool) -> dict[str, Any]:
+                roller: str, bots: dict[str, Any], state: GameState, resumed: bool) -> dict[str, Any]:
     """The log's first line for a game starting (or resumed) at `state`."""
     header: dict[str, Any] = {"type": "header", "format": LOG_FORMAT, "game": game,
                               "players": list(players),
@@ -342,13 +342,13 @@ def header_line(game: str, players: Sequence[str], seed: int, options: dict[str,
 
 
 def chance_line(step: int, kind: str, n: int, faces: Sequence[int], events: list[str],
-                state: Any) -> dict[str, Any]:
+                state: GameState) -> dict[str, Any]:
     return {"type": "chance", "step": step, "kind": kind, "n": n, "faces": list(faces),
             "events": events, "digest": digest(state)}
 
 
-def action_line(step: int, player: int, action: Any, text: str, events: list[str],
-                state: Any) -> dict[str, Any]:
+def action_line(step: int, player: int, action: Action, text: str, events: list[str],
+                state: GameState) -> dict[str, Any]:
     """An action's line; takes the state's table results (throws: outcome, physics
     settings) when it reports any."""
     line = {"type": "action", "step": step, "player": player, "action": to_json(action),
@@ -359,7 +359,7 @@ def action_line(step: int, player: int, action: Any, text: str, events: list[str
     return line
 
 
-def end_line(steps: int, state: Any) -> dict[str, Any]:
+def end_line(steps: int, state: GameState) -> dict[str, Any]:
     """The last line: returns and winners (a lost solo game, D-Day Dice, has none: every
     return is 0)."""
     returns = [float(r) for r in state.returns()]
@@ -395,7 +395,7 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
     return lines
 
 
-def is_legal(state: Any, action: Any) -> bool:
+def is_legal(state: GameState, action: Action) -> bool:
     """A game with parametric actions (a throw carrying its spec) says itself what is legal
     (`is_legal`); otherwise the action must be one of `legal_actions()`."""
     check = getattr(state, "is_legal", None)
@@ -404,7 +404,7 @@ def is_legal(state: Any, action: Any) -> bool:
     return action in state.legal_actions()
 
 
-def _take_results(state: Any) -> list[Any]:
+def _take_results(state: GameState) -> list[Any]:
     take = getattr(state, "take_results", None)
     # Through JSON, so fresh results compare equal to the ones read back from a log.
     return [] if take is None else list(json.loads(json.dumps(list(take()))))
@@ -422,7 +422,5 @@ def from_json(data: Any) -> Any:
     return data
 
 
-def _player_label(state: Any, seat: int, kind: str) -> str:
-    namer = getattr(state, "player_name", None)
-    base = namer(seat) if namer is not None else f"P{seat + 1}"
-    return f"{base} ({kind})"
+def _player_label(state: GameState, seat: int, kind: str) -> str:
+    return f"{state.player_name(seat)} ({kind})"
