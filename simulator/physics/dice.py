@@ -52,8 +52,20 @@ class DieShape:
 
     @cached_property
     def opposite(self) -> list[int]:
-        """opposite[f]: the face up when the die rests on face f."""
-        return [self.poly.opposite_face(f) for f in range(self.poly.n_faces)]
+        """opposite[f]: the face up when the die rests on face f: the face most nearly
+        opposite f. Where two faces tie for that (a pentagonal bipyramid: each face has two
+        faces across it at the same angle), the faces are paired so that each is opposite
+        exactly one (the pairing that is most opposite in total): the first of the tied faces
+        for every face left two values no resting die could ever show."""
+        first = [self.poly.opposite_face(f) for f in range(self.poly.n_faces)]
+        if len(set(first)) == len(first):
+            return first
+        from scipy.optimize import linear_sum_assignment  # only for such dice: scipy loads slowly
+
+        cost = self.poly.normals @ self.poly.normals.T
+        np.fill_diagonal(cost, 2.0)  # a face is never its own opposite
+        rows, cols = linear_sum_assignment(np.round(cost, 9))
+        return [int(c) for _r, c in sorted(zip(rows.tolist(), cols.tolist(), strict=True))]
 
     @cached_property
     def shown_on(self) -> list[int]:

@@ -615,8 +615,13 @@ class World:
         shape = die_shape(model)
         if name in self.scene:
             raise PlacementError(f"die {name!r} is already on the table")
-        up = shape.face_of_value(face)
-        bottom = shape.poly.opposite_face(up)
+        shape.face_of_value(face)  # refuses a value the die does not have
+        # The face to rest on is the one on which the die shows `face` by its reading (for a
+        # die without parallel faces, resting on the face opposite `face`'s face shows
+        # another value: tests/test_die_models.py).
+        if face not in shape.shown_on:
+            raise PlacementError(f"die {name!r} ({shape.name}) cannot lie flat showing {face}")
+        bottom = shape.shown_on.index(face)
         rot = shape.poly.rest_rotation(bottom, yaw_deg)
         pos = (float(xy[0]), float(xy[1]), float(shape.poly.face_offsets[bottom]))
         pose = Pose(pos, _quat_from_matrix(rot))
