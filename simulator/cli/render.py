@@ -1,6 +1,10 @@
 """`tabletop render`: play K turns headless with bots and write a picture of the table.
 
     tabletop render --game deep-white-sea --seed 3 --turns 8 --out table.png --size 1280x720
+    tabletop render --game diced --players greedy,random,greedy,random --turns 4 --out d.png
+
+Every game with a window module (`simulator.render.window_games()`) can be drawn: its
+module makes the session, lets the bots play and draws the picture.
 
 Drawn into an offscreen buffer with physically based shading where OpenGL answers (a
 desktop, or Xvfb with Mesa), else by Panda3D's software renderer (no display, no GPU); the
@@ -18,19 +22,18 @@ from dice_models.outfiles import write_with
 from simulator.cli.args import seed
 from simulator.cli.main import UsageError
 
-GAMES = ("deep-white-sea",)
-PLAYERS = ("random", "greedy", "planner")
-
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("render", help="play some turns headless and write a picture")
-    p.add_argument("--game", default="deep-white-sea", help="game to play (deep-white-sea)")
+    p.add_argument("--game", default="deep-white-sea",
+                   help="game to play (any game with a table: see `tabletop games`)")
     p.add_argument("--seed", type=seed, default=0, help="seed for the bots and who goes first")
     p.add_argument("--turns", type=int, default=6, help="turns to play before the picture")
     p.add_argument("--out", required=True, help="PNG file to write")
     p.add_argument("--size", default="1280x720", help="picture size WIDTHxHEIGHT in pixels")
-    p.add_argument("--players", default="random,random",
-                   help=f"two bots, comma-separated ({', '.join(PLAYERS)})")
+    p.add_argument("--players", default=None,
+                   help="bots, comma-separated (the game's bots; default: random in each of "
+                        "the fewest seats)")
     p.add_argument("--view", default="overview", choices=("overview", "top", "thrower", "closeup"),
                    help="camera: overview (oblique), top, the next thrower's view, or close on "
                         "the die thrown last")
@@ -45,36 +48,47 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.game not in GAMES:
+    from rules import registry
+    from simulator.render import window_games
+
+    games = window_games()
+    if args.game not in games:
         import difflib
 
-        close = difflib.get_close_matches(args.game, GAMES, n=1)
-        hint = f"; did you mean {close[0]}?" if close else f"; renderable: {', '.join(GAMES)}"
+        close = difflib.get_close_matches(args.game, games, n=1)
+        hint = f"; did you mean {close[0]}?" if close else f"; renderable: {', '.join(games)}"
         raise UsageError(f"--game {args.game!r} has no table to draw{hint}")
+    spec = registry.lookup(args.game)
     size = parse_size(args.size)
     if args.turns < 0:
         raise UsageError(f"--turns must be 0 or more (got {args.turns})")
-    players = [p.strip() for p in args.players.split(",") if p.strip()]
-    if len(players) != 2 or any(p not in PLAYERS for p in players):
-        raise UsageError(f"--players takes two of {', '.join(PLAYERS)} (got {args.players!r})")
+    bots = tuple(spec.bots)
+    players = ([p.strip() for p in args.players.split(",") if p.strip()] if args.players
+               else ["random"] * spec.min_players)
+    if not spec.min_players <= len(players) <= spec.max_players \
+            or any(p not in bots for p in players):
+        seats = (f"{spec.min_players}" if spec.min_players == spec.max_players
+                 else f"{spec.min_players} to {spec.max_players}")
+        raise UsageError(f"--players takes {seats} of {', '.join(bots)} (got {args.players!r})")
+    if args.crews and spec.name != "deep-white-sea":
+        raise UsageError(f"--crews: only deep-white-sea has crews (got --game {spec.name})")
     if not args.out.lower().endswith(".png"):
         raise UsageError(f"--out {args.out!r}: the picture is a PNG file (name it .png)")
     # Panda3D loads here, not when `tabletop` builds its parser.
     from PIL import Image
 
+    from simulator.render.app import window_module
     from simulator.render.offscreen import RenderPathError
-    from simulator.render.picture import SessionPicture
-    from simulator.render.session import GameSession, play_turns
 
-    options = {"table": "physics"}
-    if args.crews:
-        options["crews"] = args.crews
-    session = GameSession(players, args.seed, options)
+    module = window_module(spec.name)
+    assert module is not None
+    options = {"crews": args.crews} if args.crews else {}
+    session = module.new_session(players, args.seed, options)
     t0 = time.perf_counter()
-    actions = play_turns(session, args.turns)
+    actions = module.play_turns(session, args.turns)
     t_play = time.perf_counter() - t0
     try:
-        picture = SessionPicture(session, size, args.shading)
+        picture = module.picture(session, size, args.shading)
     except RenderPathError as e:
         raise UsageError(f"--shading pbr: {e}") from None
     print(f"drawn by: {picture.renderer.path.detail}", file=sys.stderr)
@@ -82,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
     pixels = picture.render(args.view, caption=not args.no_caption, inset=not args.no_inset)
     t_draw = time.perf_counter() - t1
     write_with(args.out, Image.fromarray(pixels).save, "--out")
-    st = session.state
-    print(f"{args.out}: {size[0]}x{size[1]} px, turn {st.turn}, {actions} actions, "
-          f"{len(st.poses)} dice in play, score {st.scores[0]}-{st.scores[1]}; "
+    summary = getattr(module, "summary", None)
+    said = summary(session) if summary is not None else "; ".join(module.caption(session))
+    print(f"{args.out}: {size[0]}x{size[1]} px, {actions} steps, {said}; "
           f"play {t_play:.2f} s, draw {t_draw * 1000:.0f} ms", file=sys.stderr)
     picture.close()
     return 0

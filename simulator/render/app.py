@@ -30,7 +30,7 @@ from typing import Any
 
 from dice_models.outfiles import LineFile, check_target
 from rules.core.runner import read_log
-from simulator.render import WindowError
+from simulator.render import WindowError, window_games, window_module_name
 from simulator.render.deep_white_sea_window import TableApp, replay_session
 from simulator.render.window import GameWindow
 
@@ -42,21 +42,13 @@ BOT_KINDS_NOTE = "human or a bot of the game"
 
 def window_module(game: str) -> ModuleType | None:
     """The game's window module, or None if it has no window (yet)."""
-    name = f"simulator.render.{game.replace('-', '_')}_window"
+    name = window_module_name(game)
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name != name:
             raise
         return None
-
-
-def window_games() -> list[str]:
-    """The registered games that have a window module."""
-    from rules import registry
-
-    here = Path(__file__).parent
-    return [g for g in registry.GAMES if (here / f"{g.replace('-', '_')}_window.py").exists()]
 
 
 def display_problem() -> str | None:

@@ -651,3 +651,10 @@ def play_turns(session: GameSession, turns: int) -> int:
     from simulator.render.session import play_turns as play
 
     return play(session, turns)
+
+
+def summary(session: GameSession) -> str:
+    """`tabletop render`'s words for the table drawn."""
+    st = session.state
+    return (f"turn {st.turn}, {len(st.poses)} dice in play, "
+            f"score {st.scores[0]}-{st.scores[1]}")
