@@ -615,20 +615,7 @@ class World:
         shape = die_shape(model)
         if name in self.scene:
             raise PlacementError(f"die {name!r} is already on the table")
-        shape.face_of_value(face)  # refuses a value the die does not have
-        # The face to rest on is the one on which the die shows `face` by its reading (for a
-        # die without parallel faces, resting on the face opposite `face`'s face shows
-        # another value: tests/test_die_models.py).
-        if face not in shape.shown_on:
-            raise PlacementError(f"die {name!r} ({shape.name}) cannot lie flat showing {face}")
-        bottom = shape.shown_on.index(face)
-        rot = shape.poly.rest_rotation(bottom, yaw_deg)
-        pos = (float(xy[0]), float(xy[1]), float(shape.poly.face_offsets[bottom]))
-        pose = Pose(pos, _quat_from_matrix(rot))
-        corners = _world_vertices(shape, pose)[list(shape.poly.faces[bottom])]
-        if not all(self.table.contains_xy(c[0], c[1]) for c in corners):
-            raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would not rest "
-                                 "wholly on the table")
+        pose = flat_pose(name, shape, face, yaw_deg, xy, self.table)
         placed = PlacedDie(name, model, pose)
         material = model.contact_material
         if not self.keep_table:  # the reference: the world built around every placement
@@ -1354,6 +1341,28 @@ class World:
     def _reach(self, shape: DieShape) -> float:
         """How far from its centre a die's collision shape can reach (m), margin included."""
         return shape.poly.circumradius + self.settings.collision_margin
+
+
+def flat_pose(name: str, shape: DieShape, face: int, yaw_deg: float, xy: tuple[float, float],
+              table: TableSpec) -> Pose:
+    """The pose of die `name` put down flat showing `face` at `xy` (m) turned by `yaw_deg`;
+    PlacementError for a value it cannot show flat or a spot not wholly on the table. (Both
+    engines place through this: simulator/physics/mujoco_world.py.)"""
+    shape.face_of_value(face)  # refuses a value the die does not have
+    # The face to rest on is the one on which the die shows `face` by its reading (for a
+    # die without parallel faces, resting on the face opposite `face`'s face shows
+    # another value: tests/test_die_models.py).
+    if face not in shape.shown_on:
+        raise PlacementError(f"die {name!r} ({shape.name}) cannot lie flat showing {face}")
+    bottom = shape.shown_on.index(face)
+    rot = shape.poly.rest_rotation(bottom, yaw_deg)
+    pos = (float(xy[0]), float(xy[1]), float(shape.poly.face_offsets[bottom]))
+    pose = Pose(pos, _quat_from_matrix(rot))
+    corners = _world_vertices(shape, pose)[list(shape.poly.faces[bottom])]
+    if not all(table.contains_xy(c[0], c[1]) for c in corners):
+        raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would not rest "
+                             "wholly on the table")
+    return pose
 
 
 def release_blocker(table: TableSpec, scene: dict[str, PlacedDie], model: DieModel,
