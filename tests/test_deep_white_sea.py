@@ -9,6 +9,7 @@ every other side is a plain short yellow 1 with shield n.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -828,3 +829,32 @@ def test_issue_15_vosk_is_not_pinned_by_nerys_a_3d_sweep_clears_it() -> None:
     s._damage(vosk, 0, None, poison=False)
     assert s.where[vosk] == "play" and s.side(vosk).number == 6
 
+
+
+def test_sight_range_and_effect_queries_only_look() -> None:
+    """rules/deep_white_sea/sight.py holds the questions about the dice on the table; asking
+    every one of them about every pair in a game in progress changes nothing of the state."""
+    import rules.deep_white_sea as dws
+    from rules.core.bots import make_agent
+    from rules.deep_white_sea.sight import Sight
+
+    s = dws.new_game(2, {"table": "kinematic", "first": 1}, np.random.default_rng(4))
+    bot = make_agent("random", dws, np.random.default_rng(4))
+    for _ in range(12):
+        s.apply_action(bot.step(s))
+    assert isinstance(s, Sight) and len(s.poses) >= 2
+    before = json.dumps(s.serialize(), sort_keys=True)
+    dice = sorted(s.poses)
+    for a in dice:
+        for name in ("side", "held", "frozen", "protection", "power_up", "block", "allies",
+                     "enemies", "on_table"):
+            getattr(s, name)(a)
+        s.range_targets(a, dice)
+        s.in_range(a, dice)
+        s.immune(a, "dark blue")
+        for b in dice:
+            s.sees(a, b)
+            if a != b:
+                s.distance(a, b)
+                s.hit_value(a, b, "attack")
+    assert json.dumps(s.serialize(), sort_keys=True) == before

@@ -44,13 +44,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dice_models import DataError
-from dice_models.crews import Crew, CrewDie, Side, load_crew
+from dice_models.crews import Crew, load_crew
 from rules.core.protocols import (
     TERMINAL_PLAYER,
     Action,
@@ -60,21 +59,18 @@ from rules.core.protocols import (
     Table,
     ThrowSpec,
 )
-from rules.deep_white_sea.geometry import Octahedron, face_distance, sees_through
 from rules.deep_white_sea.kinematic import KinematicTable
+from rules.deep_white_sea.sight import Die, Sight
 
 WIN_POINTS = 50
 PLACE_YAWS = tuple(range(0, 360, 30))  # enumerated yaws of the first placement (any is legal)
 CORNERS = ("top", "left", "right")
-TIE_M = 1e-9  # m: distances closer than this are a tie (short range)
 DEFAULT_MAX_TURNS = 200
 STATE_FORMAT = 1  # serialize() layout; deserialize refuses any other
 
 # Which side of the table an effect works on (rulebook, "Special Effects").
 ENEMY_EFFECTS = ("Hold", "Freeze", "Confuse")
 DECISIONS = ("place", "main", "foul", "shoot", "cmd", "tip", "throw", "aim")
-
-_OCT = Octahedron(0.05)  # yaw conventions only: they do not depend on the die's size
 
 # Table kinds: name -> (make from options, restore from to_json). The simulator layer adds
 # 'physics' (simulator.physics_table) so that rules never import PyBullet.
@@ -98,17 +94,6 @@ def make_table(kind: str, options: dict[str, Any]) -> Table:
     return TABLE_KINDS[kind][0](options)
 
 
-@dataclass(frozen=True)
-class Die:
-    id: str  # '<seat+1>-<slug>', unique on the table
-    seat: int
-    crew: CrewDie
-
-    @property
-    def label(self) -> str:
-        return f"{self.crew.name} (P{self.seat + 1})"
-
-
 def load_crews(spec: str) -> list[str]:
     names = [n.strip() for n in str(spec).split(",") if n.strip()]
     if len(names) == 1:
@@ -118,8 +103,9 @@ def load_crews(spec: str) -> list[str]:
     return names
 
 
-class DWSState(StateBase):
-    """A game of Deep White Sea in progress. See the module docstring for actions."""
+class DWSState(StateBase, Sight):
+    """A game of Deep White Sea in progress. See the module docstring for actions; what
+    the dice see and what is in range is asked of `Sight` (rules/deep_white_sea/sight.py)."""
 
     def __init__(self, crews: list[str], table: Table, table_kind: str, first: int,
                  max_turns: int = DEFAULT_MAX_TURNS) -> None:
@@ -273,9 +259,6 @@ class DWSState(StateBase):
         team = self.dice[self.seat_dice(seat)[0]].crew.team
         return f"P{seat + 1} {team}"
 
-    def seat_dice(self, seat: int) -> list[str]:
-        return [d for d, die in self.dice.items() if die.seat == seat]
-
     def setup_position(self, placements: dict[str, tuple[int, float, tuple[float, float]]],
                        to_move: int, where: dict[str, str] | None = None) -> None:
         """Set up a position (tests, puzzles, tutorials): every die in `placements` rests
@@ -298,125 +281,6 @@ class DWSState(StateBase):
                       {"t": "poison", "player": to_move}, {"t": "turn", "player": to_move}]
         self._legal = None
         self._run()
-
-    def side_arrow_corner(self, die: str, side: int) -> str:
-        """The corner of the first sight arrow on `side` ('top' if it has none)."""
-        arrows = self.dice[die].crew.side(side).arrows
-        return arrows[0].corner if arrows else "top"
-
-    def yaw_facing(self, die: str, side: int, corner: str, direction_deg: float) -> float:
-        """The yaw (deg) at which `die` resting on `side` points its `corner` (an arrow's
-        corner) in `direction_deg` (counter-clockwise from +x)."""
-        crew = self.dice[die].crew
-        axis = crew.corner_axis(side, corner)
-        corners = _OCT.top_corners(crew.face_of_side(side), 0.0, (0.0, 0.0))
-        x, y = corners[axis]
-        return direction_deg - math.degrees(math.atan2(y, x))
-
-    # -- reading the table --------------------------------------------------------------
-
-    def on_table(self, die: str) -> bool:
-        return die in self.poses
-
-    def side(self, die: str) -> Side:
-        d = self.dice[die]
-        return d.crew.side(d.crew.side_on_face(self.poses[die].face - 1))
-
-    def sees(self, a: str, b: str) -> bool:
-        """Does die `a` see die `b` (rulebook, "Sight Lines")? Never itself."""
-        if a == b or a not in self.poses or b not in self.poses:
-            return False
-        corners, target = self.poses[a].top_corners, self.poses[b].top_corners
-        crew = self.dice[a].crew
-        number = self.side(a).number
-        return any(sees_through(corners, crew.corner_axis(number, arrow.corner), target)
-                   for arrow in self.side(a).arrows)
-
-    def distance(self, a: str, b: str) -> float:
-        return face_distance(self.poses[a].top_corners, self.poses[b].top_corners)
-
-    def range_targets(self, src: str, pool: list[str]) -> dict[str, list[str]]:
-        """Range -> the legal targets among `pool` of `src`'s arrows of that range, nearest
-        first (rulebook, "Range"): short keeps the closest (all of them on an exact tie, for
-        the shooter to choose), long and all keep every one. Each arrow counts with its own
-        range; arrows of one range see together."""
-        if src not in self.poses:
-            return {}
-        crew = self.dice[src].crew
-        side = self.side(src)
-        corners = self.poses[src].top_corners
-        out: dict[str, list[str]] = {}
-        for rng in ("short", "long", "all"):
-            axes = [crew.corner_axis(side.number, a.corner) for a in side.arrows
-                    if a.range == rng]
-            if not axes:
-                continue
-            seen = sorted((self.distance(src, d), d) for d in pool
-                          if d != src and d in self.poses
-                          and any(sees_through(corners, axis, self.poses[d].top_corners)
-                                  for axis in axes))
-            if rng == "short" and seen:
-                seen = [(dist, d) for dist, d in seen if dist - seen[0][0] <= TIE_M]
-            out[rng] = [d for _dist, d in seen]
-        return out
-
-    def in_range(self, src: str, pool: list[str], rng: str | None = None) -> list[str]:
-        """The legal targets among `pool`, nearest first: of the arrows of range `rng`, or
-        of every arrow when it is None (see `range_targets`)."""
-        groups = self.range_targets(src, pool)
-        found = {d for r, ts in groups.items() if rng is None or r == rng for d in ts}
-        return sorted(found, key=lambda d: (self.distance(src, d), d))
-
-    def allies(self, die: str) -> list[str]:
-        seat = self.dice[die].seat
-        return [d for d in sorted(self.poses) if self.dice[d].seat == seat and d != die]
-
-    def enemies(self, die: str) -> list[str]:
-        seat = self.dice[die].seat
-        return [d for d in sorted(self.poses) if self.dice[d].seat != seat]
-
-    def held(self, die: str) -> bool:
-        return self._affected(die, ("Hold", "Freeze"))
-
-    def frozen(self, die: str) -> bool:
-        return self._affected(die, ("Freeze",))
-
-    def protection(self, die: str) -> int:
-        return self._bonus(die, "Protection")
-
-    def power_up(self, die: str) -> int:
-        return self._bonus(die, "Power Up")
-
-    def block(self, die: str) -> int | None:
-        shield = self.side(die).shield
-        return None if shield is None else shield.block + self.protection(die)
-
-    def immune(self, die: str, colour: str) -> bool:
-        shield = self.side(die).shield
-        if shield is not None and shield.colour == colour:
-            return True
-        return colour == "dark blue" and self._commanding(die)
-
-    def hit_value(self, src: str, target: str, mode: str, rng: str | None = None) -> int:
-        """The hit of `src` on `target`: the best arrow (of range `rng`, if given) whose
-        range makes `target` a legal target and that sees it."""
-        side = self.side(src)
-        if mode == "backstab":
-            assert side.effect is not None and side.effect.amount is not None
-            base = side.effect.amount
-        else:
-            crew = self.dice[src].crew
-            corners = self.poses[src].top_corners
-            legal = {r for r, ts in self.range_targets(src, [target]).items() if target in ts}
-            hits = [a.hit for a in side.arrows if a.hit is not None
-                    and a.range in legal and (rng is None or a.range == rng)
-                    and sees_through(corners, crew.corner_axis(side.number, a.corner),
-                                     self.poses[target].top_corners)]
-            base = max(hits) if hits else max(a.hit or 0 for a in side.arrows)
-        return base + self.power_up(src)
-
-    def hand(self, seat: int) -> list[str]:
-        return [d for d in self.seat_dice(seat) if self.where[d] == "hand"]
 
     # -- legal actions --------------------------------------------------------------------
 
@@ -848,22 +712,6 @@ class DWSState(StateBase):
             amount = f" +{eff['amount']}" if eff["amount"] else ""
             self._say(f"  {self._label(src)}: {eff['name']}{amount} on "
                       f"{', '.join(self._label(t) for t in targets)}")
-
-    def _affected(self, die: str, names: tuple[str, ...]) -> bool:
-        return any(e["name"] in names and die in e["targets"] and src in self.poses
-                   for src, e in self.effects.items())
-
-    def _bonus(self, die: str, name: str) -> int:
-        return sum(int(e["amount"]) for src, e in self.effects.items()
-                   if e["name"] == name and die in e["targets"] and src in self.poses)
-
-    def _commanding(self, die: str) -> bool:
-        if die not in self.poses:
-            return False
-        side = self.side(die)
-        if not side.arrows or side.arrows[0].effect != "Command":
-            return False
-        return any(t["t"] == "cmd" and t["src"] == die for t in self.stack)
 
     # -- bookkeeping ----------------------------------------------------------------------
 
