@@ -1,0 +1,78 @@
+"""The Gymnasium throwing environment `tabletop/DeepWhiteSeaThrow-v0` (issue 18, item 3):
+registered on import, Gymnasium's own `check_env` on both tables, seeded resets repeat the
+episode, and a throw released in the foul zone is a foul the reward counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+throw_env = pytest.importorskip("simulator.ai.throw_env")
+check_env = pytest.importorskip("gymnasium.utils.env_checker").check_env
+
+
+@pytest.mark.parametrize("table", ["kinematic", "physics"])
+def test_check_env(table: str) -> None:
+    env = gym.make(throw_env.ENV_ID, table=table)
+    check_env(env.unwrapped)
+
+
+def _episode(seed: int, table: str = "kinematic") -> list[tuple[np.ndarray, float, bool, bool]]:
+    env = gym.make(throw_env.ENV_ID, table=table, max_throws=4)
+    obs, _ = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    out = [(obs, 0.0, False, False)]
+    done = False
+    while not done:
+        obs, reward, term, trunc, _ = env.step(env.action_space.sample())
+        out.append((obs, reward, term, trunc))
+        done = term or trunc
+    return out
+
+
+def _same(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(
+        np.array_equal(x[0], y[0]) and x[1:] == y[1:] for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("table", ["kinematic", "physics"])
+def test_same_seed_same_episode(table: str) -> None:
+    """DESIGN.md: same throw + same world = same result, bit for bit; with the seed fixing
+    who starts and the bots' choices, a seeded episode repeats exactly."""
+    first = _episode(3, table)
+    assert _same(first, _episode(3, table))
+    assert not _same(first, _episode(4, table))
+
+
+def test_release_in_the_foul_zone_is_a_foul() -> None:
+    """Rulebook: "If you release the die anywhere inside the tinted area, it is a foul."
+    (DESIGN.md: within 1 ft of the edge and below 1 ft.) The lowest, nearest release is in
+    it; the same throw from well back is not."""
+    env = gym.make(throw_env.ENV_ID, table="kinematic").unwrapped
+    env.reset(seed=0)
+    near_low = np.array([0.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0], np.float32)
+    _, reward, _, _, info = env.step(near_low)
+    assert info["foul"] and info["off_table"] == 1.0
+    assert reward == pytest.approx(throw_env.REWARD["off_table"] + info["points"])
+    env.reset(seed=0)
+    far_back = near_low.copy()
+    far_back[1] = 1.0  # 0.555 m behind the edge: more than 1 ft back
+    _, _, _, _, info = env.step(far_back)
+    assert not info["foul"]
+
+
+def test_throw_spec_releases_behind_the_throwers_edge() -> None:
+    """Release legality (DESIGN.md): player 1 releases behind the edge y = -depth/2; every
+    action, however far out of [-1, 1], gives a finite throw from behind it."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        action = rng.uniform(-5, 5, size=8)
+        spec = throw_env.throw_spec(action, (1.2, 0.9), 0)
+        assert spec[1] < -0.45 and spec[2] > 0 and all(np.isfinite(spec))
+    assert throw_env.throw_spec(np.full(8, np.nan), (1.2, 0.9), 0)[1] < -0.45
+
+
+def test_unknown_reward_term_is_one_line() -> None:
+    with pytest.raises(ValueError, match="reward: unknown term 'kills'; known: points"):
+        throw_env.DeepWhiteSeaThrowEnv(table="kinematic", reward={"kills": 1.0})
