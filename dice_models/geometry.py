@@ -560,7 +560,8 @@ def canonical_order(poly: Polyhedron) -> Polyhedron:
     first, top down and then counter-clockwise from +x seen from above. A die's YAML lists
     its values in this order."""
     n = poly.normals
-    key = [(-round(float(v[2]), 6), round(math.degrees(math.atan2(v[1], v[0])) % 360.0, 4))
+    # rounded before the turn is folded into [0, 360): -1e-17 deg is 0, not 360
+    key = [(-round(float(v[2]), 6), round(math.degrees(math.atan2(v[1], v[0])), 4) % 360.0)
            for v in n]
     opposite = [int(np.argmin(n @ v)) for v in n]
     paired = all(float(n[i] @ n[j]) < -1.0 + 1e-9 and opposite[j] == i

@@ -211,23 +211,31 @@ def revolution_part(r2: np.polynomial.Polynomial, depth: float, origin: Vec, axi
 
 def pip_parts(poly: Polyhedron, values: tuple[int, ...], pips: Pips) -> list[Part]:
     """Every pip of every face, subtracted from the wall material."""
+    return [revolution_part(pip_profile(pips), pips.depth, at, inward, -1.0)
+            for at, inward in pip_positions(poly, values, pips)]
+
+
+def pip_profile(pips: Pips) -> np.polynomial.Polynomial:
+    """A pip's radius squared at depth z below the face: the cap of the ball of radius R
+    that cuts a circle of the pip's diameter at the face, or a constant for a cylinder."""
     a, h = pips.diameter / 2.0, pips.depth
-    if pips.shape == "spherical":  # the cap of the ball of radius big_r that cuts a circle a
-        big_r = (a * a + h * h) / (2.0 * h)
-        z = np.polynomial.Polynomial([0.0, 1.0])
-        r2 = big_r * big_r - (big_r - h + z) * (big_r - h + z)
-    else:
-        r2 = np.polynomial.Polynomial([a * a])
-    parts = []
+    if pips.shape == "cylindrical":
+        return np.polynomial.Polynomial([a * a])
+    big_r = (a * a + h * h) / (2.0 * h)
+    z = np.polynomial.Polynomial([0.0, 1.0])
+    return big_r * big_r - (big_r - h + z) * (big_r - h + z)
+
+
+def pip_positions(poly: Polyhedron, values: tuple[int, ...], pips: Pips) -> list[tuple[Vec, Vec]]:
+    """(centre of the pip's opening on the face, unit axis into the die) of every pip."""
+    out = []
     for f, value in enumerate(values):
         if value not in PIP_LAYOUT:
             raise ValueError(f"value {value} has no pip layout (pips are for 1..6)")
         centre, u, w, reach = face_frame(poly, f)
         step = pips.spacing if pips.spacing is not None else PIP_SPACING * reach
-        inward = -poly.normals[f]
-        for i, j in PIP_LAYOUT[value]:
-            parts.append(revolution_part(r2, h, centre + step * (i * u + j * w), inward, -1.0))
-    return parts
+        out += [(centre + step * (i * u + j * w), -poly.normals[f]) for i, j in PIP_LAYOUT[value]]
+    return out
 
 
 def engraving_parts(poly: Polyhedron, values: tuple[int, ...], eng: Engraving) -> list[Part]:

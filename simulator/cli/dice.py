@@ -110,7 +110,7 @@ def run_check(args: argparse.Namespace) -> int:
             {"team", "dice"} & data.keys()):
         # A physics die model (dice_models/dice/*.yaml: geometry and mass), not a crew die:
         # checking it as a crew answered "team: must name the team".
-        model = parse_die(data, str(args.file))
+        model = parse_die(data, str(args.file), args.file.parent)  # a mesh beside the file
         print(f"{args.file}: ok: physics die {model.name}: {model.geometry['kind']}, "
               f"{model.mass * 1000:g} g, {model.mass_model}")
         return 0

@@ -294,12 +294,17 @@ def _parse_die(raw: Any, source: str, base_dir: Path | None) -> DieModel:
         for key in MODEL_CHANGES:
             if key in raw:
                 base[key] = raw[key]
+        # a changed mass replaces the model's density and a density its mass (one of the two)
+        for given, dropped in (("mass", "density"), ("density", "mass")):
+            if given in raw and dropped not in raw:
+                base.pop(dropped, None)
         check_fields(raw, ("model", *MODEL_CHANGES), source, "die")
-        return parse_die(base, f"{source}: die")
-    return parse_die(raw, f"{source}: die")
+        return parse_die(base, f"{source}: die", base_dir)
+    return parse_die(raw, f"{source}: die", base_dir)
 
 
-MODEL_CHANGES = ("name", "mass", "mass_model", "com_offset", "values", "material")
+MODEL_CHANGES = ("name", "mass", "density", "mass_model", "com_offset", "values", "reading",
+                 "pips", "engraving", "material")
 
 
 def _parse_table(raw: Any, surface: Any, source: str, base_dir: Path | None) -> TableSpec:
