@@ -69,7 +69,7 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
     candidate throws (greedy, planner), `reward` weights by name, `max_throws` the
     truncation."""
 
-    metadata = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(self, crews: str = "white,blue", table: str = "physics",
                  opponent: str = "greedy", opponent_throws: int = 4,
