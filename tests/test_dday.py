@@ -928,3 +928,28 @@ def test_full_game_with_the_physics_roller():
 def test_map_format_doc_exists():
     doc = Path(dd.__file__).parent / "maps" / "README.md"
     assert "enemy_fire" in doc.read_text()
+
+
+def test_listing_the_legal_actions_changes_nothing():
+    """rules/dday/legal.py lists what a player may do at each node; asking, at every step
+    of a seeded game, leaves the state exactly as it was."""
+    from rules.core import SeededRoller
+    from rules.dday.legal import LegalActions
+
+    state = dd.new_game(2, {})
+    assert isinstance(state, LegalActions)
+    rng, roller = np.random.default_rng(5), SeededRoller()
+    bot = dd.make_bot("greedy", np.random.default_rng(6))
+    nodes = set()
+    for _ in range(400):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_chance(roller.roll(*state.chance_request(), rng))
+            continue
+        before = json.dumps(state.serialize(), sort_keys=True)
+        assert state.legal_actions() == state.legal_actions()
+        assert json.dumps(state.serialize(), sort_keys=True) == before
+        nodes.add(state.node)
+        state.apply_action(bot.step(state))
+    assert {"keep", "rolling", "move"} <= nodes

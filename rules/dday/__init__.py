@@ -14,14 +14,8 @@ import numpy as np
 from rules.core.protocols import RulesError
 from rules.dday.battlemap import ITEMS, SPECIALISTS, BattleMap, available, load_map, parse_map
 from rules.dday.bots import DDayBot, DiceValuer, greedy_action, heuristic, make_bot
-from rules.dday.game import (
-    MAX_PLAYERS,
-    DDayState,
-    Unit,
-    deserialize_state,
-    equipment_points,
-    rwb_triples,
-)
+from rules.dday.game import MAX_PLAYERS, DDayState, deserialize_state
+from rules.dday.unit import Unit, equipment_points, rwb_triples
 from rules.registry import game_options
 
 

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from rules.dday.battlemap import ITEMS, SPECIALISTS, BattleMap
-from rules.dday.game import COLOURS, DDayState, Unit, equipment_points
+from rules.dday.game import DDayState
+from rules.dday.unit import COLOURS, Unit, equipment_points
 
 # Stars go to these Specialists in this order (cheap and always useful first).
 HIRE_ORDER = ("sergeant", "scout", "sniper", "medic", "hero", "sapper", "veteran", "officer")

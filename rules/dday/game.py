@@ -39,140 +39,38 @@ Actions are tuples of str/int:
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError, StateBase
-from rules.dday.battlemap import ITEMS, SPECIALISTS, BattleMap, Sector, parse_map
+from rules.dday.battlemap import ITEMS, SPECIALISTS, BattleMap, parse_map
+from rules.dday.legal import LegalActions
+from rules.dday.unit import COLOURS as COLOURS  # re-exported: imported from here elsewhere
+from rules.dday.unit import COMBAT_ITEMS as COMBAT_ITEMS  # re-exported, as COLOURS
+from rules.dday.unit import (
+    COURAGE,
+    ITEM,
+    SKULL,
+    SOLDIER,
+    SOLDIER_ITEMS,
+    SOLDIERS2,
+    STAR,
+    START_COLOURS,
+    SYMBOL_NAMES,
+    Unit,
+    equipment_points,
+    rwb_triples,
+)
 
-SKULL, STAR, SOLDIER, SOLDIERS2, COURAGE, ITEM = 1, 2, 3, 4, 5, 6
-COLOURS = ("red", "white", "blue")
-START_COLOURS = ("red", "red", "white", "white", "blue", "blue")
-SYMBOL_NAMES = {1: "skull", 2: "star", 3: "soldier", 4: "2 soldiers", 5: "courage",
-                6: "item"}
 BONUS_OF = {2: "surge", 3: "reinforcements", 4: "reinforcements", 5: "battle_cry",
             6: "lucky_find"}
 MAX_PLAYERS = 4
 STORM_VP, FIRST_VP, MEDAL_VP, SPECIALIST_VP, COURAGE_VP = 10, 10, 10, 3, 2
-# Items a player uses before combat (Phase 5) and in Phase 3.
-COMBAT_ITEMS = ("bangalore", "flamethrower", "grenade", "radio", "mobile_radio")
-SOLDIER_ITEMS = {"radio": 5, "mobile_radio": 2}
 
 
-def equipment_points(symbols: int) -> int:
-    """Equipment points for a number of Item symbols: 1, 3, 6, 12, 24, 48, then +24 each."""
-    table = (0, 1, 3, 6, 12, 24, 48)
-    if symbols <= 0:
-        return 0
-    if symbols < len(table):
-        return table[symbols]
-    return 48 + 24 * (symbols - 6)
-
-
-def rwb_triples(dice: list[tuple[int, str]], value: int) -> int:
-    """How many red-white-blue triples showing `value` the dice hold."""
-    return min(sum(1 for v, c in dice if v == value and c == col) for col in COLOURS)
-
-
-class Unit:
-    """One player's unit and Player Sheet, plus this turn's dice."""
-
-    __slots__ = ("sector", "visited", "turns_here", "soldiers", "specialists", "dead",
-                 "progress", "courage", "ep", "items", "bought", "medal", "status", "vp",
-                 "last_advance", "storm_turn", "dice", "colours", "kept", "rerolls",
-                 "sergeant_used", "officer_used", "traded", "flak", "battle_cry", "extra",
-                 "cancelled", "pending_cancels", "bonus_counts", "pending_surges",
-                 "surge_value", "bonus_stars", "stars_left", "bought_this_turn", "grenade",
-                 "bangalore", "flamethrower", "losses", "forced_specialist", "fire_roll",
-                 "fire_kind", "vp_detail")
-
-    def __init__(self, sector: str, soldiers: int) -> None:
-        self.sector = sector
-        self.visited = [sector]
-        self.turns_here = 0
-        self.soldiers = soldiers  # plain soldiers; Specialists are counted apart
-        self.specialists: list[str] = []
-        self.dead: list[str] = []
-        self.progress: dict[str, int] = {}
-        self.courage = 0
-        self.ep = 0
-        self.items: list[str] = []
-        self.bought: list[str] = []
-        self.medal = "none"  # Medal of Honor: none, held, used
-        self.status = "active"  # active, won, defeated
-        self.vp = 0
-        self.last_advance = 0
-        self.storm_turn = 0
-        self.vp_detail: dict[str, int] = {}
-        self.new_turn()
-
-    def new_turn(self) -> None:
-        self.dice: list[int] = []
-        self.colours = list(START_COLOURS)
-        self.kept: list[int] = []
-        self.rerolls = 0
-        self.sergeant_used = False
-        self.officer_used = False
-        self.traded = False
-        self.flak = False
-        self.battle_cry = False
-        self.extra: list[list[Any]] = []  # Surge dice: [value, colour]
-        self.cancelled: list[int] = []
-        self.pending_cancels = 0
-        self.bonus_counts: dict[str, int] = {}
-        self.pending_surges = 0
-        self.surge_value = 0
-        self.bonus_stars = 0
-        self.stars_left = 0
-        self.bought_this_turn = False
-        self.grenade = False
-        self.bangalore = False
-        self.flamethrower = False
-        self.losses = 0
-        self.forced_specialist = False
-        self.fire_roll = 0
-        self.fire_kind = ""
-
-    @property
-    def strength(self) -> int:
-        return self.soldiers + len(self.specialists)
-
-    def has(self, specialist: str) -> bool:
-        return specialist in self.specialists
-
-    def final_dice(self) -> list[tuple[int, str]]:
-        """The dice that count: the six not cancelled by skulls, and Surge dice."""
-        out = [(v, self.colours[i]) for i, v in enumerate(self.dice) if i not in self.cancelled]
-        out.extend((int(v), str(c)) for v, c in self.extra)
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__}
-
-    @staticmethod
-    def from_json(d: dict[str, Any]) -> Unit:
-        u = Unit.__new__(Unit)
-        u.new_turn()
-        for k in Unit.__slots__:
-            if k not in d:
-                raise RulesError(f"dday save: unit: missing field {k!r}")
-            setattr(u, k, d[k])
-        return u
-
-    def clone(self) -> Unit:
-        u = Unit.__new__(Unit)
-        for k in Unit.__slots__:
-            v = getattr(self, k)
-            if isinstance(v, list):
-                v = [x[:] if isinstance(x, list) else x for x in v]
-            elif isinstance(v, dict):
-                v = dict(v)
-            setattr(u, k, v)
-        return u
-
-
-class DDayState(StateBase):
-    """The whole game: the map, the units, the turn, the phase and the node waiting."""
+class DDayState(StateBase, LegalActions):
+    """The whole game: the map, the units, the turn, the phase and the node waiting. The
+    legal actions are listed by `LegalActions` (rules/dday/legal.py), the unit and its dice
+    are `Unit` (rules/dday/unit.py)."""
 
     def __init__(self, battle_map: BattleMap, num_players: int,
                  options: dict[str, Any] | None = None) -> None:
@@ -285,133 +183,6 @@ class DDayState(StateBase):
         from rules.dday.view import render_state
 
         return render_state(self)
-
-    # ---- legal actions -------------------------------------------------------------
-    def legal_actions(self) -> list[tuple[Any, ...]]:
-        if self.phase == "over" or self.node == "chance":
-            return []
-        u = self.units[self.seat]
-        fn = getattr(self, f"_actions_{self.node}")
-        return list(fn(u))
-
-    def _items_ok(self, u: Unit) -> bool:
-        return not self.map.sectors[u.sector].no_items()
-
-    def _actions_keep(self, u: Unit) -> list[tuple[Any, ...]]:
-        return [("keep", i, j) for i, j in combinations(range(6), 2)]
-
-    def _actions_rolling(self, u: Unit) -> list[tuple[Any, ...]]:
-        free = [i for i in range(6) if i not in u.kept]
-        out: list[tuple[Any, ...]] = [("done",)]
-        if u.rerolls < 2:
-            for k in range(1, 5):
-                out.extend(("reroll", c) for c in combinations(free, k))
-        else:
-            if u.has("sergeant") and not u.sergeant_used:
-                out.extend(("sergeant", i) for i in free)
-            if "backpack" in u.items and self._items_ok(u):
-                out.extend(("backpack", i) for i in free)
-        items = self._items_ok(u)
-        if "binoculars" in u.items and items:
-            out.extend(("binoculars", i, v) for i in range(6) for v in range(1, 7)
-                       if v != u.dice[i])
-        if "terrain_map" in u.items and items:
-            out.extend(("terrain_map", i, c) for i in range(6) for c in COLOURS
-                       if c != u.colours[i])
-        if len(self.units) == 1 and u.has("officer") and not u.officer_used:
-            out.extend(("officer_colour", i, c) for i in range(6) for c in COLOURS
-                       if c != u.colours[i])
-        if "flak_jacket" in u.items and items and not u.flak:
-            out.append(("flak_jacket",))
-        return out
-
-    def _actions_trade(self, u: Unit) -> list[tuple[Any, ...]]:
-        out: list[tuple[Any, ...]] = [("no_trade",)]
-        for q, other in enumerate(self.units):
-            if q == self.seat or other.status != "active" or other.traded:
-                continue
-            out.extend(("trade", i, q, j) for i in range(6) for j in range(6))
-        return out
-
-    def _actions_cancel(self, u: Unit) -> list[tuple[Any, ...]]:
-        return [("cancel", i) for i, v in enumerate(u.dice)
-                if v != SKULL and i not in u.cancelled]
-
-    def _actions_surge_colour(self, u: Unit) -> list[tuple[Any, ...]]:
-        return [("surge_colour", c) for c in COLOURS]
-
-    def _actions_stars(self, u: Unit) -> list[tuple[Any, ...]]:
-        return [("star", s) for s in self._hireable(u)]
-
-    def _actions_items(self, u: Unit) -> list[tuple[Any, ...]]:
-        out: list[tuple[Any, ...]] = [("end_items",)]
-        if not u.bought_this_turn:
-            out.extend(("buy", it) for it, cost in ITEMS.items()
-                       if it not in u.bought and u.ep >= cost)
-        if self._items_ok(u):
-            out.extend(("use", it) for it in SOLDIER_ITEMS if it in u.items)
-            if "medal" in u.items and u.soldiers > 0:
-                out.extend(("use", "medal", s) for s in SPECIALISTS
-                           if s not in u.specialists and s not in u.dead)
-            if u.medal == "held":
-                out.append(("use", "medal_of_honor", "courage"))
-                if not u.has("hero") and "hero" not in u.dead:
-                    out.append(("use", "medal_of_honor", "hero"))
-        return out
-
-    def _actions_move(self, u: Unit) -> list[tuple[Any, ...]]:
-        out: list[tuple[Any, ...]] = []
-        here = self.map.sectors[u.sector]
-        if u.turns_here < here.max_turns:
-            out.append(("stay",))
-        for dest, border, advance in self.map.exits(u.sector):
-            if dest in u.visited or (not advance and here.has_instruction("leave_forward")):
-                continue
-            target = self.map.sectors[dest]
-            if not u.battle_cry and not self._meets_requirements(u, target):
-                continue
-            cost = border.courage if advance and not u.battle_cry else 0
-            if u.courage >= cost:
-                out.append(("move", dest))
-            if (cost > 0 and "whistle" in u.items
-                    and not here.no_items() and not target.no_items()):
-                out.append(("move", dest, "whistle"))
-        return out
-
-    def _actions_mine(self, u: Unit) -> list[tuple[Any, ...]]:
-        return [("mine_detector",), ("cross",)]
-
-    def _actions_fire_binoculars(self, u: Unit) -> list[tuple[Any, ...]]:
-        return [("accept_roll",)] + [("binoculars_fire", v) for v in range(1, 7)
-                                     if v != u.fire_roll]
-
-    def _actions_combat(self, u: Unit) -> list[tuple[Any, ...]]:
-        out: list[tuple[Any, ...]] = [("fight",)]
-        if not self._items_ok(u):
-            return out
-        sec = self.map.sectors[u.sector]
-        for it in COMBAT_ITEMS:
-            if it not in u.items:
-                continue
-            if it == "bangalore" and (sec.bunker or u.bangalore):
-                continue
-            if it == "flamethrower" and (not sec.bunker or u.flamethrower):
-                continue
-            if it == "grenade" and (not sec.machine_gun or u.grenade):
-                continue
-            out.append(("use", it))
-        return out
-
-    def _actions_losses(self, u: Unit) -> list[tuple[Any, ...]]:
-        if u.forced_specialist and u.specialists:
-            return [("lose", s) for s in u.specialists]
-        out: list[tuple[Any, ...]] = []
-        if u.soldiers > 0:
-            out.append(("lose", "soldier"))
-        if u.has("hero") and u.courage > 0:
-            out.append(("lose", "courage"))
-        out.extend(("lose", s) for s in u.specialists)
-        return out
 
     # ---- applying actions ------------------------------------------------------------
     def apply_action(self, action: Any) -> None:
@@ -953,9 +724,6 @@ class DDayState(StateBase):
         if self._actions_items(u) == [("end_items",)]:
             self._next_in_phase()
 
-    def _hireable(self, u: Unit) -> list[str]:
-        return [sp for sp in SPECIALISTS if sp not in u.specialists and sp not in u.dead]
-
     def _next_in_phase(self) -> None:
         if self.phase == "resolve":
             self._next_resolver()
@@ -1060,16 +828,6 @@ class DDayState(StateBase):
         u.dead.extend(u.specialists)
         u.specialists = []
         self.events.append(f"unit {s + 1} is destroyed: {why}")
-
-    def _meets_requirements(self, u: Unit, target: Sector) -> bool:
-        for r in target.requirements:
-            if r.kind in ("have", "sacrifice") and not u.has(r["specialist"]):
-                return False
-            if r.kind == "sacrifice_soldiers" and u.soldiers < r["amount"]:
-                return False
-            if r.kind == "min_soldiers" and u.strength < r["amount"]:
-                return False
-        return True
 
     def _end_turn(self) -> None:
         finished = [i for i, u in enumerate(self.units)
