@@ -4,6 +4,7 @@ and a bad one is argparse's usage line plus one error line, exit status 2."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def seed(text: str) -> int:
@@ -16,3 +17,28 @@ def seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more (got {value})")
     return value
+
+
+def add_game_options(p: argparse.ArgumentParser) -> None:
+    """Every registered game's options as flags (`--board`, `--terrain`, ...), each once;
+    a game rejects the ones it does not take when it resolves them."""
+    from rules import registry
+
+    seen: set[str] = set()
+    for spec in registry.GAMES.values():
+        for opt in spec.options:
+            if opt.name in seen:
+                continue
+            seen.add(opt.name)
+            if opt.kind is bool:
+                p.add_argument(opt.flag, dest=f"opt_{opt.name}", action="store_true",
+                               default=None, help=f"{spec.name}: {opt.help}")
+            else:
+                p.add_argument(opt.flag, dest=f"opt_{opt.name}", type=opt.kind, default=None,
+                               help=f"{spec.name}: {opt.help}")
+
+
+def game_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The game options given on the command line (`add_game_options`)."""
+    return {key[4:]: value for key, value in vars(args).items()
+            if key.startswith("opt_") and value is not None}

@@ -21,7 +21,7 @@ from rules import registry
 from rules.core import DiceRoller, SeededRoller
 from rules.core.runner import play
 from rules.core.saves import load_game, save_game
-from simulator.cli.args import seed
+from simulator.cli.args import add_game_options, game_options, seed
 from simulator.cli.main import UsageError
 
 
@@ -45,18 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "step), so an interrupted game can go on with --load")
     p.add_argument("--load", default=None,
                    help="go on with a game saved by --save (its options come with it)")
-    seen: dict[str, registry.OptionSpec] = {}
-    for spec in registry.GAMES.values():
-        for opt in spec.options:
-            if opt.name in seen:
-                continue
-            seen[opt.name] = opt
-            if opt.kind is bool:
-                p.add_argument(opt.flag, dest=f"opt_{opt.name}", action="store_true",
-                               default=None, help=f"{spec.name}: {opt.help}")
-            else:
-                p.add_argument(opt.flag, dest=f"opt_{opt.name}", type=opt.kind, default=None,
-                               help=f"{spec.name}: {opt.help}")
+    add_game_options(p)
     p.set_defaults(func=run)
 
 
@@ -72,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if resume is not None and len(players) != resume.num_players():
         raise UsageError(f"--load {args.load}: the saved game has {resume.num_players()} players, "
                          f"--players names {len(players)}")
-    options: dict[str, Any] = {key[4:]: value for key, value in vars(args).items()
-                               if key.startswith("opt_") and value is not None}
+    options: dict[str, Any] = game_options(args)
     if not args.headless:
         window = spec.extra.get("window") or _launcher(WINDOW)
         return int(window(args, players, options))

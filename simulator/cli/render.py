@@ -19,7 +19,7 @@ import sys
 import time
 
 from dice_models.outfiles import write_with
-from simulator.cli.args import seed
+from simulator.cli.args import add_game_options, game_options, seed
 from simulator.cli.main import UsageError
 
 
@@ -42,8 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "Xvfb); software: Panda3D's software renderer; auto: pbr where it can")
     p.add_argument("--no-inset", action="store_true",
                    help="leave out the close-up of the last die thrown")
-    p.add_argument("--crews", default=None, help="the two crews, e.g. white,blue")
     p.add_argument("--no-caption", action="store_true", help="leave out the score line")
+    add_game_options(p)
     p.set_defaults(func=run)
 
 
@@ -70,8 +70,6 @@ def run(args: argparse.Namespace) -> int:
         seats = (f"{spec.min_players}" if spec.min_players == spec.max_players
                  else f"{spec.min_players} to {spec.max_players}")
         raise UsageError(f"--players takes {seats} of {', '.join(bots)} (got {args.players!r})")
-    if args.crews and spec.name != "deep-white-sea":
-        raise UsageError(f"--crews: only deep-white-sea has crews (got --game {spec.name})")
     if not args.out.lower().endswith(".png"):
         raise UsageError(f"--out {args.out!r}: the picture is a PNG file (name it .png)")
     # Panda3D loads here, not when `tabletop` builds its parser.
@@ -82,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
     module = window_module(spec.name)
     assert module is not None
-    options = {"crews": args.crews} if args.crews else {}
+    options = game_options(args)  # the game says which it takes (--crews, --board, ...)
     session = module.new_session(players, args.seed, options)
     t0 = time.perf_counter()
     actions = module.play_turns(session, args.turns)

@@ -17,7 +17,8 @@ from simulator.render.dice_window import TRAY_PREFIX, seat_view, table_top_view
 from simulator.render.offscreen import OffscreenRenderer
 
 VIEWS = ("overview", "top", "thrower", "closeup")
-CLOSEUP = dict(heading=0.0, pitch=-62.0, distance=0.42, fov=40.0)  # over the tray
+CLOSEUP_PITCH, CLOSEUP_FOV = -62.0, 40.0  # deg: over the tray, looking down on the last roll
+CLOSEUP_MIN = 0.2  # m: a 16 mm die's top face is about 80 px across at 720 px from here
 
 
 class DicePicture:
@@ -54,13 +55,27 @@ class DicePicture:
         if view == "top":
             return table_top_view(table, self.size[0] / self.size[1])
         if view == "closeup":  # the last roll, read from above the tray
-            at = self.scene.tray_at
-            return OrbitCamera(target=(at[0], at[1], 0.0), **CLOSEUP)  # type: ignore[arg-type]
+            return self.closeup()
         if view == "thrower":
             st = self.session.state
             seat = int(st.current_player()) if not st.is_terminal() else 0
             return seat_view(table, self.module.seat_heading(max(0, seat), n))
         return seat_view(table, self.module.seat_heading(0, n) + 20.0, pitch=-48.0)
+
+    def closeup(self) -> OrbitCamera:
+        """Close over the dice of the last roll, near enough to read each one's top face
+        (farther only as the dice lie farther apart)."""
+        names = self.scene.die_names(TRAY_PREFIX)
+        at = self.scene.tray_at
+        if not names:
+            return OrbitCamera(target=(at[0], at[1], 0.0), heading=0.0, pitch=CLOSEUP_PITCH,
+                               distance=0.42, fov=CLOSEUP_FOV)
+        pts = np.array([self.scene.die_position(n) for n in names])
+        mid = pts.mean(axis=0)
+        spread = float(np.max(np.linalg.norm(pts[:, :2] - mid[:2], axis=1)))
+        return OrbitCamera(target=(float(mid[0]), float(mid[1]), 0.0), heading=0.0,
+                           pitch=CLOSEUP_PITCH, distance=max(CLOSEUP_MIN, 2.2 * spread + 0.08),
+                           fov=CLOSEUP_FOV)
 
     def render(self, view: str | OrbitCamera = "overview", caption: bool = True,
                inset: bool = True) -> np.ndarray:

@@ -159,7 +159,7 @@ class DiceGameWindow(GameWindow):
 def seat_view(table: TableSpec, heading: float, pitch: float = -52.0) -> OrbitCamera:
     """From behind a seat (camera `heading`, deg), the whole table in view."""
     return OrbitCamera(target=(0.0, 0.0, 0.0), heading=heading % 360.0, pitch=pitch,
-                       distance=0.9 * max(table.width, table.depth) + 0.35, fov=50.0)
+                       distance=0.8 * max(table.width, table.depth) + 0.12, fov=50.0)
 
 
 def table_top_view(table: TableSpec, aspect: float) -> OrbitCamera:

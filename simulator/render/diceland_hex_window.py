@@ -1,0 +1,379 @@
+"""Diceland (hex tiles) in the window: the board's tiles in their terrain colours and
+numbered, each army a die of its owner's colour on its tile with its value on top, each
+player's dice in hand (set-up) or spares at their edge, attacks drawn as arrows (both
+attackers of a combined attack), and every roll thrown into the tray beside the board.
+
+Clicks: placing, a die of your hand and then an empty tile; attacking, your army (and a
+second army of yours next to it for a combined attack) and then the enemy army; choosing
+the roll of a combined attack, a die in the tray and then one of the two attackers; moving,
+your army and then the empty tile. The choices list does every decision too.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+from simulator.physics.settings import TableSpec
+from simulator.render.dice_scene import (
+    TERRAIN_COLOURS,
+    TILE_Z,
+    DiceTableScene,
+    seat_colour,
+)
+from simulator.render.dice_session import DiceSession, Roll, d6_shape
+from simulator.render.dice_window import TRAY_PREFIX, DiceGameWindow
+from simulator.render.dice_window import new_session as _new_session
+from simulator.render.dice_window import replay_session as _replay_session
+from simulator.render.window import Choice, wrap
+
+GAME = "diceland-hex"
+PLAYERS = (2, 2)
+RADIUS = 0.045  # m: centre to corner of a tile
+GAP = 0.002  # m between tiles
+DIE_STEP = 0.024  # m between dice in a hand
+TRAY_GAP = 0.25  # m from the board's right edge to the tray's middle
+MARGIN = 0.12  # m of felt round the board, the tray and the hands
+RED, BLUE = 0, 1
+
+
+class HexLayout:
+    """Where a board's tiles, the tray and each player's hand lie on the table."""
+
+    def __init__(self, board: Any) -> None:
+        w = math.sqrt(3) * RADIUS
+        cols = [c for c, _ in board.cells]
+        rows = [r for _, r in board.cells]
+        raw = [(c * w / 2, -r * 1.5 * RADIUS) for c, r in board.cells]
+        x0, x1 = min(x for x, _ in raw) - w / 2, max(x for x, _ in raw) + w / 2
+        y0, y1 = min(y for _, y in raw) - RADIUS, max(y for _, y in raw) + RADIUS
+        del cols, rows
+        tray_x = x1 + TRAY_GAP
+        shift_x = -(x0 + tray_x + 0.2) / 2
+        shift_y = -(y0 + y1) / 2
+        self.centres = [(x + shift_x, y + shift_y) for x, y in raw]
+        self.tray_at = (tray_x + shift_x, 0.0)
+        half_h = (y1 - y0) / 2
+        self.hand_y = (-(half_h + 0.07), half_h + 0.07)  # Red's edge (-y), Blue's (+y)
+        width = (tray_x + 0.2 - x0) + 2 * MARGIN
+        depth = max(0.5, 2 * (half_h + 0.07) + 2 * MARGIN)
+        self.table = TableSpec(width=width, depth=depth)
+        self.board_x = (x0 + shift_x, x1 + shift_x)
+
+    def hand_spots(self, seat: int, count: int) -> list[tuple[float, float]]:
+        mid = sum(self.board_x) / 2
+        return [(mid + (i - (count - 1) / 2) * DIE_STEP, self.hand_y[seat]) for i in range(count)]
+
+    def tile_at(self, xy: tuple[float, float]) -> int | None:
+        best = min(range(len(self.centres)), key=lambda t: math.dist(self.centres[t], xy))
+        return best if math.dist(self.centres[best], xy) <= RADIUS else None
+
+
+def layout_of(session: DiceSession) -> HexLayout:
+    board = session.state.board
+    cached = getattr(session, "_hex_layout", None)
+    if cached is None or cached[0] is not board:
+        cached = (board, HexLayout(board))
+        session._hex_layout = cached  # type: ignore[attr-defined]
+    return cached[1]  # type: ignore[no-any-return]
+
+
+# -- the scene (shared by the window and `tabletop render`) --------------------------------
+
+
+def make_scene(session: DiceSession) -> DiceTableScene:
+    lay = layout_of(session)
+    scene = DiceTableScene(lay.table, tray_at=lay.tray_at)
+    board = session.state.board
+    for t, xy in enumerate(lay.centres):
+        scene.hex_tile(xy, RADIUS - GAP, TERRAIN_COLOURS.get(board.terrain[t], (0.7, 0.7, 0.6)))
+        corner = (xy[0], xy[1] - 0.62 * RADIUS)
+        scene.label(str(t), corner, (0.1, 0.1, 0.1, 1.0), 0.018, z=TILE_Z + 0.001,
+                    static=True).reparentTo(scene._static)
+    return scene
+
+
+def paint(scene: DiceTableScene, session: DiceSession) -> None:
+    """Armies on their tiles with their value on top, owners' rims, hands or spares."""
+    st = session.state
+    lay = layout_of(session)
+    shape = d6_shape()
+    for name in [d for d in scene.dice if not d.startswith(TRAY_PREFIX)]:
+        scene.remove_die(name)
+    scene.labels.getChildren().detach()
+    for t, xy in enumerate(lay.centres):
+        owner = st.owner[t]
+        if owner >= 0:
+            scene.place_d6(f"army:{t}", shape, seat_colour(owner), st.value[t], xy, z=TILE_Z)
+    for seat in (RED, BLUE):
+        hand = list(st.hands[seat])
+        for i, xy in enumerate(lay.hand_spots(seat, len(hand))):
+            scene.place_d6(f"hand{seat}:{i}", shape, seat_colour(seat), hand[i], xy)
+        word = "hand" if st.phase in ("setup_roll", "place", "start_roll") else "spares"
+        mid = sum(lay.board_x) / 2
+        y = lay.hand_y[seat] + (-0.035 if seat == RED else 0.035)
+        scene.label(f"{st.player_name(seat)}: {word}", (mid, y), (*seat_colour(seat), 1.0),
+                    0.03, heading=0.0 if seat == RED else 180.0, static=True)
+
+
+def caption(session: DiceSession) -> list[str]:
+    st = session.state
+    parts = [f"{session.player_name(s)} {len(st.armies(s))} armies, {st.pips(s)} pips"
+             for s in (RED, BLUE)]
+    return [f"Diceland ({st.board.name}), turn {st.turns_played + 1}: " + "; ".join(parts)]
+
+
+def seat_heading(seat: int, n: int) -> float:
+    return 0.0 if seat == RED else 180.0
+
+
+def roll_colours(state: Any, n: int) -> list[tuple[float, float, float]]:
+    if state.phase == "setup_roll":
+        return [seat_colour(state.placer)] * n
+    if state.phase == "start_roll":
+        return [seat_colour(RED)] * (n // 2) + [seat_colour(BLUE)] * (n - n // 2)
+    return [seat_colour(state.turn)] * n
+
+
+# -- the window ----------------------------------------------------------------------------
+
+
+class App(DiceGameWindow):
+    GAME_TITLE = "Diceland"
+
+    def init_game(self) -> None:
+        self.picked: list[int] = []  # armies (tiles) picked for an attack or a move
+        self.hand_value: int | None = None  # the die of the hand to place
+        self.use_roll: int | None = None  # the roll picked for a combined attack
+
+    def make_scene(self) -> DiceTableScene:
+        return make_scene(self.session)
+
+    def sync_scene(self) -> None:
+        paint(self.scene, self.session)
+
+    def seat_heading(self, seat: int) -> float:
+        return seat_heading(seat, 2)
+
+    def roll_colours(self, roll: Roll) -> list[tuple[float, float, float]]:
+        return roll_colours(self.session.state, len(roll.faces))
+
+    def apply(self, action: Any, bot: bool = False) -> Any:
+        self.picked, self.hand_value, self.use_roll = [], None, None
+        return super().apply(action, bot)
+
+    def cancel(self) -> None:
+        self.picked, self.hand_value, self.use_roll = [], None, None
+        super().cancel()
+
+    # -- HUD --------------------------------------------------------------------------------
+
+    def status_text(self) -> str:
+        st = self.session.state
+        if st.is_terminal():
+            now = f"Game over: {self.result_text()}"
+        else:
+            seat = st.current_player()
+            who = self.session.player_name(seat) if seat >= 0 else "the dice"
+            now = f"{who}: {_PHASE_WORDS.get(st.phase, st.phase)}"
+        return (f"Diceland ({st.board.name})  turn {st.turns_played + 1}   "
+                f"Red {len(st.armies(RED))} armies : {len(st.armies(BLUE))} Blue\n{now}")
+
+    def panels(self) -> list[tuple[str, tuple[float, float, float]]]:
+        st = self.session.state
+        out = []
+        for seat in (RED, BLUE):
+            lines = [self.session.player_name(seat),
+                     f"{len(st.armies(seat))} armies, {st.pips(seat)} pips",
+                     ("hand " if st.phase in ("setup_roll", "place", "start_roll") else "spares ")
+                     + " ".join(map(str, st.hands[seat]))]
+            out.append(("\n".join(wrap(line, 40) for line in lines), seat_colour(seat)))
+        return out
+
+    def prompt_lines(self) -> list[str]:
+        lines = super().prompt_lines()
+        st = self.session.state
+        if st.phase in ("attack_roll", "choose") and st.attackers:
+            who = " and ".join(f"tile {a} ({st.value[a]})" for a in st.attackers)
+            kind = "combined attack" if len(st.attackers) == 2 else "attack"
+            lines.append(f"{kind} from {who} on tile {st.target} ({st.value[st.target]})")
+        if self.human_to_act():
+            lines.append(_CLICK_WORDS.get(st.phase, ""))
+        if self.roll is not None:
+            lines.append(f"last roll: {' '.join(map(str, self.roll.faces))}")
+        return [line for line in lines if line]
+
+    def make_choices(self) -> list[Choice]:
+        s = self.session
+        st = s.state
+        legal = s.legal()
+        if st.phase == "place" and self.hand_value is None:
+            values = sorted({a[1] for a in legal}, reverse=True)
+            return [Choice(f"place a {v} (then click a tile)", arm=v) for v in values]
+        if st.phase == "place":
+            return [Choice(st.action_to_string(a), action=a) for a in legal
+                    if a[1] == self.hand_value]
+        return [Choice(st.action_to_string(a), action=a) for a in legal]
+
+    def arm(self, choice: Choice) -> None:
+        self.hand_value = int(str(choice.arm))
+        self.message = f"a {self.hand_value}: click an empty tile"
+        self.refresh()
+
+    # -- marks ------------------------------------------------------------------------------
+
+    def draw_overlay(self) -> None:
+        st = self.session.state
+        lay = layout_of(self.session)
+        sc = self.scene
+        z = TILE_Z + 0.002
+        for t, xy in enumerate(lay.centres):
+            if st.owner[t] >= 0:
+                sc.hex_outline(xy, RADIUS - GAP - 0.004, (*seat_colour(st.owner[t]), 0.95),
+                               width=0.005, z=z)
+        if st.attackers and st.target >= 0:
+            tx, ty = lay.centres[st.target]
+            for a in st.attackers:
+                ax, ay = lay.centres[a]
+                sc.arrow((ax, ay, z + 0.02), (ax + 0.8 * (tx - ax), ay + 0.8 * (ty - ay), z + 0.02),
+                         (1.0, 0.85, 0.2, 0.95), width=0.01)
+        if not self.human_to_act():
+            return
+        for t in self.picked:
+            sc.hex_outline(lay.centres[t], RADIUS - GAP, (1.0, 0.95, 0.3, 1.0), width=0.008, z=z)
+        for t in self._targets():
+            sc.ring(lay.centres[t], RADIUS * 0.55, (0.95, 0.2, 0.15, 0.95), width=0.005)
+        if st.phase == "place" and self.hand_value is not None:
+            for i, v in enumerate(st.hands[st.placer]):
+                if v == self.hand_value:
+                    xy = lay.hand_spots(st.placer, len(st.hands[st.placer]))[i]
+                    sc.ring(xy, 0.015, (1.0, 0.85, 0.2, 0.95), width=0.003)
+                    break
+
+    def _targets(self) -> list[int]:
+        """Tiles a click would finish an action on, given what is picked."""
+        legal = self.session.legal()
+        st = self.session.state
+        if st.phase == "attack" and self.picked:
+            return sorted({a[-1] for a in legal if list(a[1:-1]) in (self.picked,
+                                                                     sorted(self.picked))})
+        if st.phase == "move" and self.picked:
+            return sorted({a[2] for a in legal if a[0] == "move" and a[1] == self.picked[0]})
+        if st.phase == "choose":
+            return list(st.attackers)
+        return []
+
+    # -- clicks -----------------------------------------------------------------------------
+
+    def click(self, pos: tuple[float, float]) -> None:
+        s = self.session
+        st = s.state
+        legal = s.legal()
+        lay = layout_of(s)
+        me = st.current_player()
+        hand_dice = {f"hand{me}:{i}": (self.scene.die_position(f"hand{me}:{i}"), 0.016)
+                     for i in range(len(st.hands[me])) if f"hand{me}:{i}" in self.scene.dice}
+        tray = {n: (self.scene.die_position(n), 0.016) for n in self.scene.die_names(TRAY_PREFIX)}
+        picked = self.pick_sphere(pos, {**hand_dice, **tray})
+        hit = self.ray_plane(pos, TILE_Z)
+        tile = lay.tile_at(hit) if hit is not None else None
+        if st.phase == "place":
+            if picked is not None and str(picked).startswith("hand"):
+                self.hand_value = st.hands[me][int(str(picked).split(":")[1])]
+                self.message = f"a {self.hand_value}: click an empty tile"
+            elif tile is not None and self.hand_value is not None \
+                    and ("place", self.hand_value, tile) in legal:
+                self.apply(("place", self.hand_value, tile))
+                return
+            else:
+                self.message = "click a die of your hand, then an empty tile"
+        elif st.phase == "choose":
+            if picked is not None and str(picked).startswith(TRAY_PREFIX) and self.tray_values():
+                i = self.scene.die_names(TRAY_PREFIX).index(str(picked))
+                self.use_roll = self.tray_values()[i]
+                self.message = f"use the {self.use_roll}: click one of the two attackers"
+            elif tile is not None and self.use_roll is not None \
+                    and ("use", self.use_roll, tile) in legal:
+                self.apply(("use", self.use_roll, tile))
+                return
+            else:
+                self.message = "click a die in the tray, then the attacker to use it with"
+        elif tile is not None and st.phase == "attack":
+            self._attack_click(tile, legal)
+            return
+        elif tile is not None and st.phase == "move":
+            if st.owner[tile] == me:
+                self.picked = [tile]
+            elif self.picked and ("move", self.picked[0], tile) in legal:
+                self.apply(("move", self.picked[0], tile))
+                return
+        self.refresh()
+
+    def _attack_click(self, tile: int, legal: list[Any]) -> None:
+        st = self.session.state
+        me = st.current_player()
+        if st.owner[tile] == me:
+            if len(self.picked) == 1 and tile != self.picked[0] \
+                    and tile in st.board.neighbours[self.picked[0]]:
+                self.picked = [self.picked[0], tile]  # a second army: a combined attack
+            else:
+                self.picked = [tile]
+            self.message = f"army on tile{'s' if len(self.picked) > 1 else ''} " \
+                           f"{' and '.join(map(str, self.picked))}: click the enemy to attack"
+        elif st.owner[tile] == 1 - me and self.picked:
+            pair = sorted(self.picked)
+            combined = ("combined", pair[0], pair[1], tile) if len(pair) == 2 else None
+            single = ("attack", self.picked[-1], tile)
+            for action in (combined, single):
+                if action is not None and action in legal:
+                    self.apply(action)
+                    return
+            self.message = "that army cannot be attacked from there"
+        else:
+            self.message = "click one of your armies next to an enemy army first"
+        self.refresh()
+
+    def last_moved(self) -> str | None:
+        st = self.session.state
+        if st.target >= 0 and f"army:{st.target}" in self.scene.dice:
+            return f"army:{st.target}"
+        return super().last_moved()
+
+
+_PHASE_WORDS = {
+    "setup_roll": "rolling all their dice", "place": "place a die on an empty tile",
+    "start_roll": "spares re-rolled (a tie)", "attack": "attack an enemy army next to yours",
+    "attack_roll": "the attack roll", "choose": "combined attack: which roll, which army",
+    "move": "move one army to an empty tile, or stay",
+}
+_CLICK_WORDS = {
+    "place": "click a die of your hand, then an empty tile",
+    "attack": "click your army (a second one for a combined attack), then the enemy's",
+    "choose": "click a die in the tray, then the attacker to use it with",
+    "move": "click your army, then an empty tile next to it (or choose 'do not move')",
+}
+
+
+# -- the module interface (see simulator.render.app) ---------------------------------------
+
+
+def new_session(players: list[str], seed: int, options: dict[str, Any], log: Any = None,
+                bot_settings: dict[str, dict[str, Any]] | None = None) -> DiceSession:
+    return _new_session(GAME, players, seed, options, log, bot_settings)
+
+
+def replay_session(log_path: Any) -> tuple[DiceSession, list[Any], list[str | None]]:
+    return _replay_session(GAME, log_path)
+
+
+def picture(session: DiceSession, size: tuple[int, int], shading: str = "auto") -> Any:
+    from simulator.render.dice_picture import DicePicture
+
+    return DicePicture(session, size, sys.modules[__name__], shading)
+
+
+def play_turns(session: DiceSession, turns: int) -> int:
+    from simulator.render.dice_session import play_turns as play
+
+    return play(session, turns)

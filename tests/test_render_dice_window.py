@@ -1,0 +1,215 @@
+"""The d6 games' windows for real (Diced, Diceland hex): Panda3D's OpenGL on Mesa under
+Xvfb, driven through each window's own input handlers by `tests/window_dice_script.py` in a
+process of its own; and the parts that need no display (the roll's printing, the tray's
+recording, `tabletop play` without a display, offscreen pictures)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SCRIPT = Path(__file__).with_name("window_dice_script.py")
+GAMES = ("diced", "diceland-hex")
+
+
+def _run(display: str, mode: str, game: str, log: Path) -> dict:
+    env = {**os.environ, "DISPLAY": display}
+    proc = subprocess.run([sys.executable, str(SCRIPT), mode, game, str(log)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def played(xvfb_display, tmp_path_factory):
+    out = {}
+    for game in GAMES:
+        log = tmp_path_factory.mktemp(game) / "game.jsonl"
+        out[game] = (_run(xvfb_display, "play", game, log), log)
+    return out
+
+
+@pytest.mark.display
+@pytest.mark.slow
+def test_diced_clicks_on_pieces_apply_the_engine_actions(played) -> None:
+    out, _log = played["diced"]
+    assert out["gl"]
+    # Rulebook (diced.txt): "On his turn, a player may attack the pool or another player
+    # with any number of his dice". A click on the first ready die sets one, a click on the
+    # pool attacks it with that one; a click on a player's dice attacks that player.
+    assert out["commit"] == 1
+    assert out["pool_action"] == ["pool", 1]
+    assert out["attack_action"] == out["attack_expected"]
+    assert out["help_lines"] >= 15
+
+
+@pytest.mark.display
+@pytest.mark.slow
+def test_hex_clicks_on_tiles_apply_the_engine_actions(played) -> None:
+    out, _log = played["diceland-hex"]
+    # Placing: a click on a die of your hand, then on an empty tile places that value there
+    # ("de spelers plaatsen om beurten een dobbelsteen ... op een leeg veld").
+    assert out["place_action"] == out["place_expected"]
+    # An attack: a click on your army, then on the enemy army next to it.
+    assert out["attack_action"] == out["attack_expected"]
+
+
+@pytest.mark.display
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_a_roll_in_the_window_reaches_the_engine_with_the_faces_the_dice_show(played, game) -> None:
+    out, _log = played[game]
+    assert out["rolls"], "no roll was thrown"
+    for roll in out["rolls"]:
+        # The tray dice at rest show the physics' faces, and those reach the engine.
+        assert roll["shown"] == roll["physics"]
+    assert [r["physics"] for r in out["rolls"]] == out["log_faces"][:len(out["rolls"])]
+
+
+@pytest.mark.display
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_the_replay_viewer_steps_through_the_log_and_matches_it(played, xvfb_display,
+                                                                 game) -> None:
+    _out, log = played[game]
+    result = _run(xvfb_display, "replay", game, log)
+    assert result["steps"] >= 6
+    assert result["stepped"] == [True] * len(result["stepped"])
+    assert result["held_while_paused"]
+    assert result["faces"] and all(shown == logged for shown, logged in result["faces"])
+
+
+# -- no display needed ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["deep-white-sea", "diced", "diceland-hex", "dday", "dicewar"])
+def test_play_without_a_display_says_so_in_one_line_for_every_game(game, monkeypatch,
+                                                                   capsys) -> None:
+    from simulator.cli.main import main
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["play", game]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "display" in err and "--headless" in err
+
+
+def test_a_logged_face_is_printed_on_top_of_whatever_face_the_throw_left_up() -> None:
+    from scipy.spatial.transform import Rotation
+
+    from simulator.render.dice_session import d6_shape, relabel, shown_value, up_face
+
+    shape = d6_shape()
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        q = tuple(Rotation.random(random_state=rng).as_quat())
+        pose = ((0.0, 0.0, 0.01), q)
+        for value in range(1, 7):
+            labels = relabel(shape, pose, value)
+            assert shown_value(shape, labels, pose) == value
+            assert sorted(labels) == [1, 2, 3, 4, 5, 6]
+            # Opposite faces still add up to 7, as on the die.
+            for f in range(6):
+                assert labels[f] + labels[shape.poly.opposite_face(f)] == 7
+        assert shown_value(shape, shape.values, pose) == shape.values[up_face(shape, pose)]
+
+
+def test_a_recorded_tray_roll_ends_with_its_faces_on_top() -> None:
+    from simulator.physics.tray import roll_tray
+    from simulator.render.dice_session import d6_model, d6_shape, roll_of, shown_value
+
+    shape = d6_shape()
+    tray = roll_tray(d6_model(), 5, np.random.default_rng(4), record=True)
+    roll = roll_of("d6", tray, tray.faces)
+    end = roll.playback.poses_at(roll.playback.duration)
+    # The recording's last poses show the faces the physics read with the die's own
+    # printing: a live roll is never re-printed.
+    assert [shown_value(shape, shape.values, end[f"d{i}"]) for i in range(5)] == list(tray.faces)
+    assert roll.labels == (shape.values,) * 5
+    # Each round's cocked dice are the next round's throws: the recording has them all.
+    assert [len(r.cocked) for r in tray.rounds][-1] == 0
+    assert sum(len(r.cocked) for r in tray.rounds) == tray.rethrows
+
+
+# -- offscreen pictures: named pieces where the camera projects them -----------------------
+
+
+def _colour_near(pixels: np.ndarray, xy: tuple[float, float], rgb: tuple[float, ...],
+                 reach: int = 3) -> float:
+    """The smallest distance of the pixel colours within `reach` px of xy to `rgb` (both
+    normalised, so shading that darkens a colour does not count)."""
+    x, y = int(round(xy[0])), int(round(xy[1]))
+    best = 9.0
+    target = np.asarray(rgb, dtype=float) / np.linalg.norm(rgb)
+    for dy in range(-reach, reach + 1):
+        for dx in range(-reach, reach + 1):
+            p = pixels[y + dy, x + dx].astype(float)
+            if p.sum() < 30:
+                continue
+            best = min(best, float(np.linalg.norm(p / np.linalg.norm(p) - target)))
+    return best
+
+
+def test_diced_picture_shows_each_seats_dice_and_the_pool_where_they_stand() -> None:
+    from simulator.render import diced_window as game
+    from simulator.render.dice_scene import POOL_COLOUR, seat_colour
+
+    session = game.new_session(["greedy", "random", "greedy", "random"], 5, {})
+    game.play_turns(session, 2)
+    picture = game.picture(session, (640, 360), "software")
+    try:
+        cam = picture.camera("top")
+        pixels = picture.render(cam, caption=False, inset=False)
+        st = session.state
+        checked = 0
+        for seat in range(st.n):
+            for i in range(st.dice[seat]):
+                xy = cam.project(picture.scene.die_position(f"seat{seat}:{i}"), (640, 360))
+                assert xy is not None
+                # A die's top face is its body colour (the pips are small): seat colours
+                # differ by at least 0.3 here, a felt-green pixel by more.
+                assert _colour_near(pixels, xy, seat_colour(seat), 1) < 0.15, (seat, i)
+                checked += 1
+        xy = cam.project(picture.scene.die_position("pool:0"), (640, 360))
+        assert xy is not None and _colour_near(pixels, xy, POOL_COLOUR, 1) < 0.1
+        # The felt between seats is green, not any die's colour.
+        far = cam.project((0.3, -0.3, 0.0), (640, 360))
+        assert far is not None and _colour_near(pixels, far, seat_colour(0), 0) > 0.3
+        assert checked >= st.n
+    finally:
+        picture.close()
+
+
+def test_hex_picture_shows_each_army_on_its_tile_in_its_colour() -> None:
+    from simulator.render import diceland_hex_window as game
+    from simulator.render.dice_scene import TERRAIN_COLOURS, TILE_Z, seat_colour
+
+    session = game.new_session(["greedy", "random"], 2, {"board": "classic"})
+    game.play_turns(session, 2)
+    picture = game.picture(session, (960, 540), "software")
+    try:
+        cam = picture.camera("top")
+        pixels = picture.render(cam, caption=False, inset=False)
+        st = session.state
+        lay = game.layout_of(session)
+        armies = [t for t in range(st.board.size) if st.owner[t] >= 0]
+        assert len(armies) >= 10
+        for t in armies:
+            xy = cam.project(picture.scene.die_position(f"army:{t}"), (960, 540))
+            assert xy is not None
+            assert _colour_near(pixels, xy, seat_colour(st.owner[t]), 1) < 0.15, t
+        # Beside the army, toward a corner of its tile: the terrain's colour.
+        for t in armies[:5]:
+            cx, cy = lay.centres[t]
+            xy = cam.project((cx + 0.6 * game.RADIUS, cy, TILE_Z), (960, 540))
+            assert xy is not None
+            want = TERRAIN_COLOURS[st.board.terrain[t]]
+            assert _colour_near(pixels, xy, want, 1) < 0.12, (t, st.board.terrain[t])
+    finally:
+        picture.close()

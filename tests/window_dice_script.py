@@ -1,0 +1,204 @@
+"""Scripted sessions of the d6 games' windows (Diced, Diceland hex) in a real Panda3D window,
+run by `tests/test_render_dice_window.py` under Xvfb in a process of their own (a process
+holds one ShowBase).
+
+    python tests/window_dice_script.py play GAME LOG     # clicks on pieces, rolls in the tray
+    python tests/window_dice_script.py replay GAME LOG   # the viewer steps through the log
+
+Each prints one JSON object on its last line. Everything is done through the window's own
+handlers, with pointer positions found by projecting table points through its camera.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+from rules.core.runner import digest, read_log
+from simulator.render.app import window_module
+from simulator.render.window import GameWindow
+
+SPEED = 8.0  # animations at 8x real time: the test waits less, the code path is the same
+
+
+def settle(app: GameWindow, seconds: float = 90.0) -> None:
+    """Run frames until nothing animates, no bot thinks and no roll is pending."""
+    end = time.monotonic() + seconds
+    app.step_frames(2)
+    while time.monotonic() < end:
+        app.step_frames(1)
+        if app.idle() and not app.bot_turn():
+            return
+        if app.idle() and app.replay is not None and app.paused:
+            return
+        time.sleep(0.002)
+    raise TimeoutError("the window did not settle")
+
+
+def click(app: GameWindow, point: tuple[float, float, float]) -> None:
+    pos = app.screen_of(point)
+    assert pos is not None, point
+    app.on_left_down(pos)
+    app.on_left_up(pos)
+
+
+def play(game: str, log_path: str) -> dict[str, Any]:
+    module = window_module(game)
+    assert module is not None
+    out: dict[str, Any] = {}
+    with open(log_path, "w") as log:
+        players = ["human"] * module.PLAYERS[0]
+        session = module.new_session(players, 3, {}, log=log)
+        app = module.App(session)
+        app.speed = SPEED
+        shown: list[dict[str, Any]] = []
+        original = app.show_roll
+
+        def watch(roll: Any, on_applied: Any = None) -> None:
+            def applied() -> None:
+                shown.append({"physics": list(roll.faces), "shown": app.tray_values(),
+                              "engine_step": session.step})
+                if on_applied is not None:
+                    on_applied()
+            original(roll, applied)
+
+        app.show_roll = watch  # type: ignore[method-assign]
+        settle(app)
+        out["gl"] = app.base.win.getGsg().getDriverRenderer()
+        out.update(SCRIPTS[game](app, session))
+        settle(app)
+        out["rolls"] = shown
+        out["help_lines"] = app.help_text.count("\n")
+        app.base.graphicsEngine.renderFrame()
+        from panda3d.core import Filename
+
+        app.base.win.saveScreenshot(Filename.fromOsSpecific(log_path + ".png"))
+        app.cleanup()
+    out["log_faces"] = [ln["faces"] for ln in read_log(log_path)[1:] if ln.get("type") == "chance"]
+    return out
+
+
+def diced(app: Any, session: Any) -> dict[str, Any]:
+    """Click your first ready die (attack with one), then the pool: the engine applies
+    ('pool', 1); later, a player's dice: ('attack', target, k)."""
+    from simulator.render.diced_window import pool_spots, seat_dice_spots
+
+    st = session.state
+    out: dict[str, Any] = {}
+    me = st.current_player()
+    n = st.n
+    before = len(session.history)
+    click(app, (*seat_dice_spots(me, n, st.dice[me])[0], 0.008))
+    out["commit"] = app.commit
+    click(app, (*pool_spots(st.pool)[0], 0.008))
+    settle(app)
+    out["pool_action"] = list(session.history[before].action) if len(session.history) > before \
+        else None
+    # Play on (by the choices list, as a person at the keyboard) until a player attack is
+    # possible with the pool closed, or a few turns: end turns until someone has dice.
+    for _ in range(200):
+        st = session.state
+        if st.is_terminal():
+            break
+        if st.phase == "turn" and not st.pool_open:
+            me = st.current_player()
+            target = next(t for t in st.alive() if t != me)
+            expected = ["attack", target, st.ready]  # no die clicked: all ready dice attack
+            before = len(session.history)
+            click(app, (*seat_dice_spots(target, n, st.dice[target])[0], 0.008))
+            settle(app)
+            out["attack_action"] = list(session.history[before].action) \
+                if len(session.history) > before else None
+            out["attack_expected"] = expected
+            break
+        if st.phase == "defend":
+            me = st.current_player()
+            before = len(session.history)
+            click(app, (*seat_dice_spots(me, n, st.dice[me])[st.dice[me] - 1], 0.008))
+            settle(app)
+            out.setdefault("defend_action", list(session.history[before].action)
+                           if len(session.history) > before else None)
+            out.setdefault("defend_expected", ["defend", st.dice[me]])
+            continue
+        app.choose(0)
+        settle(app)
+    out["steps"] = session.step
+    return out
+
+
+def hex_game(app: Any, session: Any) -> dict[str, Any]:
+    """Place by clicks (a die of the hand, then an empty tile), then attack by clicks (your
+    army, then the enemy's next to it)."""
+    from simulator.render.dice_scene import TILE_Z
+    from simulator.render.diceland_hex_window import layout_of
+
+    st = session.state
+    lay = layout_of(session)
+    out: dict[str, Any] = {}
+    me = st.current_player()
+    value = st.hands[me][0]
+    tile = next(t for t in range(st.board.size) if st.owner[t] < 0)
+    out["place_expected"] = ["place", value, tile]
+    before = len(session.history)
+    click(app, app.scene.die_position(f"hand{me}:0"))
+    click(app, (*lay.centres[tile], TILE_Z))
+    settle(app)
+    out["place_action"] = list(session.history[before].action) if len(session.history) > before \
+        else None
+    for _ in range(300):
+        st = session.state
+        if st.is_terminal():
+            break
+        if st.phase == "attack":
+            a, t = next((a[1], a[2]) for a in st.legal_actions() if a[0] == "attack")
+            out["attack_expected"] = ["attack", a, t]
+            before = len(session.history)
+            click(app, (*lay.centres[a], TILE_Z))
+            click(app, (*lay.centres[t], TILE_Z))
+            settle(app)
+            out["attack_action"] = list(session.history[before].action) \
+                if len(session.history) > before else None
+            break
+        app.choose(0)
+        app.step_frames(1)
+        if st.phase == "place":
+            app.choose(0)  # the value was picked; now the first tile offered
+        settle(app)
+    out["steps"] = session.step
+    return out
+
+
+SCRIPTS = {"diced": diced, "diceland-hex": hex_game}
+
+
+def replay(game: str, log_path: str) -> dict[str, Any]:
+    module = window_module(game)
+    assert module is not None
+    lines = [ln for ln in read_log(log_path)[1:] if ln.get("type") in ("chance", "action")]
+    session, steps, digests = module.replay_session(log_path)
+    app = module.App(session, replay=steps, replay_digests=digests)
+    app.speed = SPEED
+    app.paused = True
+    settle(app)
+    matches = []
+    faces = []
+    for k in range(min(6, len(steps))):
+        app.step_once()
+        settle(app)
+        matches.append(session.step == k + 1 and digest(session.state) == lines[k]["digest"])
+        if lines[k]["type"] == "chance":
+            faces.append([app.tray_values(), lines[k]["faces"]])
+    paused_steps = session.step
+    app.step_frames(5)
+    held = session.step == paused_steps
+    app.cleanup()
+    return {"steps": len(steps), "stepped": matches, "held_while_paused": held,
+            "faces": faces}
+
+
+if __name__ == "__main__":
+    mode, game, path = sys.argv[1], sys.argv[2], sys.argv[3]
+    result = play(game, path) if mode == "play" else replay(game, path)
+    print(json.dumps(result))
