@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from simulator.bench.baseline import run_suite, write_json
 from simulator.bench.compare import homogeneity
-from simulator.bench.run import run_suite, write_json
 from simulator.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent

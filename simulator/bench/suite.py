@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dice_models import DataError
-from simulator.bench.names import GROUPS as GROUPS  # re-exported: simulator.bench.run
+from simulator.bench.names import GROUPS as GROUPS  # re-exported: simulator.bench.baseline
 from simulator.bench.names import SUITE_NAMES
 from simulator.physics import SURFACES, PhysicsSettings, Surface, TableSpec, Throw
 from simulator.physics.settings import Obstacle, versions

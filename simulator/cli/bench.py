@@ -52,8 +52,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from simulator.bench.baseline import default_baseline, run_suite, write_json
     from simulator.bench.report import text_table, write_markdown
-    from simulator.bench.run import default_baseline, run_suite, write_json
     from simulator.cli.main import UsageError
 
     groups = _groups(args.only, UsageError)
@@ -70,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def record(args: argparse.Namespace) -> int:
+    from simulator.bench.baseline import run_suite, write_json
     from simulator.bench.report import text_table, write_markdown
-    from simulator.bench.run import run_suite, write_json
 
     record_, _checks = run_suite(args.suite, args.overrides, None, None)
     write_json(record_, args.out)

@@ -214,13 +214,13 @@ def _time_limit(seconds: float) -> Iterator[None]:
 
 
 @dataclass
-class Outcome:
+class CommandResult:
     status: int
     out: str
     err: str
 
 
-def run_cli(argv: list[str]) -> Outcome:
+def run_cli(argv: list[str]) -> CommandResult:
     """`tabletop ARGV` in this process; an exception main() lets through fails the case
     (it is what the user would see as a traceback)."""
     out, err = io.StringIO(), io.StringIO()
@@ -230,10 +230,10 @@ def run_cli(argv: list[str]) -> Outcome:
             status = main(argv)
         except SystemExit as stop:  # argparse
             status = stop.code if isinstance(stop.code, int) else 2
-    return Outcome(int(status), out.getvalue(), err.getvalue())
+    return CommandResult(int(status), out.getvalue(), err.getvalue())
 
 
-def check_outcome(argv: list[str], result: Outcome) -> None:
+def check_outcome(argv: list[str], result: CommandResult) -> None:
     """Exit 0, or exit 2 with one error line (argparse: usage lines, then one error line)."""
     where = f"tabletop {' '.join(a[:80] for a in argv)}"
     assert "Traceback" not in result.err, f"{where}: traceback\n{result.err}"
@@ -393,7 +393,7 @@ def _loaders() -> dict[str, Callable[[Path], Any]]:
     from rules.dday.battlemap import load_map
     from rules.diceland_hex.board import load_board
     from rules.dicewar.tribe import load_tribe
-    from simulator.bench.run import load_baseline
+    from simulator.bench.baseline import load_baseline
     from simulator.experiments.calibrate import load_dataset
     from simulator.experiments.config import load_experiment
     from simulator.physics.settings import load_table
@@ -463,7 +463,7 @@ def run_case(argv: list[str], d: InputDir, written: set[str] | None = None) -> N
         _check_success(argv, result)
 
 
-def _check_success(argv: list[str], result: Outcome) -> None:
+def _check_success(argv: list[str], result: CommandResult) -> None:
     """What exit 0 must have produced."""
     if argv[0] == "throw" and "--json" in argv and "--tray" not in argv:
         report = json.loads(result.out.strip().splitlines()[-1])
