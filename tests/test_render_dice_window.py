@@ -85,6 +85,23 @@ def test_the_replay_viewer_steps_through_the_log_and_matches_it(played, xvfb_dis
     assert result["faces"] and all(shown == logged for shown, logged in result["faces"])
 
 
+@pytest.mark.display
+@pytest.mark.slow
+def test_game_over_screen_starts_again_and_long_choice_lists_page(xvfb_display,
+                                                                   tmp_path) -> None:
+    out = _run(xvfb_display, "extras", "diced", tmp_path / "x.jsonl")
+    # Diced with a one-round limit ("after that many rounds the player(s) with the most dice
+    # win", the engine's house limit): the result and a way to start again.
+    assert out["over_text"].startswith("Game over:")
+    assert out["again_shown"]
+    assert out["restarted"] == [True, 2, 0, True]  # a new game, seed one higher, no result
+    # Placing on the large board offers one line per empty tile: ten lines, the last one
+    # 'more...'; its key shows the next page, whose first line places on that tile.
+    assert out["pages"][0] == 10 and out["pages"][1].startswith("more...")
+    tile = int(out["pages"][2].rsplit(" ", 1)[1])
+    assert out["placed_from_page_two"][2] == tile
+
+
 # -- no display needed ------------------------------------------------------------------------
 
 

@@ -198,7 +198,47 @@ def replay(game: str, log_path: str) -> dict[str, Any]:
             "faces": faces}
 
 
+def extras(game: str, log_path: str) -> dict[str, Any]:
+    """The game-over screen and 'start again' (three bots, a one-round Diced), and the
+    choices list paging past ten lines (placing on the large hex board by keys)."""
+    from simulator.render import diced_window, diceland_hex_window
+
+    out: dict[str, Any] = {}
+    session = diced_window.new_session(["greedy"] * 3, 1, {"max_rounds": 1})
+    app = diced_window.App(session)
+    app.speed = SPEED
+    end = time.monotonic() + 120
+    while not session.state.is_terminal() and time.monotonic() < end:
+        settle(app)
+    settle(app)
+    app.step_frames(2)
+    out["over_text"] = app._over.getText() if not app._over.isHidden() else None
+    out["again_shown"] = not app._again.isHidden()
+    app.restart()
+    app.step_frames(2)
+    out["restarted"] = [app.session is not session, app.session.seed, app.session.step,
+                        app._over.isHidden()]
+    app.cleanup()
+    app.base.destroy()
+    hex_session = diceland_hex_window.new_session(["human", "human"], 2, {"board": "large"})
+    hexapp = diceland_hex_window.App(hex_session)
+    hexapp.speed = SPEED
+    settle(hexapp)
+    hexapp.choose(0)  # the highest value of the hand: then one line per empty tile
+    first = [c.label for c in hexapp.choices]
+    hexapp.choose(len(hexapp.choices) - 1)  # 'more...'
+    second = [c.label for c in hexapp.choices]
+    hexapp.choose(0)  # a tile of the second page, by its key
+    settle(hexapp)
+    out["pages"] = [len(first), first[-1], second[0]]
+    out["placed_from_page_two"] = list(hex_session.history[-1].action) \
+        if hex_session.history else None
+    hexapp.cleanup()
+    return out
+
+
 if __name__ == "__main__":
     mode, game, path = sys.argv[1], sys.argv[2], sys.argv[3]
-    result = play(game, path) if mode == "play" else replay(game, path)
+    modes = {"play": play, "replay": replay, "extras": extras}
+    result = modes[mode](game, path)
     print(json.dumps(result))

@@ -31,7 +31,8 @@ from simulator.render.offscreen import apply_camera, configure_panda
 WINDOW_SIZE = (1280, 720)
 BACKGROUND = (0.16, 0.15, 0.14, 1)
 REPLAY_PAUSE_S = 0.6  # s between replayed steps at speed 1
-MAX_CHOICES = 10  # buttons in the choices column
+MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
+MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 Colour = tuple[float, float, float, float]
 
 
@@ -129,7 +130,9 @@ class GameWindow:
         self.queue: list[Running] = []
         self.running: Running | None = None
         self.log_lines: list[str] = []
-        self.choices: list[Choice] = []
+        self.choices: list[Choice] = []  # the choices shown (one page of all_choices)
+        self.all_choices: list[Choice] = []
+        self.page = 0
         self.message = ""
         self.restarts = 0
         self._orbit_from: tuple[float, float] | None = None
@@ -337,7 +340,11 @@ class GameWindow:
         if not self.human_to_act() or not 0 <= index < len(self.choices):
             return
         choice = self.choices[index]
-        if choice.arm is not None:
+        if choice.arm is MORE:
+            self.page += 1
+            self._show_page()
+            self.refresh_texts()
+        elif choice.arm is not None:
             self.arm(choice)
         elif choice.action is not None:
             self.apply(choice.action)
@@ -416,6 +423,7 @@ class GameWindow:
         """Log lines, banner and the outcome's animations (`out`: an Outcome-like value with
         `player`, `text`, `events`, `anims`)."""
         self.message = ""
+        self.page = 0
         if getattr(out, "text", None):
             who = self.session.player_name(out.player) if out.player >= 0 else "dice"
             self.log_lines.append(f"{who}: {out.text}")
@@ -562,11 +570,26 @@ class GameWindow:
             self._seen_seat = seat
             if self.replay is None:
                 self.view_thrower()
-        self.choices = (self.make_choices()[:MAX_CHOICES]
-                        if self.human_to_act() and not self.session.state.is_terminal() else [])
+        self.all_choices = (self.make_choices()
+                            if self.human_to_act() and not self.session.state.is_terminal()
+                            else [])
+        self._show_page()
         self.scene.clear_overlay()
         self.draw_overlay()
         self.refresh_texts()
+
+    def _show_page(self) -> None:
+        """`choices`: all of them, or one page of MAX_CHOICES - 1 and a line for the next."""
+        everything = self.all_choices
+        if len(everything) <= MAX_CHOICES:
+            self.page = 0
+            self.choices = list(everything)
+            return
+        per = MAX_CHOICES - 1
+        pages = -(-len(everything) // per)
+        self.page %= pages
+        self.choices = [*everything[self.page * per:(self.page + 1) * per],
+                        Choice(f"more... (page {self.page + 1} of {pages})", arm=MORE)]
 
     def refresh_texts(self) -> None:
         mode = "  [replay]" if self.replay is not None else ""
