@@ -29,7 +29,8 @@ SURFACES = {name: library().materials[name] for name in SURFACE_PRESETS}
 DICE_DAMPING = 0.04
 # Bullet's default convex margin (0.04 in its internal units, about 1 mm for small hulls
 # here) makes a 50 mm octahedron rest visibly high; 0.1 mm keeps the resting height within
-# the 0.5 mm the tests demand while contacts stay stable (checked by test_resting_heights).
+# the 0.5 mm the tests demand while contacts stay stable (checked on every face of every
+# shipped die by tests/test_die_models.py, test_resting_on_each_face_sits_at_geometric_height).
 COLLISION_MARGIN = 0.0001
 
 
