@@ -11,9 +11,9 @@ setup stream of `rules.core.runner.streams`, so an OpenSpiel game and `tabletop 
 every option the registry declares (`board`, `map`, `crews`, `table`, ...; an int option
 whose default is "the game works it out" takes -1 for that; two crews or tribes are
 written `white+blue`, since OpenSpiel's game strings separate parameters with commas),
-plus `dice` for the d6 games: `ideal` (fair dice, explicit outcomes of 1/6) or a JSON
-file of measured face probabilities (`{"d6": [p1, ..., p6]}`, e.g. from a fairness-lab
-run), which become the chance probabilities.
+plus `dice` for the d6 games: `ideal` (fair dice, explicit outcomes of 1/6), a
+fairness-lab results folder of a d6 (the measured share of each face) or a JSON file of
+face probabilities (`{"d6": [p1, ..., p6]}`), which become the chance probabilities.
 
 What OpenSpiel sees (`GameType`, `GameInfo`, decided once per setting, as OpenSpiel does):
 - sequential, perfect information (every die and hand is on the table), terminal
@@ -272,13 +272,17 @@ class TabletopObserver:
 
 
 def dice_probabilities(source: str) -> dict[str, list[float]] | None:
-    """None for ideal dice; else the face probabilities of a JSON file, checked: one line
-    naming the file and the field on any fault."""
+    """None for ideal dice; else measured face probabilities: a fairness-lab results folder
+    (`tabletop fairness run --out DIR` of a d6: each face's share of the throws that came to
+    rest on the table) or a JSON file `{"d6": [p1, ..., p6]}`. One line naming the file and
+    the field on any fault."""
     if source == "ideal":
         return None
     from dice_models.files import parse_json, read_text
 
     path = Path(source)
+    if path.is_dir():
+        return {"d6": _measured(path)}
     data = parse_json(read_text(path), path, "face probabilities")
     if not isinstance(data, dict) or not data:
         raise RulesError(f"{path}: must map a die kind (d6, d8) to face probabilities")
@@ -296,6 +300,21 @@ def dice_probabilities(source: str) -> dict[str, list[float]] | None:
                              f"summing to 1 (got {str(probs)[:80]})")
         out[str(kind)] = [float(p) for p in probs]
     return out
+
+
+def _measured(folder: Path) -> list[float]:
+    """Face shares of a fairness-lab run of a d6 (faces valued 1..6)."""
+    from simulator.experiments.report import build_report
+
+    counts = build_report(folder)["counts"]
+    if sorted(counts) != [str(f) for f in range(1, FACES[DIE] + 1)]:
+        raise RulesError(f"{folder}: dice: the experiment's die is not a d6 (faces "
+                         f"{', '.join(sorted(counts))})")
+    n = sum(counts.values())
+    if n == 0:
+        raise RulesError(f"{folder}: dice: no throw of the experiment came to rest on the "
+                         "table")
+    return [counts[str(f)] / n for f in range(1, FACES[DIE] + 1)]
 
 
 def max_game_length(game: str, s: Any) -> int:
