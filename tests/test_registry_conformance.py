@@ -102,3 +102,13 @@ def test_every_game_module_and_state_fulfil_the_contract(spec):
         else:
             state.apply_action(player.step(state))
         steps += 1
+
+
+def test_every_game_package_has_the_same_layout(spec):
+    """ARCHITECTURE.md, "Adding a game": `game.py` (the state), `__init__.py` (the plug-in
+    surface) and a `README.md` that says the rules as the engine plays them."""
+    folder = Path(spec.module().__file__).parent
+    assert {"game.py", "__init__.py", "README.md"} <= {p.name for p in folder.iterdir()}
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    assert spec.module().__name__.replace(".", "/") in text  # it names its package
+    assert "## Rules as" in text or "## How a turn runs" in text

@@ -16,7 +16,7 @@ placeholder ('throw', die)), ('move', die, corner), ('shoot', die, mode[, target
 ('tip', die, corner), ('aim', source, target), ('foul', 'allow'|'no_shot'|'remove'),
 ('decline',), ('pass',). Corners are the printed names: top, left, right.
 
-Decisions this engine makes where the book is silent (also in README):
+Decisions this engine makes where the book is silent (also in README.md beside it):
 - A side's sight is the union of its arrows' half-planes; against a target, the hit is the
   best arrow that sees it.
 - Backstab is offered only against targets that cannot see the shooter; in an all-range
