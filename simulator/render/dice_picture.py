@@ -17,7 +17,7 @@ from simulator.render.dice_window import TRAY_PREFIX, seat_view, table_top_view
 from simulator.render.offscreen import OffscreenRenderer
 
 VIEWS = ("overview", "top", "thrower", "closeup")
-CLOSEUP_PITCH, CLOSEUP_FOV = -62.0, 40.0  # deg: over the tray, looking down on the last roll
+CLOSEUP_PITCH, CLOSEUP_FOV = -88.0, 40.0  # deg: nearly straight down, so no wall hides a die
 CLOSEUP_MIN = 0.2  # m: a 16 mm die's top face is about 80 px across at 720 px from here
 
 

@@ -55,6 +55,9 @@ class DiceTableScene(TableScene):
     def __init__(self, table: TableSpec, tray_at: tuple[float, float] = (0.0, 0.0)) -> None:
         self.tray_at = tray_at
         super().__init__(table)
+        # Deep White Sea's two throwing edges mean nothing round a d6 game's table.
+        for band in self.root.findAllMatches("**/edge1") + self.root.findAllMatches("**/edge2"):
+            band.removeNode()
         self._build_tray()
         self.labels = self.root.attachNewNode("labels")
         self.labels.setLightOff(1)
