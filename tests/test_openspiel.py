@@ -242,3 +242,29 @@ def test_a_fairness_lab_run_of_another_die_is_one_line(tmp_path) -> None:
     store.close()
     with pytest.raises(ValueError, match="dice: the experiment's die is not a d6"):
         openspiel.dice_probabilities(str(out))
+
+
+def test_physics_dice_are_sampled_from_the_tray() -> None:
+    """`dice=physics`: the dice are thrown in the PyBullet tray (`tabletop play --dice
+    physics`), so chance is sampled (one outcome a node, the face the tray shows) and the
+    game says so. OpenSpiel cannot serialize the random state of a Python game that
+    samples, so its simulation test runs without serialization, and replaying the history
+    (the faces thrown) is checked here instead: it rebuilds the same state."""
+    g = openspiel.load("diceland-hex", {"dice": "physics", "board": "random", "tiles": 8})
+    assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    pyspiel.random_sim_test(g, num_sims=1, serialize=False, verbose=False)
+    rng = np.random.default_rng(0)
+    state = g.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            assert len(outcomes) == 1 and outcomes[0][1] == 1.0
+            assert outcomes == state.clone().chance_outcomes()  # same throw, same face
+            state.apply_action(outcomes[0][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+    again = g.new_initial_state()
+    for action in state.history():
+        again.apply_action(action)
+    assert again.engine.serialize() == state.engine.serialize()

@@ -13,7 +13,12 @@ whose default is "the game works it out" takes -1 for that; two crews or tribes 
 written `white+blue`, since OpenSpiel's game strings separate parameters with commas),
 plus `dice` for the d6 games: `ideal` (fair dice, explicit outcomes of 1/6), a
 fairness-lab results folder of a d6 (the measured share of each face) or a JSON file of
-face probabilities (`{"d6": [p1, ..., p6]}`), which become the chance probabilities.
+face probabilities (`{"d6": [p1, ..., p6]}`), which become the chance probabilities, or
+`physics`: the dice are thrown in the PyBullet tray (`tabletop play --dice physics`) and
+the game is sampled-stochastic: a chance node offers the one face the tray shows (the
+tray's throw seeded by `seed` and the move number, so a history replays exactly).
+OpenSpiel cannot ask a Python game for its random state, so its serialization check runs
+on the other settings; a physics game's history replays to the same state.
 
 What OpenSpiel sees (`GameType`, `GameInfo`, decided once per setting, as OpenSpiel does):
 - sequential, perfect information (every die and hand is on the table), terminal
@@ -57,6 +62,7 @@ pyspiel = require("pyspiel")
 
 PREFIX = "tabletop_"
 TIE_ROLLS = 100  # re-rolled ties counted in max_game_length (6**-100 to roll more)
+PHYSICS = "physics"  # the `dice` value that throws the dice in the physics tray
 LIST_SEP = "+"  # 'white+blue': OpenSpiel's game strings keep commas between parameters
 UNSET = -1  # an int option's "the game works it out" (OpenSpiel parameters cannot be None)
 DETERMINISTIC = ("deep-white-sea",)  # games without chance nodes
@@ -73,7 +79,9 @@ def names() -> list[str]:
     return [short_name(g) for g in registry.names()]
 
 
-def game_type(spec: registry.GameSpec) -> Any:
+def game_type(spec: registry.GameSpec, sampled: bool = False) -> Any:
+    """The game's facts; `sampled`: its dice are thrown in the physics tray, so chance
+    outcomes are sampled, not listed with probabilities."""
     params: dict[str, Any] = {"players": spec.min_players, "seed": 0}
     if spec.name not in DETERMINISTIC:
         params["dice"] = "ideal"
@@ -88,6 +96,7 @@ def game_type(spec: registry.GameSpec) -> Any:
         long_name=spec.title,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=(pyspiel.GameType.ChanceMode.DETERMINISTIC if deterministic
+                     else pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if sampled
                      else pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC),
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
         utility=(pyspiel.GameType.Utility.GENERAL_SUM if spec.name in GENERAL_SUM
@@ -123,7 +132,9 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
         self.options = spec.resolve_options(given)
         for plugin in spec.extra.get("plugins", ()):  # Deep White Sea's physics table
             importlib.import_module(plugin)
-        self.probabilities = dice_probabilities(str(params.get("dice", "ideal")))
+        dice = str(params.get("dice", "ideal"))
+        self.roller = _Shared(physics_roller() if dice == PHYSICS else None)
+        self.probabilities = None if dice == PHYSICS else dice_probabilities(dice)
         self._engine = self.fresh_engine()
         self.vocab: Vocabulary = vocabulary(spec.name, self._engine)
         self.shapes = {k: v.shape for k, v in encode(spec.name, self._engine).items()}
@@ -136,7 +147,7 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
             max_utility=1.0,
             utility_sum=None if general else 1.0,
             max_game_length=max_game_length(spec.name, self._engine))
-        super().__init__(game_type(spec), info, params)
+        super().__init__(game_type(spec, sampled=self.roller.value is not None), info, params)
 
     def fresh_engine(self) -> Any:
         setup, _, _ = streams(self.seed, self.players)
@@ -162,6 +173,8 @@ class TabletopState(pyspiel.State):  # type: ignore[misc,name-defined]
         self.vocab = game.vocab
         self._held = _Held(engine)
         self.dice = DiceBuffer(game.probabilities)
+        self._roller, self._seed = game.roller, game.seed
+        self._thrown: list[int] = []  # faces of the tray's throw of the roll in progress
         self._skip_empty_rolls()
 
     @property
@@ -182,15 +195,20 @@ class TabletopState(pyspiel.State):  # type: ignore[misc,name-defined]
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.engine.is_chance_node():
             raise ValueError(f"{self.name}: chance_outcomes at a player's decision")
-        kind, _ = self.engine.chance_request()
-        return self.dice.outcomes(kind)
+        kind, n = self.engine.chance_request()
+        if self._roller.value is None:
+            return self.dice.outcomes(kind)
+        if not self._thrown:  # the tray throws all n dice, seeded by the move number
+            rng = np.random.default_rng([self._seed, len(self.history())])
+            self._thrown = [int(f) for f in self._roller.value.roll(kind, n, rng)]
+        return [(self._thrown[len(self.dice.faces)] - 1, 1.0)]
 
     def _apply_action(self, action: int) -> None:
         if self.engine.is_chance_node():
             kind, n = self.engine.chance_request()
             self.dice.faces.append(int(action) + 1)
             if len(self.dice.faces) == n:
-                faces, self.dice.faces = tuple(self.dice.faces), []
+                faces, self.dice.faces, self._thrown = tuple(self.dice.faces), [], []
                 self.engine.apply_chance(faces)
         else:
             self.engine.apply_action(self.vocab.engine_action(self.engine, int(action)))
@@ -234,6 +252,23 @@ class _Held:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Held:
         return _Held(self.engine.clone())
+
+
+class _Shared:
+    """A value that clones of a state share instead of copying (the physics roller)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
+        return self
+
+
+def physics_roller() -> Any:
+    """The tray roller of `tabletop play --dice physics` (PyBullet)."""
+    from simulator.physics.roller import PhysicsRoller
+
+    return PhysicsRoller()
 
 
 class TabletopObserver:
