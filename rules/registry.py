@@ -198,6 +198,12 @@ def game_options(name: str, given: dict[str, Any] | None) -> dict[str, Any]:
     return lookup(name).resolve_options(given)
 
 
+def option_default(game: str, name: str) -> Any:
+    """The default of one option of a game, as declared in its `OptionSpec`: an engine's
+    house limits default to it rather than to a number of their own."""
+    return next(o.default for o in lookup(game).options if o.name == name)
+
+
 def did_you_mean(name: str, known: list[str], prefix: str = "") -> str:
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
     if close:

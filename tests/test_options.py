@@ -123,3 +123,23 @@ def test_the_cli_shows_a_bad_option_as_one_line_exit_2(capsys, argv, shown):
     out, err = capsys.readouterr()
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and shown in err
+
+
+@pytest.mark.parametrize(("game", "state", "option"), [
+    ("diced", "rules.diced.game:DicedState", "max_rounds"),
+    ("diceland-hex", "rules.diceland_hex.game:HexState", "max_rounds"),
+    ("dicewar", "rules.dicewar.game:DiceWarState", "max_plies"),
+    ("deep-white-sea", "rules.deep_white_sea.game:DWSState", "max_turns"),
+])
+def test_an_engines_house_limit_defaults_to_the_registrys(game: str, state: str,
+                                                           option: str) -> None:
+    """Options are declared once, in the registry: a state built without the option
+    (a test, a tool) gets the registry's default, not a number of its own."""
+    import importlib
+    import inspect
+
+    module, _, name = state.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    declared = next(o.default for o in registry.lookup(game).options if o.name == option)
+    assert inspect.signature(cls).parameters[option].default == declared
+    assert registry.option_default(game, option) == declared

@@ -61,11 +61,12 @@ from rules.core.protocols import (
 )
 from rules.deep_white_sea.kinematic import KinematicTable
 from rules.deep_white_sea.sight import Die, Sight
+from rules.registry import option_default
 
 WIN_POINTS = 50
 PLACE_YAWS = tuple(range(0, 360, 30))  # enumerated yaws of the first placement (any is legal)
 CORNERS = ("top", "left", "right")
-DEFAULT_MAX_TURNS = 200
+DEFAULT_MAX_TURNS: int = option_default("deep-white-sea", "max_turns")  # the registry's
 STATE_FORMAT = 1  # serialize() layout; deserialize refuses any other
 
 # Which side of the table an effect works on (rulebook, "Special Effects").

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, Action, RulesError, StateBase
-from rules.registry import game_options
+from rules.registry import game_options, option_default
 
 MAX_TOKENS = 3
 POOL_PER_PLAYER = 3
@@ -61,7 +61,8 @@ PHASES = (ROLLOFF, TURN, DEFEND, ROLL, REROLL_CHOICE, REROLL, OVER)
 class DicedState(StateBase):
     """The whole game; mutable, `clone()` for search. Seats are 0..n-1."""
 
-    def __init__(self, num_players: int, pool: int, max_rounds: int = 200) -> None:
+    def __init__(self, num_players: int, pool: int,
+                 max_rounds: int = option_default("diced", "max_rounds")) -> None:
         self.n = num_players
         self.total = num_players + pool
         self.max_rounds = max_rounds

@@ -47,7 +47,7 @@ import numpy as np
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, Action, RulesError, StateBase
 from rules.diceland_hex.board import Board, board_from_json, draw, load_board, random_board
-from rules.registry import game_options
+from rules.registry import game_options, option_default
 
 COLOURS = ("Red", "Blue")
 LETTERS = ("R", "B")
@@ -68,7 +68,8 @@ PHASES = (SETUP_ROLL, PLACE, START_ROLL, ATTACK, ATTACK_ROLL, CHOOSE, MOVE, OVER
 class HexState(StateBase):
     """The whole game; mutable, `clone()` for search. Tiles are numbered as on the board."""
 
-    def __init__(self, board: Board, terrain: bool = False, max_rounds: int = 200) -> None:
+    def __init__(self, board: Board, terrain: bool = False,
+                 max_rounds: int = option_default("diceland-hex", "max_rounds")) -> None:
         self.board = board
         self.terrain_rules = terrain
         self.max_rounds = max_rounds
