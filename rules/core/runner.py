@@ -88,7 +88,13 @@ def new_state(spec: GameSpec, num_players: int, options: dict[str, Any],
 
 
 def digest(state: GameState) -> str:
-    text = json.dumps(state.serialize(), sort_keys=True, separators=(",", ":"))
+    return digest_of(state.serialize())
+
+
+def digest_of(data: dict[str, Any]) -> str:
+    """The digest of a serialized state (a network client checks the state it was sent
+    against the line's digest with this)."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

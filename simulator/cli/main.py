@@ -26,6 +26,8 @@ SUBCOMMANDS = [
     "throw",
     "play",
     "replay",
+    "serve",
+    "join",
     "games",
     "dice",
     "fairness",

@@ -1,0 +1,377 @@
+"""One table of the table server: a game of any registered game, its seats, its log and its
+autosave. Plain synchronous Python (no sockets): the server calls it from one worker thread.
+
+A table is made with its seats: each is "open" (waiting for a person), "human" once a
+person holds it (with a secret token; only its SHA-256 is kept) or a bot kind. The game
+starts when no seat is open: the log's header is written then, with every person's seat as
+a `human` player, so `tabletop replay --verify` re-runs the bots and checks the people's
+moves for legality like any other log. Steps are taken by `rules.core.runner`'s
+`chance_step` and `action_step`, as `tabletop play` takes them.
+
+On disk, in `<games dir>/<table id>/`:
+
+- `game.jsonl`: the log (`rules.core.runner`'s format), a line appended and flushed per
+  step;
+- `table.json`: the autosave, rewritten atomically (`dice_models.outfiles`) after every
+  step: the seats, the state (`serialize()`), the number of log lines it stands at, and the
+  state of every random stream (chance and each seat's bot), so that a server restarted on
+  the same folder goes on exactly where it stood and the whole log still verifies. A log
+  line written just before a crash, whose autosave was not, is cut on loading.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from dice_models.errors import DataError
+from dice_models.files import parse_json, read_text
+from dice_models.outfiles import OutputError, ensure_dir, reason, write_json, write_text
+from rules import registry
+from rules.core import RulesError, TableError
+from rules.core.bots import Agent, make_agent
+from rules.core.protocols import DiceRoller
+from rules.core.runner import (
+    action_step,
+    chance_step,
+    effective_bot_settings,
+    end_line,
+    from_json,
+    header_line,
+    is_legal,
+    streams,
+)
+from simulator.cli.play import load_plugins, make_roller
+
+TABLE_FILE = "table.json"
+LOG_FILE = "game.jsonl"
+TABLE_TYPE = "tabletop-table"
+TABLE_FORMAT = 1
+OPEN = "open"
+HUMAN = "human"
+
+
+@dataclass
+class Seat:
+    kind: str  # OPEN, HUMAN or a bot kind
+    name: str = ""
+    token_sha256: str = ""
+
+    def public(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name}
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one step of the game did, as the server tells the clients: the log line
+    (`index`: its line number from 0, the header being 0), the state after it, the seat a
+    person must act for next (None: the server's turn, or the end) and, for a throw on the
+    physics table, its recorded trajectory."""
+
+    index: int
+    line: dict[str, Any]
+    state: dict[str, Any]
+    to_move: int | None
+    trajectory: dict[str, Any] | None = None
+
+
+class GameTable:
+    """A table's game (see the module docstring). `folder` None keeps it in memory only."""
+
+    def __init__(self, table_id: str, game: str, seats: list[Seat], seed: int,
+                 options: dict[str, Any], dice: str, folder: Path | None) -> None:
+        self.id = table_id
+        self.spec = registry.lookup(game)
+        load_plugins(self.spec)
+        self.module = self.spec.module()
+        self.seats = seats
+        self.seed = seed
+        self.options = options
+        self.dice = dice
+        self.folder = folder
+        self.roller: DiceRoller = make_roller(dice)
+        setup_rng, self.chance_rng, self.seat_rngs = streams(seed, len(seats))
+        self.state: Any = None
+        self._setup_rng = setup_rng
+        self.agents: list[Agent | None] = []
+        self.lines: list[dict[str, Any]] = []
+        self.error: str | None = None  # the table stopped: the physics failed a bot's throw
+        self._log: TextIO | None = None
+
+    # -- making and loading ---------------------------------------------------------------
+
+    @classmethod
+    def create(cls, table_id: str, game: str, seats: list[str], seed: int,
+               options: dict[str, Any], dice: str, games_dir: Path | None) -> GameTable:
+        """A new table; a bad game, seat count, bot kind or option is a `RulesError` line."""
+        spec = registry.lookup(game)
+        spec.check_players(len(seats))
+        for kind in seats:
+            if kind != OPEN and kind not in spec.bots:
+                raise RulesError(f"seats: unknown bot {kind!r} for {spec.name}"
+                                 + registry.did_you_mean(kind, [OPEN, *spec.bots]))
+        resolved = spec.resolve_options(options)
+        folder = None if games_dir is None else games_dir / table_id
+        table = cls(table_id, spec.name, [Seat(k) for k in seats], seed, resolved, dice, folder)
+        table.state = table.module.new_game(len(seats), resolved, table._setup_rng)
+        table.state.take_events()
+        if folder is not None:
+            ensure_dir(folder, "--games-dir")
+        table._start_if_full()
+        table.save()
+        return table
+
+    @classmethod
+    def load(cls, folder: Path) -> GameTable:
+        """The table autosaved in `folder`; a damaged autosave is one `RulesError` line
+        naming the file."""
+        path = folder / TABLE_FILE
+        data = parse_json(read_text(path), path, "autosave")
+        try:
+            if data.get("type") != TABLE_TYPE or data.get("format") != TABLE_FORMAT:
+                raise RulesError(f"not a table autosave of format {TABLE_FORMAT}")
+            seats = [Seat(str(s["kind"]), str(s["name"]), str(s["token_sha256"]))
+                     for s in data["seats"]]
+            table = cls(str(data["id"]), str(data["game"]), seats, int(data["seed"]),
+                        dict(data["options"]), str(data["dice"]), folder)
+            table.state = table.module.deserialize(data["state"])
+            table.error = data.get("error")
+            count = int(data["log_lines"])
+            if count:
+                table._restore_streams(data["rng"])
+                table.lines = _read_lines(folder / LOG_FILE, count)
+                table.agents = table._make_agents()
+        except RulesError as exc:
+            raise RulesError(f"{path}: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, DataError) as exc:
+            raise RulesError(f"{path}: autosave: bad or missing field ({exc})") from None
+        return table
+
+    # -- seats ---------------------------------------------------------------------------------
+
+    def take_seat(self, seat: int, name: str) -> str:
+        """Give open `seat` to a person; the secret token that proves it is theirs."""
+        self._open_seat(seat)
+        token = secrets.token_urlsafe(24)
+        self.seats[seat] = Seat(HUMAN, name, _hash(token))
+        self._start_if_full()
+        self.save()
+        return token
+
+    def put_bot(self, seat: int, kind: str) -> None:
+        self._open_seat(seat)
+        if kind not in self.spec.bots:
+            raise RulesError(f"bot: unknown bot {kind!r} for {self.spec.name}"
+                             + registry.did_you_mean(kind, list(self.spec.bots)))
+        self.seats[seat] = Seat(kind, kind)
+        self._start_if_full()
+        self.save()
+
+    def owns(self, seat: int, token: str) -> bool:
+        """Is `token` the secret of `seat`? (Compared in constant time.)"""
+        if not 0 <= seat < len(self.seats) or not self.seats[seat].token_sha256:
+            return False
+        return hmac.compare_digest(self.seats[seat].token_sha256, _hash(token))
+
+    # -- playing -------------------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        return bool(self.lines)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.lines) and self.lines[-1].get("type") == "end"
+
+    def to_move(self) -> int | None:
+        """The seat a person must act for now; None when it is the server's turn (dice,
+        a bot) or the game has not started or is over."""
+        if not self.started or self.finished or self.error or self.state.is_terminal() \
+                or self.state.is_chance_node():
+            return None
+        seat = int(self.state.current_player())
+        return seat if self.agents[seat] is None else None
+
+    def server_turn(self) -> bool:
+        """Must the server take the next step (roll, let a bot act, or end the game)?"""
+        return self.started and not self.finished and not self.error and self.to_move() is None
+
+    def auto_step(self) -> Step:
+        """Take the server's step: the end line, a roll, or a bot's action."""
+        number = len(self.lines)  # the header is line 0, step k is line k
+        if self.state.is_terminal():
+            return self._record(end_line(number - 1, self.state), None)
+        if self.state.is_chance_node():
+            return self._record(chance_step(self.state, self.roller, self.chance_rng, number), None)
+        seat = int(self.state.current_player())
+        agent = self.agents[seat]
+        assert agent is not None
+        try:
+            return self._act(seat, agent.step(self.state))
+        except TableError as exc:
+            # The physics failed a bot's throw: nothing can re-run it; the table stops.
+            self.error = f"the table stopped: {exc}"
+            self.save()
+            raise
+
+    def person_step(self, seat: int, action_json: Any) -> Step:
+        """Apply a person's action (as JSON); an illegal one is a `RulesError` and changes
+        nothing. A physics failure (`TableError`) leaves the game as it was."""
+        if self.to_move() != seat:
+            raise RulesError(f"act: seat {seat + 1} is not to move")
+        action = from_json(action_json)
+        try:
+            legal = is_legal(self.state, action)
+        except (TypeError, ValueError, RulesError):
+            legal = False
+        if not legal:
+            raise RulesError(f"act: action: {_short(action_json)} is not a legal action now")
+        return self._act(seat, action)
+
+    def history(self) -> list[dict[str, Any]]:
+        return list(self.lines)
+
+    def summary(self) -> dict[str, Any]:
+        status = ("stopped" if self.error else "over" if self.finished
+                  else "playing" if self.started else "waiting")
+        return {"table": self.id, "game": self.spec.name, "seed": self.seed,
+                "options": self.options, "dice": self.dice, "status": status,
+                "seats": [s.public() for s in self.seats], "steps": max(0, len(self.lines) - 1),
+                "error": self.error}
+
+    # -- saving --------------------------------------------------------------------------------
+
+    def save(self) -> None:
+        """Write the autosave atomically (a no-op for a table kept in memory)."""
+        if self.folder is None:
+            return
+        write_json(self.folder / TABLE_FILE, {
+            "type": TABLE_TYPE, "format": TABLE_FORMAT, "id": self.id, "game": self.spec.name,
+            "seed": self.seed, "options": self.options, "dice": self.dice,
+            "seats": [{"kind": s.kind, "name": s.name, "token_sha256": s.token_sha256}
+                      for s in self.seats],
+            "log_lines": len(self.lines), "error": self.error,
+            "rng": {"chance": self.chance_rng.bit_generator.state,
+                    "seats": [r.bit_generator.state for r in self.seat_rngs]},
+            "state": self.state.serialize(),
+        }, "autosave")
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _act(self, seat: int, action: Any) -> Step:
+        backup = self.state.clone()
+        trajectory = self._trajectory(seat, action)
+        try:
+            line = action_step(self.state, seat, action, len(self.lines))
+        except (TableError, RulesError):  # the table refused or failed: nothing happened
+            self.state = backup
+            raise
+        return self._record(line, trajectory)
+
+    def _trajectory(self, seat: int, action: Any) -> dict[str, Any] | None:
+        """A throw on the physics table, recorded at 60 Hz for the clients to play back
+        (the window's own recorder: `simulator.render.session.record_throw`)."""
+        if not (isinstance(action, tuple) and len(action) == 3 and action[0] == "throw"):
+            return None
+        from simulator.physics.world import PhysicsError, PlacementError
+        from simulator.render.session import record_throw
+
+        try:
+            _throw, report, _s = record_throw(self.state, action[1], action[2], seat + 1)
+        except (PhysicsError, PlacementError):  # the engine's own throw says the same next
+            return None
+        if report is None or not report.trajectory:
+            return None
+        return {"hz": 60, "frames": [{"t": round(f.t, 6),
+                                      "poses": {n: [[round(v, 6) for v in p], [round(v, 7) for v in q]]
+                                                for n, (p, q) in sorted(f.poses.items())}}
+                                     for f in report.trajectory]}
+
+    def _record(self, line: dict[str, Any], trajectory: dict[str, Any] | None) -> Step:
+        self.lines.append(line)
+        self._append(line)
+        self.save()
+        return Step(len(self.lines) - 1, line, self.state.serialize(), self.to_move(), trajectory)
+
+    def _start_if_full(self) -> None:
+        if self.started or any(s.kind == OPEN for s in self.seats):
+            return
+        players = [s.kind for s in self.seats]
+        self.agents = self._make_agents()
+        bots = effective_bot_settings(self.module, players, None)
+        self.lines.append(header_line(self.spec.name, players, self.seed, self.options,
+                                      self.roller.name, bots, self.state, resumed=False))
+        self._append(self.lines[-1])
+
+    def _make_agents(self) -> list[Agent | None]:
+        players = [s.kind for s in self.seats]
+        bots = effective_bot_settings(self.module, players, None)
+        return [None if kind == HUMAN else make_agent(kind, self.module, self.seat_rngs[i],
+                                                      **bots.get(kind, {}))
+                for i, kind in enumerate(players)]
+
+    def _open_seat(self, seat: int) -> None:
+        if not 0 <= seat < len(self.seats):
+            raise RulesError(f"seat: table {self.id} has seats 0 to {len(self.seats) - 1} "
+                             f"(got {seat})")
+        if self.seats[seat].kind != OPEN:
+            raise RulesError(f"seat: seat {seat} of table {self.id} is taken")
+
+    def _append(self, line: dict[str, Any]) -> None:
+        """Append one line to the log, flushed (the autosave that follows records it)."""
+        if self.folder is None:
+            return
+        path = self.folder / LOG_FILE
+        try:
+            if self._log is None:
+                if len(self.lines) > 1:  # loaded: the log holds exactly the earlier lines
+                    write_text(path, "".join(json.dumps(x) + "\n" for x in self.lines[:-1]),
+                               "game log")
+                self._log = open(path, "a" if len(self.lines) > 1 else "w",  # noqa: SIM115
+                                 encoding="utf-8")
+            self._log.write(json.dumps(line) + "\n")
+            self._log.flush()
+        except OSError as exc:
+            raise OutputError(path, "game log", reason(exc)) from None
+
+    def _restore_streams(self, data: dict[str, Any]) -> None:
+        self.chance_rng.bit_generator.state = data["chance"]
+        if len(data["seats"]) != len(self.seat_rngs):
+            raise RulesError("rng: one stream per seat expected")
+        for rng, state in zip(self.seat_rngs, data["seats"], strict=True):
+            rng.bit_generator.state = state
+
+
+def _read_lines(path: Path, count: int) -> list[dict[str, Any]]:
+    """The first `count` lines of a table's log (a line past the autosave is cut)."""
+    raw = read_text(path).split("\n")
+    if len(raw) - 1 < count:
+        raise RulesError(f"{path}: the log has {len(raw) - 1} lines, the autosave {count}")
+    lines = []
+    for number, text in enumerate(raw[:count], start=1):
+        try:
+            lines.append(json.loads(text))
+        except json.JSONDecodeError:
+            raise RulesError(f"{path}: line {number}: not JSON") from None
+    return lines
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
