@@ -90,6 +90,8 @@ def make_scene(session: DiceSession) -> DiceTableScene:
 
 def _build_board(scene: DiceTableScene, ruins: bool) -> None:
     board = scene._static.attachNewNode("warlands")
+    text = scene.root.attachNewNode("board-text")  # beside scene.labels, which paint() clears
+    text.setState(scene.labels.getState())
     for cell in range(CELLS):
         row, col = divmod(cell, SIZE)
         if row == home_row(0):
@@ -108,11 +110,11 @@ def _build_board(scene: DiceTableScene, ruins: bool) -> None:
         x, _y = field_xy(col)
         for player in (0, 1):
             scene.label("abcdefg"[col], (x, side_y(player) + (-0.028 if player == 0 else 0.028)),
-                        (0.9, 0.88, 0.8, 1.0), 0.03, static=True)
+                        (0.9, 0.88, 0.8, 1.0), 0.03, static=True).reparentTo(text)
     for row in range(SIZE):
         _x, y = field_xy(row * SIZE)
         scene.label(str(row + 1), (BOARD_AT[0] + SIZE / 2 * FIELD + 0.02, y),
-                    (0.9, 0.88, 0.8, 1.0), 0.03, static=True)
+                    (0.9, 0.88, 0.8, 1.0), 0.03, static=True).reparentTo(text)
 
 
 def paint(scene: DiceTableScene, session: DiceSession) -> None:

@@ -1,0 +1,414 @@
+"""D-Day Dice in the window: the battle map's sectors as a board of tiles (title, Enemy
+Fire, machine gun, bunker and each border's Courage cost written on them), every unit's
+marker on its sector, a Player Sheet per unit beside the map (soldiers as counters,
+Courage, equipment points, Specialists and Items), and the acting unit's six dice lying in
+a row, red, red, white, white, blue, blue, the ones set aside moved to a row of their own
+and those a skull cancelled turned askew. Every roll (the six dice, re-rolls, machine-gun
+fire, minefields, Surge) is thrown into the tray by the physics
+(`simulator.render.dice_window`), the faces shown being the faces the engine receives.
+
+Clicks: after the first roll, two dice to set aside; then dice to re-roll (each click adds
+or drops one) and the tray to throw them; with a skull to pay, the die it removes; in the
+movement phase, the sector to move to (your own sector: stay). Everything else, and every
+one of these, is in the choices list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.dday.game import START_COLOURS, SYMBOL_NAMES
+from simulator.physics.settings import TableSpec
+from simulator.render.dice_scene import DiceTableScene, seat_colour
+from simulator.render.dice_session import DiceSession, Roll, d6_shape
+from simulator.render.dice_window import DiceGameWindow
+from simulator.render.dice_window import new_session as _new_session
+from simulator.render.dice_window import replay_session as _replay_session
+from simulator.render.scene import _box
+from simulator.render.window import Choice, wrap
+
+GAME = "dday"
+PLAYERS = (1, 4)
+TABLE = TableSpec(width=1.5, depth=1.1)
+TRAY_AT = (0.36, 0.3)
+MAP_AT = (-0.33, 0.0)  # m: the middle of the map
+SECTOR_W, SECTOR_D = 0.2, 0.1  # m: one sector tile, across and along the advance
+TILE_Z = 0.003
+DIE_X0, DIE_STEP = 0.1, 0.042  # m: the six dice's row, left to right
+ROLLED_Y, KEPT_Y = 0.06, -0.0  # m: the rolled row, the row of dice set aside
+SHEET_Y0, SHEET_STEP = -0.1, 0.105  # m: unit k's Player Sheet starts at y0 - k * step
+DIE_RGB = {"red": (0.8, 0.14, 0.12), "white": (0.94, 0.93, 0.9), "blue": (0.15, 0.3, 0.8)}
+FIRE_RGB = (0.25, 0.25, 0.25)  # machine-gun and minefield rolls
+TILE_RGB = (0.78, 0.72, 0.56)  # sand
+MG_RGB = (0.74, 0.6, 0.5)  # a sector under machine-gun fire
+BUNKER_RGB = (0.55, 0.55, 0.58)
+SOLDIER_RGB = (0.35, 0.48, 0.25)
+SELECT = (1.0, 0.85, 0.2, 0.95)
+TEXT = (0.12, 0.1, 0.08, 1.0)
+PALE = (0.93, 0.92, 0.86, 1.0)
+
+
+# -- where things are ----------------------------------------------------------------------
+
+
+def sector_xy(row: int, col: int, rows: int, cols: int) -> tuple[float, float]:
+    """A sector's middle: the landing at the -y end, the bunker at +y."""
+    return (MAP_AT[0] + (col - (cols - 1) / 2) * SECTOR_W,
+            MAP_AT[1] + (row - (rows - 1) / 2) * SECTOR_D)
+
+
+def sector_at(state: Any, sector_id: str) -> tuple[float, float]:
+    s = state.map.sectors[sector_id]
+    rows = max(x.row for x in state.map.sectors.values()) + 1
+    cols = max(x.col for x in state.map.sectors.values()) + 1
+    return sector_xy(s.row, s.col, rows, cols)
+
+
+def die_xy(index: int, kept: bool) -> tuple[float, float]:
+    """Die `index` (0..5) of the unit's six: in the rolled row, or set aside below it."""
+    return (DIE_X0 + index * DIE_STEP, KEPT_Y if kept else ROLLED_Y)
+
+
+def marker_xy(state: Any, unit: int) -> tuple[float, float]:
+    x, y = sector_at(state, state.units[unit].sector)
+    return (x - 0.06 + 0.035 * unit, y - 0.022)
+
+
+def sheet_y(unit: int) -> float:
+    return SHEET_Y0 - unit * SHEET_STEP
+
+
+def soldier_xy(unit: int, k: int) -> tuple[float, float]:
+    return (0.06 + k * 0.02, sheet_y(unit) - 0.03)
+
+
+def shown_unit(state: Any) -> int:
+    """The unit whose dice lie on the table: the one to act, else the last with dice."""
+    if 0 <= state.seat < len(state.units) and state.units[state.seat].dice:
+        return int(state.seat)
+    with_dice = [i for i, u in enumerate(state.units) if u.dice]
+    return with_dice[-1] if with_dice else 0
+
+
+# -- the scene (shared by the window and `tabletop render`) --------------------------------
+
+
+def make_scene(session: DiceSession) -> DiceTableScene:
+    scene = DiceTableScene(TABLE, tray_at=TRAY_AT)
+    _build_map(scene, session.state)
+    return scene
+
+
+def _build_map(scene: DiceTableScene, state: Any) -> None:
+    board = scene._static.attachNewNode("battle-map")
+    text = scene.root.attachNewNode("map-text")  # beside scene.labels, which paint() clears
+    text.setState(scene.labels.getState())
+    bm = state.map
+    for s in bm.sectors.values():
+        x, y = sector_at(state, s.id)
+        rgb = BUNKER_RGB if s.bunker else MG_RGB if s.machine_gun else TILE_RGB
+        hw, hd = SECTOR_W / 2 - 0.002, SECTOR_D / 2 - 0.002
+        board.attachNewNode(_box((x - hw, y - hd, 0.0), (x + hw, y + hd, TILE_Z),
+                                 (*rgb, 1.0), (*rgb, 1.0))).setName(f"sector:{s.id}")
+        scene.label(s.title, (x, y + 0.022), TEXT, 0.017, z=TILE_Z + 0.001,
+                    static=True).reparentTo(text)
+        tags = f"EF {s.enemy_fire}" + ("  MG" if s.machine_gun else "") \
+            + ("  bunker" if s.bunker else "") + f"  max {s.max_turns} turns"
+        scene.label(tags, (x, y + 0.002), TEXT, 0.014, z=TILE_Z + 0.001,
+                    static=True).reparentTo(text)
+        notes = [r.describe() for r in (*s.instructions, *s.requirements, *s.restrictions,
+                                        *s.penalties, *s.bonuses)]
+        if notes:
+            scene.label("; ".join(notes)[:48], (x, y - 0.036), TEXT, 0.011, z=TILE_Z + 0.001,
+                        static=True).reparentTo(text)
+    for b in bm.borders:
+        (ax, ay), (bx, by) = sector_at(state, b.a), sector_at(state, b.b)
+        forward = bm.sectors[b.a].row != bm.sectors[b.b].row
+        word = (f"C{b.courage}" if forward else "") + (" M" if b.minefield else "")
+        if word.strip():
+            scene.label(word.strip(), ((ax + bx) / 2 + 0.05 * forward, (ay + by) / 2),
+                        (0.7, 0.1, 0.08, 1.0), 0.014, z=TILE_Z + 0.002,
+                        static=True).reparentTo(text)
+
+
+def paint(scene: DiceTableScene, session: DiceSession) -> None:
+    """Markers, Player Sheets and the six dice, from the state."""
+    st = session.state
+    shape = d6_shape()
+    for name in [d for d in scene.dice if not d.startswith("roll:")]:
+        scene.remove_die(name)
+    scene.labels.getChildren().detach()
+    for k, u in enumerate(st.units):
+        rgb = seat_colour(k)
+        if u.status == "active":
+            scene.token(marker_xy(st, k), rgb, radius=0.014).reparentTo(scene.labels)
+        y = sheet_y(k)
+        where = st.map.sectors[u.sector].title
+        head = (f"{session.player_name(k)} [{u.status}] in {where}: courage {u.courage}, "
+                f"EP {u.ep}" + (f", VP {u.vp}" if u.status != "active" else ""))
+        scene.label(head, (0.32, y), (*rgb, 1.0), 0.018, static=True)
+        for j in range(u.soldiers):
+            scene.token(soldier_xy(k, j), SOLDIER_RGB, radius=0.007).reparentTo(scene.labels)
+        kit = (f"specialists: {', '.join(u.specialists) or '-'}; "
+               f"items: {', '.join(u.items) or '-'}" + ("; Medal of Honor" if u.medal == "held"
+                                                        else ""))
+        scene.label(kit[:80], (0.36, y - 0.06), PALE, 0.014, static=True)
+        scene.label(f"{u.soldiers} soldiers", (0.06 + max(u.soldiers, 1) * 0.02 + 0.06,
+                                               y - 0.034), PALE, 0.014, static=True)
+    unit = shown_unit(st)
+    u = st.units[unit]
+    for i, value in enumerate(u.dice):
+        yaw = 35.0 if i in u.cancelled else 0.0
+        scene.place_d6(f"die:{i}", shape, DIE_RGB[u.colours[i]], int(value),
+                       die_xy(i, i in u.kept), yaw_deg=yaw)
+    for j, (value, colour) in enumerate(u.extra):
+        scene.place_d6(f"surge:{j}", shape, DIE_RGB[str(colour)], int(value),
+                       (DIE_X0 + (6 + j) * DIE_STEP, ROLLED_Y))
+    if u.dice:
+        scene.label(f"{session.player_name(unit)}'s dice", (DIE_X0 - 0.075, ROLLED_Y), PALE,
+                    0.016, static=True)
+        if u.kept:
+            scene.label("set aside", (DIE_X0 - 0.075, KEPT_Y), PALE, 0.016, static=True)
+
+
+def caption(session: DiceSession) -> list[str]:
+    from rules.dday.view import PHASES
+
+    st = session.state
+    units = "; ".join(f"{session.player_name(k)} in {st.map.sectors[u.sector].title} "
+                      f"({u.soldiers} soldiers, {u.status})" for k, u in enumerate(st.units))
+    return [f"D-Day Dice, turn {st.turn}, {PHASES.get(st.phase, st.phase)}: {units}"]
+
+
+def seat_heading(seat: int, n: int) -> float:
+    """Everyone looks up the beach, from the landing craft."""
+    return 0.0
+
+
+def roll_colours(state: Any, n: int) -> list[tuple[float, float, float]]:
+    """The six dice by position; a re-roll the dice it throws; fire and minefields grey."""
+    if state.node != "chance":
+        return [FIRE_RGB] * n
+    purpose, _n, idx = state.chance
+    u = state.units[state.seat]
+    if purpose == "roll":
+        return [DIE_RGB[c] for c in START_COLOURS][:n]
+    if purpose == "reroll":
+        return [DIE_RGB[u.colours[i]] for i in idx][:n]
+    if purpose == "surge":
+        return [DIE_RGB["white"]] * n
+    return [FIRE_RGB] * n
+
+
+def named_pieces(scene: DiceTableScene, session: DiceSession
+                 ) -> dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]]:
+    """Pieces a picture test looks for: each of the shown unit's dice (its colour, at a
+    point of the top face away from the pips), each unit marker, and sectors' sand."""
+    st = session.state
+    shape = d6_shape()
+    top = 2 * float(shape.poly.face_offsets[0])
+    off = 0.3 * float(shape.poly.face_offsets[0])
+    out: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {}
+    u = st.units[shown_unit(st)]
+    for i in range(len(u.dice)):
+        if i in u.cancelled:
+            continue
+        x, y = die_xy(i, i in u.kept)
+        out[f"die {i + 1} ({u.colours[i]})"] = ((x + off, y + off, top), DIE_RGB[u.colours[i]])
+    for k, unit in enumerate(st.units):
+        if unit.status == "active":
+            x, y = marker_xy(st, k)
+            out[f"marker of unit {k + 1}"] = ((x, y, 0.004), seat_colour(k))
+    for s in st.map.sectors.values():
+        if not s.bunker and not s.machine_gun:
+            x, y = sector_at(st, s.id)
+            out[f"sector {s.id}"] = ((x + 0.085, y + 0.04, TILE_Z), TILE_RGB)
+    return out
+
+
+# -- the window ----------------------------------------------------------------------------
+
+
+class App(DiceGameWindow):
+    GAME_TITLE = "D-Day Dice"
+
+    def init_game(self) -> None:
+        self.picked: list[int] = []  # dice chosen so far (to set aside, or to re-roll)
+
+    def make_scene(self) -> DiceTableScene:
+        return make_scene(self.session)
+
+    def sync_scene(self) -> None:
+        paint(self.scene, self.session)
+
+    def seat_heading(self, seat: int) -> float:
+        return seat_heading(seat, len(self.session.players))
+
+    def roll_colours(self, roll: Roll) -> list[tuple[float, float, float]]:
+        return roll_colours(self.session.state, len(roll.faces))
+
+    def status_text(self) -> str:
+        from rules.dday.view import PHASES
+
+        st = self.session.state
+        if st.is_terminal():
+            now = f"Game over: {self.result_text()}"
+        elif st.node == "chance":
+            now = "the dice are thrown"
+        else:
+            now = f"{self.session.player_name(st.seat)}: {st.node.replace('_', ' ')}"
+        return f"D-Day Dice  turn {st.turn}, {PHASES.get(st.phase, st.phase)}\n{now}"
+
+    def panels(self) -> list[tuple[str, tuple[float, float, float]]]:
+        st = self.session.state
+        out = []
+        for k, u in enumerate(st.units):
+            sec = st.map.sectors[u.sector]
+            lines = [("> " if k == st.seat and not st.is_terminal() else "")
+                     + f"{self.session.player_name(k)} [{u.status}]",
+                     f"{sec.title} (EF {sec.enemy_fire}), turn {u.turns_here + 1} of "
+                     f"{sec.max_turns}",
+                     f"soldiers {u.soldiers}, courage {u.courage}, EP {u.ep}, VP {u.vp}",
+                     f"specialists: {', '.join(u.specialists) or '-'}",
+                     f"items: {', '.join(u.items) or '-'}"]
+            if u.dice:
+                lines.append("dice: " + " ".join(
+                    f"{SYMBOL_NAMES[v]}{'*' if i in u.kept else ''}" for i, v in enumerate(u.dice)
+                    if i not in u.cancelled))
+            out.append(("\n".join(wrap(line, 44) for line in lines), seat_colour(k)))
+        return out
+
+    def prompt_lines(self) -> list[str]:
+        lines = super().prompt_lines()
+        st = self.session.state
+        if not self.human_to_act():
+            return lines
+        if st.node == "keep":
+            lines.append("click two dice to set aside" + (f" (picked {self.picked[0] + 1})"
+                                                         if self.picked else ""))
+        elif st.node == "rolling":
+            chosen = ", ".join(str(i + 1) for i in self.picked) or "none"
+            lines.append(f"click dice to re-roll (chosen: {chosen}), then the tray to throw "
+                         "them; 'done' in the list keeps this result")
+        elif st.node == "cancel":
+            lines.append("a skull: click the die it removes")
+        elif st.node == "move":
+            lines.append("click the sector to move to (your own: stay)")
+        return lines
+
+    def make_choices(self) -> list[Choice]:
+        s = self.session
+        legal = s.legal()
+        if s.state.node == "rolling" and self.picked:
+            wanted = ("reroll", tuple(sorted(self.picked)))
+            legal = [a for a in legal if a == wanted] + [a for a in legal if a != wanted]
+        return [Choice(s.state.action_to_string(a), action=a) for a in legal]
+
+    def draw_overlay(self) -> None:
+        st = self.session.state
+        if st.is_terminal():
+            return
+        for i in self.picked:
+            u = st.units[st.seat]
+            self.scene.ring(die_xy(i, i in u.kept), 0.016, SELECT, width=0.003)
+        if 0 <= st.seat < len(st.units) and st.units[st.seat].status == "active":
+            self.scene.ring(marker_xy(st, st.seat), 0.02, (*seat_colour(st.seat), 0.95),
+                            width=0.004)
+
+    def apply(self, action: Any, bot: bool = False) -> Any:
+        self.picked = []
+        return super().apply(action, bot)
+
+    def pieces(self) -> dict[Any, tuple[tuple[float, float, float], float]]:
+        """What a click can hit: the six dice, the tray, every sector tile."""
+        st = self.session.state
+        out: dict[Any, tuple[tuple[float, float, float], float]] = {}
+        u = st.units[shown_unit(st)]
+        for i in range(len(u.dice)):
+            out[("die", i)] = ((*die_xy(i, i in u.kept), 0.008), 0.014)
+        out[("tray", 0)] = ((TRAY_AT[0], TRAY_AT[1], 0.01), 0.1)
+        for sid in st.map.sectors:
+            out[("sector", sid)] = ((*sector_at(st, sid), TILE_Z), SECTOR_D * 0.5)
+        return out
+
+    def click(self, pos: tuple[float, float]) -> None:
+        picked = self.pick_sphere(pos, self.pieces())
+        if picked is None or not self.human_to_act():
+            return
+        action = self.action_for(picked)
+        if action is None:
+            self.refresh()
+            return
+        self.apply(action)
+
+    def action_for(self, picked: tuple[str, Any]) -> tuple[Any, ...] | None:
+        """The engine action a click on `picked` makes, or None (a die picked or dropped,
+        or nothing to do there: the prompt says which)."""
+        st = self.session.state
+        legal = self.session.legal()
+        kind, what = picked
+        node = st.node
+        if node == "keep" and kind == "die":
+            if what in self.picked:
+                self.picked.remove(what)
+                return None
+            self.picked.append(what)
+            if len(self.picked) == 2:
+                action = ("keep", *sorted(self.picked))
+                if action in legal:
+                    return action
+                self.picked = []
+            return None
+        if node == "rolling" and kind == "die":
+            if what in st.units[st.seat].kept:
+                self.message = "that die is set aside: it stays"
+            elif what in self.picked:
+                self.picked.remove(what)
+            else:
+                self.picked.append(what)
+            return None
+        if node == "rolling" and kind == "tray":
+            action = ("reroll", tuple(sorted(self.picked)))
+            if action in legal:
+                return action
+            self.message = "pick the dice to re-roll first (re-rolls left: " \
+                f"{2 - st.units[st.seat].rerolls})"
+            return None
+        if node == "cancel" and kind == "die" and ("cancel", what) in legal:
+            return ("cancel", what)
+        if node == "move" and kind == "sector":
+            if what == st.units[st.seat].sector and ("stay",) in legal:
+                return ("stay",)
+            for action in (("move", what), ("move", what, "whistle")):
+                if action in legal:
+                    return action
+            self.message = f"no move to {st.map.sectors[what].title} from here"
+            return None
+        self.message = "nothing to do with that piece now (see the choices at the right)"
+        return None
+
+
+# -- the module interface (see simulator.render.app) ---------------------------------------
+
+
+def new_session(players: list[str], seed: int, options: dict[str, Any], log: Any = None,
+                bot_settings: dict[str, dict[str, Any]] | None = None) -> DiceSession:
+    return _new_session(GAME, players, seed, options, log, bot_settings)
+
+
+def replay_session(log_path: Any) -> tuple[DiceSession, list[Any], list[str | None]]:
+    return _replay_session(GAME, log_path)
+
+
+def picture(session: DiceSession, size: tuple[int, int], shading: str = "auto") -> Any:
+    import sys
+
+    from simulator.render.dice_picture import DicePicture
+
+    return DicePicture(session, size, sys.modules[__name__], shading)
+
+
+def play_turns(session: DiceSession, turns: int) -> int:
+    from simulator.render.dice_session import play_turns as play
+
+    return play(session, turns)
