@@ -2,6 +2,7 @@
 driver that fails (or a display that vanishes) cannot take the test run down with it.
 
     python tests/look_script.py dice OUT.png SHADING   # three solid dice, the overview camera
+    python tests/look_script.py pieces GAME OUT.png SHADING  # a game's table from the top
 
 Prints one JSON line: the drawing path and where each die rests.
 """
@@ -49,7 +50,36 @@ def dice(out: str, shading: str) -> dict:
     return result
 
 
+def pieces(game: str, out: str, shading: str) -> dict:
+    """A game played a few turns by bots, drawn from the top; where each named piece of the
+    game's `named_pieces` is seen (px) and the colour it should have there."""
+    from simulator.render.app import window_module
+
+    module = window_module(game)
+    assert module is not None
+    session = module.new_session(["random"] * module.PLAYERS[0], 5, {})
+    module.play_turns(session, 6)
+    size = (1280, 720)  # a d6 seen from the top is 12 px across here
+    picture = module.picture(session, size, shading)
+    cam = picture.camera("top")
+    pixels = picture.render(cam, caption=False, inset=False)
+    from PIL import Image
+
+    Image.fromarray(pixels).save(out)
+    named = {}
+    for name, (point, rgb) in module.named_pieces(picture.scene, session).items():
+        xy = cam.project(point, size)
+        assert xy is not None, name
+        named[name] = {"xy": list(xy), "rgb": list(rgb)}
+    result = {"path": picture.renderer.path.name, "pieces": named}
+    picture.close()
+    return result
+
+
 if __name__ == "__main__":
-    mode, out, shading = sys.argv[1:4]
-    assert mode == "dice", mode
-    print(json.dumps(dice(out, shading)))
+    if sys.argv[1] == "pieces":
+        print(json.dumps(pieces(*sys.argv[2:5])))
+    else:
+        mode, out, shading = sys.argv[1:4]
+        assert mode == "dice", mode
+        print(json.dumps(dice(out, shading)))
