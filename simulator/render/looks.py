@@ -12,6 +12,7 @@ module (`simulator.art.faces.render_side`).
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,6 +81,92 @@ def face_uvs(side_of_face: tuple[int, ...], faces: tuple[tuple[int, ...], ...],
             row.append(atlas_uv(side_of_face[f], f, axis))
         out.append(row)
     return out
+
+
+# -- any die: its values drawn on its faces ---------------------------------------------------
+
+VALUE_COLS = 8  # a value atlas holds face f in cell f: 8 x 4 cells serve up to 32 faces
+VALUE_MARGIN = 0.08  # share of a cell left round a face's polygon
+
+
+def value_look(values: tuple[int, ...], uvs: list[list[tuple[float, float]]],
+               rgb: tuple[int, int, int] = (236, 232, 220)) -> DieLook:
+    """An atlas for any die: face f's value (from the die's data) in cell f on a body of
+    `rgb`, sized to sit inside the circle inscribed in face f's polygon (`uvs`, from
+    `polygon_uvs`). 6 and 9 carry a dot so they read the right way up."""
+    key = tuple(tuple((round(u, 6), round(v, 6)) for u, v in face) for face in uvs)
+    return _value_look_cached(tuple(values), key, rgb)
+
+
+def polygon_uvs(vertices: np.ndarray, faces: tuple[tuple[int, ...], ...],
+                normals: np.ndarray) -> list[list[tuple[float, float]]]:
+    """For each face (any convex polygon), the atlas uv of each of its vertices: the face
+    seen from outside, its first edge level, centred in cell f and scaled to fit it."""
+    rows = _value_rows(len(faces))
+    out = []
+    for f, face in enumerate(faces):
+        flat = _flat(vertices, face, normals[f])
+        half = float(np.abs(flat).max())
+        scale = (0.5 - VALUE_MARGIN) / half
+        col, row = f % VALUE_COLS, f // VALUE_COLS
+        out.append([((col + 0.5 + x * scale) / VALUE_COLS, 1.0 - (row + 0.5 - y * scale) / rows)
+                    for x, y in flat])
+    return out
+
+
+@functools.cache
+def _value_look_cached(values: tuple[int, ...], uvs: tuple[tuple[tuple[float, float], ...], ...],
+                       rgb: tuple[int, int, int]) -> DieLook:
+    from PIL import ImageDraw
+
+    from simulator.art.faces import art_font
+
+    rows = _value_rows(len(values))
+    img = Image.new("RGBA", (CELL * VALUE_COLS, CELL * rows), (*rgb, 255))
+    draw = ImageDraw.Draw(img)
+    ink = (30, 28, 26, 255) if sum(rgb) > 380 else (248, 246, 240, 255)
+    for f, value in enumerate(values):
+        corners = np.array([(u * CELL * VALUE_COLS, (1.0 - v) * CELL * rows) for u, v in uvs[f]])
+        centre = corners.mean(axis=0)
+        room = min(_segment_distance(centre, corners[k], corners[(k + 1) % len(corners)])
+                   for k in range(len(corners)))
+        text = str(value) + ("." if str(value).strip("69") == "" else "")
+        px = CELL * 0.4
+        while True:  # the largest type whose box fits the inscribed circle
+            font = art_font("bold", px)
+            left, top, right, bottom = draw.textbbox((0, 0), text, font=font, anchor="mm")
+            if math.hypot(right - left, bottom - top) / 2 <= 0.9 * room or px < 8:
+                break
+            px *= 0.9
+        draw.text((float(centre[0]), float(centre[1])), text, fill=ink, font=font, anchor="mm")
+    key = "values-" + "-".join(map(str, values)) + f"-{hash(uvs) & 0xFFFFFFFF:x}-" + "-".join(
+        map(str, rgb))
+    return DieLook(key, img)
+
+
+def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    d = b - a
+    t = float(np.clip((p - a) @ d / (d @ d), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + t * d)))
+
+
+def _value_rows(n_faces: int) -> int:
+    """Rows of a value atlas: a power of two (the software renderer's textures are)."""
+    rows = 1
+    while rows * VALUE_COLS < n_faces:
+        rows *= 2
+    return rows
+
+
+def _flat(vertices: np.ndarray, face: tuple[int, ...], normal: np.ndarray) -> np.ndarray:
+    """A face's corners in its own plane, seen from outside (x along its first edge, y up),
+    about its centre."""
+    pts = np.asarray(vertices, dtype=float)[list(face)]
+    u = pts[1] - pts[0]
+    u /= np.linalg.norm(u)
+    w = np.cross(normal, u)
+    rel = pts - pts.mean(axis=0)
+    return np.column_stack([rel @ u, rel @ w])
 
 
 # -- helpers ------------------------------------------------------------------------------

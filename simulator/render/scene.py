@@ -61,6 +61,7 @@ from simulator.render.looks import (
     face_uvs,
     felt_look,
     linear,
+    polygon_uvs,
     wood_look,
 )
 
@@ -306,8 +307,8 @@ class TableScene:
             return cached
         if poly.kind == "octahedron":
             uvs = face_uvs(side_of_face, poly.faces, poly.vertices)
-        else:  # any other die: faces without art
-            uvs = [[(0.5, 0.5)] * len(f) for f in poly.faces]
+        else:  # any other die: face f in cell f of its value atlas (looks.value_look)
+            uvs = polygon_uvs(poly.vertices, poly.faces, poly.normals)
         fmt = GeomVertexFormat.getV3n3t2()
         data = GeomVertexData("die", fmt, Geom.UH_static)
         vw, nw, tw = (GeomVertexWriter(data, c) for c in ("vertex", "normal", "texcoord"))
