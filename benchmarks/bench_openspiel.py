@@ -31,10 +31,8 @@ from rules import registry
 from rules.core.bots import make_agent
 from rules.core.rollers import SeededRoller
 from rules.core.runner import effective_bot_settings, streams
-from simulator.ai import openspiel, require
+from simulator.ai import script_import
 from simulator.experiments.stats import wilson
-
-mcts = require("open_spiel.python.algorithms.mcts")
 
 DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
     "deep-white-sea": {"max_turns": 30},
@@ -43,9 +41,10 @@ DEFAULT_PARAMS: dict[str, dict[str, Any]] = {
 }
 
 
-class HeuristicEvaluator(mcts.Evaluator):  # type: ignore[misc,name-defined]
-    """Values a leaf by the game's own `heuristic` (each player's standing in [0, 1], the
-    range of our returns); priors uniform."""
+class HeuristicEvaluator:
+    """An OpenSpiel MCTS evaluator (`mcts.Evaluator`'s two methods): values a leaf by the
+    game's own `heuristic` (each player's standing in [0, 1], the range of our returns);
+    priors uniform."""
 
     def __init__(self, module: Any) -> None:
         self.module = module
@@ -65,6 +64,8 @@ class HeuristicEvaluator(mcts.Evaluator):  # type: ignore[misc,name-defined]
 def play(game: Any, seat: int, opponent: str, seed: int, simulations: int,
          evaluator: str) -> tuple[float, list[float], list[float]]:
     """One game: MCTS's return and the seconds of each MCTS and opponent move."""
+    openspiel = script_import("simulator.ai.openspiel")
+    mcts = script_import("open_spiel.python.algorithms.mcts")
     spec = game.spec
     module = spec.module()
     players = [opponent] * game.players
@@ -114,6 +115,7 @@ def main() -> None:
     ap.add_argument("--evaluator", default="heuristic", choices=("heuristic", "random"))
     ap.add_argument("--seed", type=int, default=1000)
     args = ap.parse_args()
+    openspiel = script_import("simulator.ai.openspiel")
     print(f"OpenSpiel MCTS, {args.simulations} simulations a move, {args.evaluator} "
           f"evaluator; {args.games} games a pairing")
     for name in args.game or registry.names():

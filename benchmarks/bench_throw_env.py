@@ -16,11 +16,12 @@ import time
 
 import numpy as np
 
-from simulator.ai import throw_env
+from simulator.ai import script_import
 
 
 def run(table: str, opponent: str, steps: int, seed: int) -> tuple[float, float]:
     """(steps per second, mean reward) over `steps` random throws."""
+    throw_env = script_import("simulator.ai.throw_env")
     env = throw_env.DeepWhiteSeaThrowEnv(table=table, opponent=opponent)
     env.action_space.seed(seed)
     rewards = []
@@ -42,6 +43,7 @@ def main() -> None:
     ap.add_argument("--opponent", action="append", choices=("random", "greedy", "planner"))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    throw_env = script_import("simulator.ai.throw_env")
     for table in args.table or ["physics", "kinematic"]:
         for opponent in args.opponent or ["random", "greedy"]:
             rate, reward = run(table, opponent, args.steps, args.seed)

@@ -1,7 +1,7 @@
 """Learn a throw on `tabletop/DeepWhiteSeaThrow-v0` with the cross-entropy method, on CPU,
 in minutes, and show that it beats random throws.
 
-    python -m benchmarks.train_throw [--iterations 12] [--population 16] [--episodes 2]
+    python -m benchmarks.train_throw [--iterations 12] [--population 20] [--episodes 4]
         [--table physics] [--opponent random] [--out throw_cem.png]
 
 The policy is one Gaussian over the 8 action numbers (the same throw for every position:
@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
 from dice_models import outfiles
-from simulator.ai import throw_env
+from simulator.ai import script_import
 
 ELITE_SHARE = 0.2
 EXTRA_NOISE = 0.05  # added to the refitted standard deviation (Szita & Lorincz 2006)
 
 
-def episode_reward(env: throw_env.DeepWhiteSeaThrowEnv, policy: np.ndarray | None,
+def episode_reward(env: Any, policy: np.ndarray | None,
                    seed: int, rng: np.random.Generator) -> float:
     """Mean reward per throw of one seeded episode; `policy` None throws at random."""
     env.reset(seed=seed)
@@ -58,16 +59,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--iterations", type=int, default=12)
-    ap.add_argument("--population", type=int, default=16)
-    ap.add_argument("--episodes", type=int, default=2, help="episodes per candidate")
+    ap.add_argument("--population", type=int, default=20)
+    ap.add_argument("--episodes", type=int, default=4, help="episodes per candidate")
     ap.add_argument("--throws", type=int, default=5, help="throws per episode")
-    ap.add_argument("--test", type=int, default=40, help="test episodes per policy")
+    ap.add_argument("--test", type=int, default=60, help="test episodes per policy")
     ap.add_argument("--table", default="physics", choices=("physics", "kinematic"))
     ap.add_argument("--opponent", default="random", choices=("random", "greedy", "planner"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="throw_cem.png")
     args = ap.parse_args()
     outfiles.check_target(args.out)
+    throw_env = script_import("simulator.ai.throw_env")
     env = throw_env.DeepWhiteSeaThrowEnv(table=args.table, opponent=args.opponent,
                                          max_throws=args.throws)
     rng = np.random.default_rng(args.seed)
@@ -98,11 +100,11 @@ def main() -> None:
     diff = interval([a - b for a, b in zip(learned, random, strict=True)])
     print(f"learned - random (paired by seed): {diff[0]:+.2f} [95% {diff[1]:+.2f}, "
           f"{diff[2]:+.2f}]; learned throw (scaled action) {np.round(mean, 2).tolist()}")
-    plot(curve, args.out, args.table)
+    plot(curve, args.out, f"{throw_env.ENV_ID}, {args.table} table")
     print(f"learning curve: {args.out}")
 
 
-def plot(curve: list[tuple[float, float, float, float]], out: str, table: str) -> None:
+def plot(curve: list[tuple[float, float, float, float]], out: str, title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -116,7 +118,7 @@ def plot(curve: list[tuple[float, float, float, float]], out: str, table: str) -
     ax.plot(x, best, "--", label="elite mean")
     ax.set_xlabel("CEM iteration")
     ax.set_ylabel("reward (points a throw)")
-    ax.set_title(f"{throw_env.ENV_ID}, {table} table")
+    ax.set_title(title)
     ax.legend()
     fig.tight_layout()
     outfiles.write_with(out, lambda p: fig.savefig(p, format="png"))

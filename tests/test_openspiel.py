@@ -203,6 +203,17 @@ def test_without_the_extra_one_line_names_it() -> None:
     assert "pip install -e '.[ai]'" in out and "\n" not in out
 
 
+def test_a_script_without_the_extra_exits_2_with_one_line() -> None:
+    """The benchmarks import the adapters through `script_import`: no traceback."""
+    code = ("import sys; sys.modules['pyspiel'] = None\n"
+            "from simulator.ai import script_import\n"
+            "script_import('simulator.ai.openspiel')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == ("error: pyspiel is not installed: the game-AI adapters need the "
+                          "'ai' extra: pip install -e '.[ai]'\n")
+
+
 def test_a_fairness_lab_run_gives_the_chance_probabilities(tmp_path) -> None:
     """`dice` names a fairness-lab results folder of a d6: each face's share of the throws
     that came to rest on the table (off-table throws do not count)."""

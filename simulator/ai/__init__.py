@@ -14,6 +14,7 @@ numpy and works without the extra.
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 
 INSTALL = "pip install -e '.[ai]'"
@@ -29,5 +30,16 @@ def require(module: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise MissingExtra(f"{module} is not installed ({exc.name or module}): the game-AI "
-                           f"adapters need the 'ai' extra: {INSTALL}") from None
+        missing = exc.name if exc.name and exc.name != module else None
+        raise MissingExtra(f"{module} is not installed{f' ({missing})' if missing else ''}: "
+                           f"the game-AI adapters need the 'ai' extra: {INSTALL}") from None
+
+
+def script_import(module: str) -> ModuleType:
+    """For a script's `main()`: import `module` (an adapter), or say in one line which extra
+    is missing and exit with status 2, as for any other bad setup a user can fix."""
+    try:
+        return importlib.import_module(module)
+    except MissingExtra as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
