@@ -157,76 +157,25 @@ def test_a_recorded_tray_roll_ends_with_its_faces_on_top() -> None:
 # -- offscreen pictures: named pieces where the camera projects them -----------------------
 
 
-def _colour_near(pixels: np.ndarray, xy: tuple[float, float], rgb: tuple[float, ...],
-                 reach: int = 3) -> float:
-    """The smallest distance of the pixel colours within `reach` px of xy to `rgb` (both
-    normalised, so shading that darkens a colour does not count)."""
-    x, y = int(round(xy[0])), int(round(xy[1]))
-    best = 9.0
-    target = np.asarray(rgb, dtype=float) / np.linalg.norm(rgb)
-    for dy in range(-reach, reach + 1):
-        for dx in range(-reach, reach + 1):
-            p = pixels[y + dy, x + dx].astype(float)
-            if p.sum() < 30:
-                continue
-            best = min(best, float(np.linalg.norm(p / np.linalg.norm(p) - target)))
-    return best
-
-
-def test_diced_picture_shows_each_seats_dice_and_the_pool_where_they_stand() -> None:
-    from simulator.render import diced_window as game
-    from simulator.render.dice_scene import POOL_COLOUR, seat_colour
-
-    session = game.new_session(["greedy", "random", "greedy", "random"], 5, {})
-    game.play_turns(session, 2)
-    picture = game.picture(session, (640, 360), "software")
-    try:
-        cam = picture.camera("top")
-        pixels = picture.render(cam, caption=False, inset=False)
-        st = session.state
-        checked = 0
-        for seat in range(st.n):
-            for i in range(st.dice[seat]):
-                xy = cam.project(picture.scene.die_position(f"seat{seat}:{i}"), (640, 360))
-                assert xy is not None
-                # A die's top face is its body colour (the pips are small): seat colours
-                # differ by at least 0.3 here, a felt-green pixel by more.
-                assert _colour_near(pixels, xy, seat_colour(seat), 1) < 0.15, (seat, i)
-                checked += 1
-        xy = cam.project(picture.scene.die_position("pool:0"), (640, 360))
-        assert xy is not None and _colour_near(pixels, xy, POOL_COLOUR, 1) < 0.1
-        # The felt between seats is green, not any die's colour.
-        far = cam.project((0.3, -0.3, 0.0), (640, 360))
-        assert far is not None and _colour_near(pixels, far, seat_colour(0), 0) > 0.3
-        assert checked >= st.n
-    finally:
-        picture.close()
-
-
-def test_hex_picture_shows_each_army_on_its_tile_in_its_colour() -> None:
-    from simulator.render import diceland_hex_window as game
-    from simulator.render.dice_scene import TERRAIN_COLOURS, TILE_Z, seat_colour
-
-    session = game.new_session(["greedy", "random"], 2, {"board": "classic"})
-    game.play_turns(session, 2)
-    picture = game.picture(session, (960, 540), "software")
-    try:
-        cam = picture.camera("top")
-        pixels = picture.render(cam, caption=False, inset=False)
-        st = session.state
-        lay = game.layout_of(session)
-        armies = [t for t in range(st.board.size) if st.owner[t] >= 0]
-        assert len(armies) >= 10
-        for t in armies:
-            xy = cam.project(picture.scene.die_position(f"army:{t}"), (960, 540))
-            assert xy is not None
-            assert _colour_near(pixels, xy, seat_colour(st.owner[t]), 1) < 0.15, t
-        # Beside the army, toward a corner of its tile: the terrain's colour.
-        for t in armies[:5]:
-            cx, cy = lay.centres[t]
-            xy = cam.project((cx + 0.6 * game.RADIUS, cy, TILE_Z), (960, 540))
-            assert xy is not None
-            want = TERRAIN_COLOURS[st.board.terrain[t]]
-            assert _colour_near(pixels, xy, want, 1) < 0.12, (t, st.board.terrain[t])
-    finally:
-        picture.close()
+@pytest.mark.display
+@pytest.mark.parametrize("shading", ["software", "pbr"])
+def test_pictures_show_each_piece_in_its_colour_where_it_stands(shading, xvfb_display,
+                                                                tmp_path) -> None:
+    out = _run(xvfb_display, "pictures", shading, tmp_path / "unused")
+    assert out["path"] == shading
+    # Diced: each seat's dice in the seat's colour (a die's top is its body colour, the pips
+    # are small), the pool's white: of all the seats' colours and the pool's, the one
+    # nearest the pixels where a die stands is its owner's, and near (under 0.1 here in both
+    # paths; seat colours lie 0.3 or more apart).
+    near = 0.15
+    assert len(out["diced"]) >= 5
+    for owner, dists in out["diced"]:
+        assert int(np.argmin(dists)) == owner and dists[owner] < near, (shading, owner, dists)
+    assert out["felt_vs_seat0"] > 0.3  # the felt between seats is no die's colour
+    # Diceland: every army in its owner's colour (Red or Blue) on its tile, the tile in its
+    # terrain's colour.
+    assert len(out["armies"]) >= 10
+    for owner, dists in out["armies"]:
+        assert int(np.argmin(dists)) == owner and dists[owner] < near, (shading, owner, dists)
+    for tile, dist in out["terrain"]:
+        assert dist < 0.12, (shading, "terrain", tile, dist)

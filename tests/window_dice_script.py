@@ -237,8 +237,73 @@ def extras(game: str, log_path: str) -> dict[str, Any]:
     return out
 
 
+def pictures(shading: str, _path: str) -> dict[str, Any]:
+    """Offscreen pictures of Diced and hex drawn by `shading`; for each named piece, how far
+    the colours at its projected position are from its own colour (`colour_distance`)."""
+    from simulator.render import diced_window, diceland_hex_window
+    from simulator.render.dice_scene import POOL_COLOUR, TERRAIN_COLOURS, TILE_Z, seat_colour
+
+    # Large enough that a 16 mm die is about 19 px across in the top view: smaller, the
+    # texture filter blends a six's pips into its body (a red die's top reads pink).
+    size = (1920, 1080)
+    out: dict[str, Any] = {}
+    session = diced_window.new_session(["greedy", "random", "greedy", "random"], 5, {})
+    diced_window.play_turns(session, 2)
+    pic = diced_window.picture(session, size, shading)
+    out["path"] = "pbr" if pic.renderer.pbr else "software"
+    cam = pic.camera("top")
+    px = pic.render(cam, caption=False, inset=False)
+    st = session.state
+    palette = [seat_colour(k) for k in range(st.n)] + [POOL_COLOUR]
+
+    def nearest(point: Any) -> list[float]:
+        xy = cam.project(point, size)
+        return [colour_distance(px, xy, rgb) for rgb in palette]
+
+    # For each die: its owner's index in the palette (the pool last), and its distances.
+    out["diced"] = [[s, nearest(pic.scene.die_position(f"seat{s}:{i}"))]
+                    for s in range(st.n) for i in range(st.dice[s])]
+    out["diced"].append([st.n, nearest(pic.scene.die_position("pool:0"))])
+    out["felt_vs_seat0"] = colour_distance(px, cam.project((0.3, -0.3, 0.0), size),
+                                           seat_colour(0), 0)
+    pic.close()
+    session = diceland_hex_window.new_session(["greedy", "random"], 2, {"board": "classic"})
+    diceland_hex_window.play_turns(session, 2)
+    pic = diceland_hex_window.picture(session, size, shading)
+    cam = pic.camera("top")
+    px = pic.render(cam, caption=False, inset=False)
+    st = session.state
+    lay = diceland_hex_window.layout_of(session)
+    armies = [t for t in range(st.board.size) if st.owner[t] >= 0]
+    out["armies"] = [[st.owner[t], [colour_distance(px, cam.project(
+        pic.scene.die_position(f"army:{t}"), size), seat_colour(k)) for k in (0, 1)]]
+        for t in armies]
+    out["terrain"] = [[t, colour_distance(px, cam.project(
+        (lay.centres[t][0] + 0.6 * diceland_hex_window.RADIUS, lay.centres[t][1], TILE_Z), size),
+        TERRAIN_COLOURS[st.board.terrain[t]])] for t in armies[:6]]
+    pic.close()
+    return out
+
+
+def colour_distance(pixels: Any, xy: Any, rgb: tuple[float, ...], reach: int = 1) -> float:
+    """The smallest distance of the colours within `reach` px of xy to `rgb`, both scaled to
+    unit length (shading that darkens or brightens a colour does not count)."""
+    import numpy as np
+
+    assert xy is not None
+    x, y = int(round(xy[0])), int(round(xy[1]))
+    target = np.asarray(rgb, dtype=float) / np.linalg.norm(rgb)
+    best = 9.0
+    for dy in range(-reach, reach + 1):
+        for dx in range(-reach, reach + 1):
+            p = pixels[y + dy, x + dx].astype(float)
+            if p.sum() >= 30:
+                best = min(best, float(np.linalg.norm(p / np.linalg.norm(p) - target)))
+    return best
+
+
 if __name__ == "__main__":
     mode, game, path = sys.argv[1], sys.argv[2], sys.argv[3]
-    modes = {"play": play, "replay": replay, "extras": extras}
+    modes = {"play": play, "replay": replay, "extras": extras, "pictures": pictures}
     result = modes[mode](game, path)
     print(json.dumps(result))
