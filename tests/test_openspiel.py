@@ -214,25 +214,30 @@ def test_a_script_without_the_extra_exits_2_with_one_line() -> None:
                           "'ai' extra: pip install -e '.[ai]'\n")
 
 
-def test_a_fairness_lab_run_gives_the_chance_probabilities(tmp_path) -> None:
-    """`dice` names a fairness-lab results folder of a d6: each face's share of the throws
-    that came to rest on the table (off-table throws do not count)."""
+def _lab_run(tmp_path, die: str, faces: list[int | None]):
+    """A fairness-lab results folder of `die` holding one throw a face (None: a throw
+    that fell off the table), written through the lab's store."""
     from simulator.experiments import Store, load_experiment
     from simulator.experiments.store import ThrowRow
 
     cfg = tmp_path / "exp.yaml"
-    cfg.write_text("name: d6-check\ndie: d6\nsurface: felt\n"
+    cfg.write_text(f"name: check\ndie: {die}\nsurface: felt\n"
                    "throw: {height: [0.15, 0.3], speed: [0.2, 1.2], spin: [0, 20], "
                    "orientation: uniform}\nthrows: 20\nchunk_size: 20\nseed: 3\n")
     out = tmp_path / "run"
     store = Store.create_or_open(out, load_experiment(cfg))
-    faces = [1, 1, 2, 3, 3, 3, 4, 5, 6, 6]  # shares 0.2, 0.1, 0.3, 0.1, 0.1, 0.2
-    rows = [ThrowRow(i, 1, 0.2, 0.5, 3.0, 0.01, "on_table", None, f, 7 - f, 1.0, 100)
-            for i, f in enumerate(faces)]
-    rows.append(ThrowRow(10, 1, 0.2, 0.5, 3.0, 0.01, "off_table", "fell_off", None, None,
-                         1.0, 100))
-    store.add_chunk(rows)
+    store.add_chunk([ThrowRow(i, 1, 0.2, 0.5, 3.0, 0.01, "off_table" if f is None else "on_table",
+                              "fell_off" if f is None else None, f, None if f is None else 7 - f,
+                              1.0, 100)
+                     for i, f in enumerate(faces)])
     store.close()
+    return out
+
+
+def test_a_fairness_lab_run_gives_the_chance_probabilities(tmp_path) -> None:
+    """`dice` names a fairness-lab results folder of a d6: each face's share of the throws
+    that came to rest on the table (off-table throws do not count)."""
+    out = _lab_run(tmp_path, "d6", [1, 1, 2, 3, 3, 3, 4, 5, 6, 6, None])
     state = openspiel.load("diced", {"dice": str(out)}).new_initial_state()
     outcomes = state.chance_outcomes()
     assert [o for o, _ in outcomes] == list(range(6))
@@ -240,17 +245,7 @@ def test_a_fairness_lab_run_gives_the_chance_probabilities(tmp_path) -> None:
 
 
 def test_a_fairness_lab_run_of_another_die_is_one_line(tmp_path) -> None:
-    from simulator.experiments import Store, load_experiment
-    from simulator.experiments.store import ThrowRow
-
-    cfg = tmp_path / "exp.yaml"
-    cfg.write_text("name: d8-check\ndie: paper-d8\nsurface: felt\n"
-                   "throw: {height: [0.15, 0.3], speed: [0.2, 1.2], spin: [0, 20], "
-                   "orientation: uniform}\nthrows: 20\nchunk_size: 20\nseed: 3\n")
-    out = tmp_path / "run"
-    store = Store.create_or_open(out, load_experiment(cfg))
-    store.add_chunk([ThrowRow(0, 1, 0.2, 0.5, 3.0, 0.01, "on_table", None, 8, 1, 1.0, 100)])
-    store.close()
+    out = _lab_run(tmp_path, "paper-d8", [8])
     with pytest.raises(ValueError, match="dice: the experiment's die is not a d6"):
         openspiel.dice_probabilities(str(out))
 

@@ -75,10 +75,6 @@ def short_name(game: str) -> str:
     return PREFIX + game.replace("-", "_")
 
 
-def names() -> list[str]:
-    return [short_name(g) for g in registry.names()]
-
-
 def game_type(spec: registry.GameSpec, sampled: bool = False) -> Any:
     """The game's facts; `sampled`: its dice are thrown in the physics tray, so chance
     outcomes are sampled, not listed with probabilities."""
