@@ -115,8 +115,12 @@ class Client:
         return reply
 
     async def send(self, kind: str, /, **fields: Any) -> None:
+        await self.send_raw(json.dumps({"type": kind, **fields}))
+
+    async def send_raw(self, data: str | bytes) -> None:
+        """Send a frame as it is (tests send what a broken or hostile client would)."""
         try:
-            await self.ws.send(json.dumps({"type": kind, **fields}))
+            await self.ws.send(data)
         except ConnectionClosed:
             raise ClientError(f"the server closed the connection ({self.closed})") from None
 

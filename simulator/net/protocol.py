@@ -97,7 +97,12 @@ for _schema in SCHEMAS.values():
 
 
 class ProtocolError(ValueError):
-    """A message the server refuses: one line naming the field and the value."""
+    """A message the server refuses: one line naming the field and the value. `request_id`
+    is the message's `id` when it had a good one, so the reply can name the request."""
+
+    def __init__(self, message: str, request_id: int | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
 
 
 def parse(raw: str | bytes) -> dict[str, Any]:
@@ -115,17 +120,19 @@ def parse(raw: str | bytes) -> dict[str, Any]:
         raise ProtocolError(f"message: not acceptable JSON ({_cut(str(exc))})") from None
     if not isinstance(data, dict):
         raise ProtocolError(f"message: must be a JSON object (got {type(data).__name__})")
+    ident = data.get("id")
+    ident = ident if isinstance(ident, int) and not isinstance(ident, bool) else None
     if _depth(data) > MAX_DEPTH:
-        raise ProtocolError(f"message: nested deeper than {MAX_DEPTH} levels")
+        raise ProtocolError(f"message: nested deeper than {MAX_DEPTH} levels", ident)
     kind = data.get("type")
     validator = _VALIDATORS.get(kind) if isinstance(kind, str) else None
     if validator is None:
         raise ProtocolError(f"type: unknown message type {_cut(repr(kind))}; known: "
-                            f"{', '.join(sorted(SCHEMAS))}")
+                            f"{', '.join(sorted(SCHEMAS))}", ident)
     error = _first_error(validator, data)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "message"
-        raise ProtocolError(f"{kind}: {where}: {_cut(error.message)}")
+        raise ProtocolError(f"{kind}: {where}: {_cut(error.message)}", ident)
     return data
 
 

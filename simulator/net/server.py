@@ -176,7 +176,8 @@ class TableServer:
                 try:
                     message = protocol.parse(raw)
                 except ProtocolError as exc:
-                    self._refuse(client, None, str(exc))
+                    request = None if exc.request_id is None else {"id": exc.request_id}
+                    self._refuse(client, request, str(exc))
                     continue
                 await self._dispatch(client, message)
         except ConnectionClosed:
@@ -197,7 +198,8 @@ class TableServer:
         log.info("%s: refused: %s", client.peer, message)
         reply: dict[str, Any] = {"message": message}
         if request is not None:
-            reply["request"] = request.get("type")
+            if "type" in request:
+                reply["request"] = request["type"]
             if "id" in request:
                 reply["id"] = request["id"]
         client.send("error", **reply)

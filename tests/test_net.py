@@ -1,0 +1,466 @@
+"""Network play (issue 19): `tabletop serve` and its clients over real sockets.
+
+Every server here listens on port 0 (a free port, read back), so tests never depend on a
+fixed port. The clients are `simulator.net.client.Client`, the one `tabletop join` uses;
+a seat is played by the game's own players on the client's side (`make_chooser`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from rules.core.runner import verify_log
+from simulator.net import protocol
+from simulator.net.client import Client, ClientError, TableRecord, make_chooser
+from simulator.net.server import TableServer, port_of
+from simulator.net.table import LOG_FILE, TABLE_FILE, GameTable
+
+T = TypeVar("T")
+ROOT = Path(__file__).resolve().parents[1]
+
+# Each game with the seats its test uses ("open" ones are played by the two clients).
+GAMES = {
+    "diced": (["open", "open", "random"], {}),
+    "deep-white-sea": (["open", "open"], {}),  # the physics table: throws have trajectories
+    "dday": (["open", "open"], {}),
+    "dicewar": (["open", "open"], {}),
+    "diceland-hex": (["open", "open"], {}),
+}
+
+
+def run(make: Callable[[], Awaitable[T]], timeout: float = 120.0) -> T:
+    async def bounded() -> T:
+        return await asyncio.wait_for(make(), timeout)
+
+    return asyncio.run(bounded())
+
+
+class Served:
+    """A TableServer listening on a free port, for one `async with`."""
+
+    def __init__(self, games_dir: Path | None) -> None:
+        self.tables = TableServer(games_dir)
+
+    async def __aenter__(self) -> Served:
+        self.tables.load()
+        self.server = await self.tables.start("127.0.0.1", 0)
+        self.url = f"ws://127.0.0.1:{port_of(self.server)}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.server.close()
+        await self.server.wait_closed()
+        await self.tables.close()
+
+
+async def reply_to(client: Client) -> dict[str, Any]:
+    """The next event that is not a step of a table followed: the reply to what was sent."""
+    while True:
+        event = await client.next_event()
+        if event["type"] not in ("step", "seats"):
+            return event
+
+
+def files_of(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def log_lines(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (folder / LOG_FILE).read_text().splitlines()]
+
+
+# -- a whole game of each game ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_two_clients_play_a_whole_game_and_the_servers_log_verifies(game: str,
+                                                                    tmp_path: Path) -> None:
+    seats, options = GAMES[game]
+
+    async def play() -> tuple[TableRecord, TableRecord, str]:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create(game, seats, seed=5, options=options)
+            ra, rb = await a.join(table, 0, "ann"), await b.join(table, 1, "bob")
+            await asyncio.gather(a.follow(ra, make_chooser(game, "random", 1)),
+                                 b.follow(rb, make_chooser(game, "random", 2)))
+            await a.close()
+            await b.close()
+            return ra, rb, table
+
+    ra, rb, table = run(play)
+    folder = tmp_path / table
+    result = verify_log(folder / LOG_FILE)
+    assert result.ok, result.message
+    logged = log_lines(folder)
+    # Both clients saw every line, in order, as the server logged it; each state they were
+    # sent hashed to its line's digest (TableRecord.take checks that as it takes a line).
+    assert ra.lines == logged and rb.lines == logged
+    assert logged[0]["players"][:2] == ["human", "human"] and logged[-1]["type"] == "end"
+    digests = [x.get("digest") for x in logged[1:-1]]
+    assert digests == [x.get("digest") for x in ra.lines[1:-1]] == \
+        [x.get("digest") for x in rb.lines[1:-1]]
+    if game == "deep-white-sea":
+        throws = [i for i, x in enumerate(logged) if x.get("type") == "action"
+                  and x["action"][0] == "throw"]
+        assert throws and sorted(ra.trajectories) == sorted(rb.trajectories) == throws
+        frames = ra.trajectories[throws[0]]["frames"]
+        # 60 Hz frames (1/60 s apart; a gap where every die rested), and the final resting
+        # frame, which may fall on the last regular one
+        gaps = [(f1["t"] - f0["t"]) * 60 for f0, f1 in zip(frames, frames[1:], strict=False)]
+        assert len(frames) > 10 and min(gaps[:-1]) > 0.999 and gaps[-1] >= 0
+        assert sum(abs(g - 1) < 1e-3 for g in gaps) >= len(gaps) - 2
+        # The thrown die's last recorded pose is where the table's outcome put it.
+        first = logged[throws[0]]
+        die, outcome = first["action"][1], first["results"][0]["outcome"]
+        last = [f["poses"][die] for f in frames if die in f["poses"]][-1]
+        assert last[0][:2] == pytest.approx(outcome["position"][:2], abs=1e-6)
+
+
+def test_a_spectator_sees_every_step_and_cannot_act(tmp_path: Path) -> None:
+    async def play() -> tuple[TableRecord, list[dict[str, Any]], str]:
+        async with Served(tmp_path) as s:
+            a, w = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("dicewar", ["open", "random"], seed=2)
+            watched = await w.watch(table)
+            ra = await a.join(table, 0)
+            refusals = []
+            for token in ("", "x" * 32):
+                with pytest.raises(ClientError) as err:
+                    await w.request("act", table=table, seat=0, token=token, action=["pass"])
+                refusals.append(str(err.value))
+            await asyncio.gather(a.follow(ra, make_chooser("dicewar", "random", 1)),
+                                 w.follow(watched))
+            await a.close()
+            await w.close()
+            return watched, [{"m": m} for m in refusals], table
+
+    watched, refusals, table = run(play)
+    assert watched.lines == log_lines(tmp_path / table)
+    assert "token" in refusals[0]["m"] and "not the token of seat 0" in refusals[1]["m"]
+
+
+# -- bad messages never hurt the table ------------------------------------------------------
+
+
+def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
+    """Another seat's action, a forged or missing token, malformed and oversized messages:
+    each gets an error reply; the table's state, log and autosave stay as they were, and
+    the server goes on serving another table."""
+
+    async def probe() -> dict[str, Any]:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("diceland-hex", ["open", "open"], seed=1)
+            ra, rb = await a.join(table, 0), await b.join(table, 1)
+            await a.follow(ra, until=lambda r: r.to_move is not None)
+            mover, other = (ra, rb) if ra.to_move == 0 else (rb, ra)
+            sender = b if other is rb else a
+            folder = tmp_path / table
+            before = files_of(folder), ra.lines[-1]
+            legal = make_chooser("diceland-hex", "random", 3)(ra.state or {})
+            sent = [
+                # another seat's action with one's own token
+                {"type": "act", "table": table, "seat": mover.seat, "token": other.token,
+                 "action": legal},
+                # one's own seat out of turn
+                {"type": "act", "table": table, "seat": other.seat, "token": other.token,
+                 "action": legal},
+                # a forged token, and no token
+                {"type": "act", "table": table, "seat": mover.seat, "token": "A" * 32,
+                 "action": legal},
+                {"type": "act", "table": table, "seat": mover.seat, "action": legal},
+                # an illegal action in turn, a wrong field type, an unknown field
+                {"type": "act", "table": table, "seat": mover.seat, "token": mover.token,
+                 "action": ["fly", 99]},
+                {"type": "act", "table": table, "seat": "0", "token": mover.token,
+                 "action": legal},
+                {"type": "act", "table": table, "seat": mover.seat, "token": mover.token,
+                 "action": legal, "cheat": True},
+                {"type": "launch"},
+            ]
+            replies = []
+            for message in sent:
+                await sender.send_raw(json.dumps(message))
+                replies.append(await reply_to(sender))
+            raw = ["{not json", "[1, 2]", '{"type": "list", "id": NaN}',
+                   json.dumps({"type": "hello", "name": "x" * (protocol.MAX_MESSAGE_BYTES + 1)}),
+                   b"\x00\x01binary", "[" * 5000 + "]" * 5000]
+            for text in raw:
+                await sender.send_raw(text)
+                replies.append(await reply_to(sender))
+            # another table is served all the while
+            c = await Client.open(s.url)
+            elsewhere = await c.create("diced", ["random", "random", "random"], seed=4)
+            served = await c.tables()
+            after = files_of(folder), s.tables.tables[table].game.lines[-1]
+            # the one whose turn it is still plays on
+            state_after = s.tables.tables[table].game.state.serialize()
+            for client in (a, b, c):
+                await client.close()
+            return {"replies": replies, "before": before, "after": after, "served": served,
+                    "elsewhere": elsewhere, "refused": s.tables.refused, "state": state_after,
+                    "sent_state": ra.state}
+
+    out = run(probe)
+    assert [r["type"] for r in out["replies"]] == ["error"] * 14
+    words = [r["message"] for r in out["replies"]]
+    assert "not the token of seat" in words[0]
+    assert "turn" in words[1]
+    assert "not the token of seat" in words[2]
+    assert "'token' is a required property" in words[3]
+    assert "not a legal action" in words[4]
+    assert "seat" in words[5] and "is not of type 'integer'" in words[5]
+    assert "'cheat' was unexpected" in words[6]
+    assert "unknown message type 'launch'" in words[7]
+    assert "not JSON" in words[8] and "must be a JSON object" in words[9]
+    assert "NaN is not a JSON number" in words[10]
+    assert f"over the limit of {protocol.MAX_MESSAGE_BYTES}" in words[11]
+    assert "binary" in words[12] and "not acceptable JSON" in words[13]
+    assert out["before"] == out["after"]  # log, autosave and last line as they were
+    assert out["state"] == out["sent_state"]
+    assert out["refused"] == 14
+    assert any(t["table"] == out["elsewhere"] for t in out["served"])
+
+
+def test_a_flood_is_refused_then_closed_and_others_are_served(tmp_path: Path) -> None:
+    async def flood() -> dict[str, Any]:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("dicewar", ["open", "open"], seed=3)
+            ra, rb = await a.join(table, 0), await b.join(table, 1)
+            await a.follow(ra, until=lambda r: r.to_move is not None)
+            folder = tmp_path / table
+            before = files_of(folder)
+            mover = ra if ra.to_move == 0 else rb
+            flooder = a if mover is rb else b
+            other_seat = 1 - int(mover.seat or 0)
+            other_token = rb.token if mover is ra else ra.token
+            message = json.dumps({"type": "act", "table": table, "seat": other_seat,
+                                  "token": other_token, "action": ["pass"]})
+            t0 = time.perf_counter()
+            with pytest.raises(ClientError):
+                for _ in range(protocol.BURST + protocol.CLOSE_AFTER + 50):
+                    await flooder.send_raw(message)
+                    await asyncio.sleep(0)
+                while True:
+                    await flooder.next_event()
+            # a client at another table is answered at once meanwhile, and the table's
+            # own mover still plays
+            c = await Client.open(s.url)
+            t_list = time.perf_counter()
+            await c.tables()
+            answer_s = time.perf_counter() - t_list
+            after = files_of(folder)
+            chooser = make_chooser("dicewar", "random", 9)
+            client = a if mover is ra else b
+            held = len(ra.lines)
+            await client.send("act", table=table, seat=mover.seat, token=mover.token,
+                              action=chooser(ra.state or {}))
+            await client.follow(mover, until=lambda r: len(r.lines) > held)
+            for x in (a, b, c):
+                await x.close()
+            return {"before": before, "after": after, "answer_s": answer_s,
+                    "closed": flooder.closed, "flood_s": time.perf_counter() - t0}
+
+    out = run(flood)
+    assert out["closed"].startswith("1008")
+    assert out["before"] == out["after"]
+    assert out["answer_s"] < 1.0
+
+
+def test_a_frame_past_the_hard_limit_closes_only_that_connection(tmp_path: Path) -> None:
+    async def big() -> tuple[str | None, int]:
+        async with Served(tmp_path) as s:
+            a = await Client.open(s.url)
+            await a.send_raw("x" * (protocol.HARD_LIMIT_BYTES + 1))
+            with pytest.raises(ClientError):
+                await a.next_event()
+            c = await Client.open(s.url)
+            n = len(await c.tables())
+            await c.close()
+            return a.closed, n
+
+    closed, n = run(big)
+    assert closed is not None and closed.startswith("1009") and n == 0
+
+
+# -- reconnecting, and restarting the server ------------------------------------------------
+
+
+def test_a_killed_client_takes_its_seat_back_with_its_token(tmp_path: Path) -> None:
+    """The client drops its connection right after sending a throw (Deep White Sea, on the
+    physics table): the throw is decided on the server all the same; with its token the
+    client takes its seat back, is sent the whole game so far, and finishes it."""
+
+    async def play() -> tuple[TableRecord, TableRecord, str, int]:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("deep-white-sea", ["open", "open"], seed=7)
+            ra, rb = await a.join(table, 0), await b.join(table, 1)
+            choose_a = make_chooser("deep-white-sea", "random", 1)
+            b_done = asyncio.ensure_future(b.follow(rb, make_chooser("deep-white-sea",
+                                                                      "random", 2)))
+            # play seat 0 until it is to throw, then send the throw and vanish
+            while True:
+                await a.follow(ra, until=lambda r: r.to_move == 0)
+                action = choose_a(ra.state or {})
+                if action[0] == "throw":
+                    break
+                await a.send("act", table=table, seat=0, token=ra.token, action=action)
+                count = len(ra.lines)
+                await a.follow(ra, until=lambda r, n=count: len(r.lines) > n)
+            held = len(ra.lines)
+            await a.send("act", table=table, seat=0, token=ra.token, action=action)
+            a.ws.transport.abort()
+            with pytest.raises(ClientError):
+                await a.tables()
+            # a forged token does not get the seat
+            a2 = await Client.open(s.url)
+            with pytest.raises(ClientError, match="not the token of seat 0"):
+                await a2.rejoin(table, 0, "B" * 32)
+            await asyncio.sleep(0.5)
+            again = await a2.rejoin(table, 0, ra.token or "")
+            assert len(again.lines) > held  # the throw was taken while it was away
+            await asyncio.gather(a2.follow(again, choose_a), b_done)
+            await a2.close()
+            await b.close()
+            return again, rb, table, held
+
+    again, rb, table, held = run(play)
+    logged = log_lines(tmp_path / table)
+    assert again.lines == rb.lines == logged
+    assert logged[held]["action"][0] == "throw" and logged[held]["player"] == 0
+    result = verify_log(tmp_path / table / LOG_FILE)
+    assert result.ok, result.message
+
+
+def _start_server(games_dir: Path) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, "-m", "simulator.cli.main", "serve", "--port", "0",
+                             "--quiet", "--games-dir", str(games_dir)], cwd=ROOT, text=True,
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert "listening on" in line, line
+    return proc, line.split("listening on ")[1].split(";")[0].strip()
+
+
+def test_a_killed_server_restarts_and_resumes_every_table(tmp_path: Path) -> None:
+    """SIGKILL the server mid-game (a bot seat and the dice play with it, so the random
+    streams must be resumed too); a new server on the same --games-dir loads the table,
+    both people take their seats back with their tokens, the game ends, and the one log
+    of the whole game verifies."""
+    proc, url = _start_server(tmp_path)
+    try:
+        async def first() -> tuple[str, list[tuple[int, str]], int]:
+            a, b = await Client.open(url), await Client.open(url)
+            table = await a.create("diced", ["open", "random", "open"], seed=11)
+            ra, rb = await a.join(table, 0), await b.join(table, 2)
+            chooser_a, chooser_b = (make_chooser("diced", "random", 1),
+                                    make_chooser("diced", "random", 2))
+            await asyncio.gather(a.follow(ra, chooser_a, until=lambda r: len(r.lines) > 30),
+                                 b.follow(rb, chooser_b, until=lambda r: len(r.lines) > 30))
+            await a.close()
+            await b.close()
+            return table, [(0, ra.token or ""), (2, rb.token or "")], len(ra.lines)
+
+        table, tokens, seen = run(first)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        saved = json.loads((tmp_path / table / TABLE_FILE).read_text())
+        assert saved["log_lines"] >= seen > 30
+        proc, url = _start_server(tmp_path)
+
+        async def second() -> list[TableRecord]:
+            clients = [await Client.open(url) for _ in tokens]
+            tables = await clients[0].tables()
+            assert [t["table"] for t in tables] == [table] and tables[0]["status"] == "playing"
+            records = [await c.rejoin(table, seat, token)
+                       for c, (seat, token) in zip(clients, tokens, strict=True)]
+            await asyncio.gather(*(c.follow(r, make_chooser("diced", "random", 5 + i))
+                                   for i, (c, r) in enumerate(zip(clients, records, strict=True))))
+            for c in clients:
+                await c.close()
+            return records
+
+        records = run(second)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)
+    logged = log_lines(tmp_path / table)
+    assert records[0].lines == records[1].lines == logged and logged[-1]["type"] == "end"
+    result = verify_log(tmp_path / table / LOG_FILE)
+    assert result.ok, result.message
+
+
+def test_a_log_line_past_the_autosave_is_cut_on_resuming(tmp_path: Path) -> None:
+    """A crash between a log line and its autosave: the table resumes from the autosave
+    and the log is cut back to it (then the game plays on and verifies)."""
+    game = GameTable.create("t1", "dicewar", ["random", "random"], 3, {}, "seeded", tmp_path)
+    for _ in range(5):
+        game.auto_step()
+    game.close()
+    folder = tmp_path / "t1"
+    autosave = (folder / TABLE_FILE).read_text()
+    game = GameTable.load(folder)
+    game.auto_step()  # a sixth line ...
+    game.close()
+    (folder / TABLE_FILE).write_text(autosave)  # ... whose autosave never landed
+    game = GameTable.load(folder)
+    assert len(game.lines) == 6
+    while not game.finished:
+        game.auto_step()
+    game.close()
+    assert verify_log(folder / LOG_FILE).ok
+
+
+def test_a_damaged_autosave_is_one_line_and_the_other_tables_resume(tmp_path: Path,
+                                                                   caplog: Any) -> None:
+    for name in ("t1", "t2"):
+        GameTable.create(name, "dicewar", ["open", "random"], 3, {}, "seeded", tmp_path).close()
+    (tmp_path / "t1" / TABLE_FILE).write_text('{"type": "tabletop-table", "format": 1}')
+    server = TableServer(tmp_path)
+    assert server.load() == ["t2"]
+    assert any("t1/table.json" in r.getMessage() and "bad or missing field" in r.getMessage()
+               for r in caplog.records)
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def test_join_without_a_server_and_serve_on_a_taken_port_are_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    join = subprocess.run([sys.executable, "-m", "simulator.cli.main", "join", "ws://127.0.0.1:9",
+                           "--headless"], cwd=ROOT, capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert join.returncode == 2 and "cannot connect to ws://127.0.0.1:9" in join.stderr
+    assert len(join.stderr.strip().splitlines()) == 1
+    proc, url = _start_server(tmp_path)
+    try:
+        port = url.rsplit(":", 1)[1]
+        serve = subprocess.run([sys.executable, "-m", "simulator.cli.main", "serve", "--port", port],
+                               cwd=ROOT, capture_output=True, text=True, env=env, timeout=60)
+        assert serve.returncode == 2 and "cannot listen" in serve.stderr
+        # a terminal client plays a whole game through the running server
+        played = subprocess.run([sys.executable, "-m", "simulator.cli.main", "join", url,
+                                 "--create", "diced", "--seats", "open,random,random",
+                                 "--auto", "greedy", "--headless"], cwd=ROOT,
+                                capture_output=True, text=True, env=env, timeout=120)
+        assert played.returncode == 0, played.stderr
+        assert "End after" in played.stdout and "seat 0 of table t1 is yours" in played.stderr
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)
+    assert verify_log(tmp_path / "t1" / LOG_FILE).ok
