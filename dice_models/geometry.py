@@ -100,6 +100,11 @@ class Polyhedron:
     def n_faces(self) -> int:
         return len(self.faces)
 
+    def apex(self, face: int) -> int:
+        """The corner farthest from a face's plane: the one on top when the die rests on
+        that face (a d4 is read there)."""
+        return int(np.argmax(self.face_offsets[face] - self.vertices @ self.normals[face]))
+
     def opposite_face(self, face: int) -> int:
         """The face whose normal is most nearly opposite (the one up when resting on `face`)."""
         return int(np.argmin(self.normals @ self.normals[face]))

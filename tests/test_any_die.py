@@ -297,7 +297,12 @@ def test_faces_of_each_polyhedron_are_found_in_its_mesh(kind: str, suffix: str, 
     shape = die_shape(model)
     assert shape.poly.n_faces == poly.n_faces
     assert _matching(shape.poly, poly, 1e-4) == list(range(poly.n_faces))
-    assert shape.mass.mass == pytest.approx(DENSITY * poly.volume, rel=1e-6)
+    # the mesh's mass properties are the analytic solid's (float32 STL: to 1e-6)
+    solid = die_properties(poly, MassSpec(), (), density=DENSITY)
+    assert shape.mass.mass == pytest.approx(solid.mass, rel=1e-6)
+    np.testing.assert_allclose(np.sort(shape.principal_moments), np.sort(np.linalg.eigvalsh(
+        solid.inertia)), rtol=1e-5)
+    assert float(np.linalg.norm(shape.mass.com)) < 1e-6 * poly.circumradius
 
 
 def test_faces_are_found_on_a_subdivided_mesh_with_noise(tmp_path: Path) -> None:
@@ -422,3 +427,17 @@ def test_a_d20_with_its_centre_moved_toward_a_face_is_flagged() -> None:
     assert chi_square(counts).p < 1e-6, counts
     assert int(np.argmax(counts)) + 1 == 1, counts
     assert int(np.argmin(counts)) + 1 == 20, counts
+
+
+def test_an_experiment_changes_a_models_pips_and_mass() -> None:
+    """An experiment's `{model: ..., field: ...}` may change the mass model's parts: pips
+    taken off d6-pips give d6-flush's mass; a mass given replaces the model's density."""
+    from simulator.experiments.config import parse_experiment
+
+    def die(raw: object) -> object:
+        return parse_experiment({"name": "x", "die": raw, "throws": 1}, "x.yaml").die
+
+    flush = die({"model": "d6-pips", "pips": None})
+    assert flush.mass == pytest.approx(load_die("d6-flush").mass, rel=1e-12)  # type: ignore[attr-defined]
+    heavy = die({"model": "d20", "mass": 0.006})
+    assert heavy.mass == 0.006 and heavy.density is None  # type: ignore[attr-defined]

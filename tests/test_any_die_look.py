@@ -21,7 +21,11 @@ def _ink_by_face(name: str) -> tuple[list[np.ndarray], np.ndarray]:
     every polygon."""
     shape = die_shape(load_die(name))
     uvs = polygon_uvs(shape.poly.vertices, shape.poly.faces, shape.poly.normals)
-    atlas = np.asarray(value_look(shape.values, uvs, BODY).atlas.convert("RGB")).astype(int)
+    corners = None
+    if shape.corner_values:  # a d4: each corner's number at that corner of every face
+        corners = [[shape.corner_values.get(v) for v in face] for face in shape.poly.faces]
+    look = value_look(shape.values, uvs, BODY, corners)
+    atlas = np.asarray(look.atlas.convert("RGB")).astype(int)
     ink = np.abs(atlas - np.array(BODY)).sum(axis=2) > 60
     h, w = ink.shape
     per_face, covered = [], np.zeros_like(ink)
@@ -49,3 +53,13 @@ def test_the_values_come_from_the_data() -> None:
     va, vb = die_shape(load_die("d20")).values, die_shape(load_die("d20-spindown")).values
     for f in range(20):
         assert bool((a[f] == b[f]).all()) == (va[f] == vb[f]), f
+
+
+def test_a_d4_shows_the_number_at_its_top_corner() -> None:
+    """A d4 read at its top corner: each corner carries one number, 1 to 4, and resting on
+    any face the die shows the number of the corner on top (`Polyhedron.apex`)."""
+    shape = die_shape(load_die("d4"))
+    assert sorted(shape.corner_values.values()) == [1, 2, 3, 4]
+    assert len(shape.corner_values) == 4
+    for f in range(4):
+        assert shape.shown_on[f] == shape.corner_values[shape.poly.apex(f)]

@@ -68,7 +68,7 @@ def _outward(face: dict[int, np.ndarray]) -> np.ndarray:
 def test_folded_net_is_the_die(name: str) -> None:
     shape = die_shape(load_die(name))
     poly = shape.poly
-    net = build_polynet(poly, shape.values, name, corner_values=name == "d4")
+    net = build_polynet(poly, shape.values, name, corner_values=shape.corner_values)
     assert sorted(f.face for f in net.faces) == list(range(poly.n_faces))
     assert len({f.piece for f in net.faces}) == 1  # every shipped die unfolds in one piece
     folded = _fold(net, poly.normals)

@@ -70,10 +70,10 @@ class PolyNet:
 
 
 def build_polynet(poly: Polyhedron, values: tuple[int, ...], name: str, paper: str = "a4",
-                  corner_values: bool = False) -> PolyNet:
-    """Unfold `poly` (m) onto a page of `paper` at true scale. `corner_values`: print each
-    face's values at its corners (a die read at its top vertex; `values[i]` is the number
-    at the corner opposite face i)."""
+                  corner_values: dict[int, int] | None = None) -> PolyNet:
+    """Unfold `poly` (m) onto a page of `paper` at true scale. `corner_values` (vertex ->
+    number, `DieShape.corner_values`): print those at each face's corners instead of the
+    face's value (a die read at its top corner)."""
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {', '.join(PAPERS)}, got {paper!r}")
     pieces = _unfold(poly)
@@ -100,7 +100,7 @@ def build_polynet(poly: Polyhedron, values: tuple[int, ...], name: str, paper: s
     folds = tuple((f.parent, f.face) for f in faces if f.parent is not None)
     folds += _closed(poly, faces, folds)
     joins = _joins(poly, faces, folds)
-    labels = _labels(poly, faces, values, corner_values)
+    labels = _labels(faces, values, corner_values)
     return PolyNet(name, page, paper, tuple(faces), folds, joins, labels)
 
 
@@ -322,19 +322,19 @@ def _join(letter: str, kind: str, face: PolyNetFace, edge: tuple[int, int]) -> P
     return PolyJoin(letter, kind, face.face, edge, (p, q), (ox, oy))
 
 
-def _labels(poly: Polyhedron, faces: list[PolyNetFace], values: tuple[int, ...],
-            corner_values: bool) -> tuple[tuple[Point, float, str], ...]:
+def _labels(faces: list[PolyNetFace], values: tuple[int, ...],
+            corner_values: dict[int, int] | None) -> tuple[tuple[Point, float, str], ...]:
     out = []
     for f in faces:
         pts = np.array([p for _v, p in f.corners])
         centre = pts.mean(axis=0)
         reach = min(_seg_distance(centre, pts[k], pts[(k + 1) % len(pts)]) for k in range(len(pts)))
-        if corner_values:  # the number at each corner: the value of the face opposite it
+        if corner_values:  # the number printed at each corner
             for v, p in f.corners:
-                opposite = next(i for i, face in enumerate(poly.faces) if v not in face)
-                spot = centre + 0.55 * (np.array(p) - centre)
-                out.append(((float(spot[0]), float(spot[1])), 0.5 * reach,
-                            _shown(values[opposite])))
+                if v in corner_values:
+                    spot = centre + 0.55 * (np.array(p) - centre)
+                    out.append(((float(spot[0]), float(spot[1])), 0.5 * reach,
+                                _shown(corner_values[v])))
         else:
             out.append(((float(centre[0]), float(centre[1])), 0.9 * reach, _shown(values[f.face])))
     return tuple(out)

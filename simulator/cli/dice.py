@@ -154,7 +154,7 @@ def _physics_net(args: argparse.Namespace, model: DieModel) -> int:
     shape = die_shape(model)
     try:
         net = build_polynet(shape.poly, shape.values, model.name, args.paper,
-                            corner_values=model.reading == "top_vertex")
+                            corner_values=shape.corner_values)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     ensure_dir(args.out.parent, "--out")

@@ -77,6 +77,14 @@ class DieShape:
             return [self.values[f] for f in self.opposite]
         return list(self.values)
 
+    @cached_property
+    def corner_values(self) -> dict[int, int]:
+        """Vertex -> the number printed at that corner, for a die read at its top corner
+        (values[f] sits at the apex over face f); empty for other readings."""
+        if self.model.reading != "top_vertex":
+            return {}
+        return {self.poly.apex(f): v for f, v in enumerate(self.values)}
+
     def value_shown(self, bottom: int, up: int, flat: bool) -> int:
         """The value a die shows with `bottom` the face most nearly down and `up` the face
         most nearly up: by its reading when it lies flat; a cocked die (rethrown or off the
@@ -213,6 +221,7 @@ def _check_reading(model: DieModel, poly: Polyhedron) -> None:
                                 model.reading)
         elif model.reading == "top_vertex":
             height = np.sort(poly.face_offsets[f] - poly.vertices @ poly.normals[f])
+            # poly.apex is the highest; it must stand clear of the next
             if height[-1] - height[-2] < 1e-6 * poly.circumradius:
                 raise DataError(model.source, "reading", f"face {f} has no one corner opposite "
                                 "it: read this die by top_face or bottom_face", model.reading)

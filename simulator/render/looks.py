@@ -90,12 +90,15 @@ VALUE_MARGIN = 0.08  # share of a cell left round a face's polygon
 
 
 def value_look(values: tuple[int, ...], uvs: list[list[tuple[float, float]]],
-               rgb: tuple[int, int, int] = (236, 232, 220)) -> DieLook:
+               rgb: tuple[int, int, int] = (236, 232, 220),
+               corners: list[list[int | None]] | None = None) -> DieLook:
     """An atlas for any die: face f's value (from the die's data) in cell f on a body of
     `rgb`, sized to sit inside the circle inscribed in face f's polygon (`uvs`, from
-    `polygon_uvs`). 6 and 9 carry a dot so they read the right way up."""
+    `polygon_uvs`). 6 and 9 carry a dot so they read the right way up. `corners[f][k]`:
+    a number printed at face f's k-th corner instead (a d4, `DieShape.corner_values`)."""
     key = tuple(tuple((round(u, 6), round(v, 6)) for u, v in face) for face in uvs)
-    return _value_look_cached(tuple(values), key, rgb)
+    marks = None if corners is None else tuple(tuple(c) for c in corners)
+    return _value_look_cached(tuple(values), key, rgb, marks)
 
 
 def polygon_uvs(vertices: np.ndarray, faces: tuple[tuple[int, ...], ...],
@@ -116,7 +119,8 @@ def polygon_uvs(vertices: np.ndarray, faces: tuple[tuple[int, ...], ...],
 
 @functools.cache
 def _value_look_cached(values: tuple[int, ...], uvs: tuple[tuple[tuple[float, float], ...], ...],
-                       rgb: tuple[int, int, int]) -> DieLook:
+                       rgb: tuple[int, int, int],
+                       corners: tuple[tuple[int | None, ...], ...] | None) -> DieLook:
     from PIL import ImageDraw
 
     from simulator.art.faces import art_font
@@ -126,21 +130,27 @@ def _value_look_cached(values: tuple[int, ...], uvs: tuple[tuple[tuple[float, fl
     draw = ImageDraw.Draw(img)
     ink = (30, 28, 26, 255) if sum(rgb) > 380 else (248, 246, 240, 255)
     for f, value in enumerate(values):
-        corners = np.array([(u * CELL * VALUE_COLS, (1.0 - v) * CELL * rows) for u, v in uvs[f]])
-        centre = corners.mean(axis=0)
-        room = min(_segment_distance(centre, corners[k], corners[(k + 1) % len(corners)])
-                   for k in range(len(corners)))
-        text = str(value) + ("." if str(value).strip("69") == "" else "")
-        px = CELL * 0.4
-        while True:  # the largest type whose box fits the inscribed circle
-            font = art_font("bold", px)
-            left, top, right, bottom = draw.textbbox((0, 0), text, font=font, anchor="mm")
-            if math.hypot(right - left, bottom - top) / 2 <= 0.9 * room or px < 8:
-                break
-            px *= 0.9
-        draw.text((float(centre[0]), float(centre[1])), text, fill=ink, font=font, anchor="mm")
-    key = "values-" + "-".join(map(str, values)) + f"-{hash(uvs) & 0xFFFFFFFF:x}-" + "-".join(
-        map(str, rgb))
+        outline = np.array([(u * CELL * VALUE_COLS, (1.0 - v) * CELL * rows) for u, v in uvs[f]])
+        centre = outline.mean(axis=0)
+        room = min(_segment_distance(centre, outline[k], outline[(k + 1) % len(outline)])
+                   for k in range(len(outline)))
+        if corners is None:
+            spots = [(centre, str(value), 0.9 * room)]
+        else:  # each corner's number a little in from it, in a third of the room
+            spots = [(centre + 0.55 * (outline[k] - centre), str(n), 0.3 * room)
+                     for k, n in enumerate(corners[f]) if n is not None]
+        for at, text, fit in spots:
+            text = text + ("." if text.strip("69") == "" else "")
+            px = CELL * 0.4
+            while True:  # the largest type whose box fits the room
+                font = art_font("bold", px)
+                left, top, right, bottom = draw.textbbox((0, 0), text, font=font, anchor="mm")
+                if math.hypot(right - left, bottom - top) / 2 <= fit or px < 8:
+                    break
+                px *= 0.9
+            draw.text((float(at[0]), float(at[1])), text, fill=ink, font=font, anchor="mm")
+    key = ("values-" + "-".join(map(str, values)) + f"-{hash((uvs, corners)) & 0xFFFFFFFF:x}-"
+           + "-".join(map(str, rgb)))
     return DieLook(key, img)
 
 
