@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dice_models import available, load_die
+from simulator.physics.engines import make_world
 from simulator.physics.settings import SURFACES, PhysicsSettings, TableSpec
 from simulator.physics.throws import random_throw
 from simulator.physics.tray import roll_tray
@@ -41,7 +42,6 @@ from simulator.physics.world import (
     NotSettledError,
     PhysicsError,
     TunnelError,
-    World,
 )
 
 TRAY_SIZES = range(1, 7)
@@ -90,7 +90,7 @@ def run_chunk(config: Config, start: int, stop: int,
     t0 = time.perf_counter()
     if config.kind == "throw":
         table = TableSpec(surface=SURFACES[config.surface], source="<bench_stuck>")
-        world = World(table, settings)
+        world = make_world(table, settings)  # the settings' engine
         try:
             for i in range(start, stop):
                 throw = random_throw(table, 1, np.random.default_rng([key, i]),

@@ -44,6 +44,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--sprt-alpha", type=float, default=None, help="SPRT false-alarm rate (0.01)")
     r.add_argument("--sprt-beta", type=float, default=None, help="SPRT miss rate (0.05)")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.add_argument("--engine", default=None,
+                   help="physics engine, pybullet or mujoco (default pybullet; mujoco needs the "
+                        "engines extra); "
+                        "recorded in the store's fingerprint, so engines never mix in one store")
     r.set_defaults(func=run_cmd)
 
     rep = sub.add_parser("report", help="statistics, verdict and plots of a results directory")
@@ -98,8 +102,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run_cmd(args: argparse.Namespace) -> int:
     from simulator.experiments import load_experiment, run_experiment
     from simulator.experiments.config import parse_stop
+    from simulator.physics.engines import check_engine
 
     exp = load_experiment(args.config)
+    if args.engine is not None:
+        exp = exp.with_(physics=exp.physics.with_(engine=check_engine(args.engine)))
     if args.stop == "sprt":
         if args.p1 is None:
             raise UsageError("--stop sprt needs --p1 (the face's probability under H1)")

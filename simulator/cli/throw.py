@@ -40,6 +40,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--tray", action="store_true", help="roll --count dice into a walled tray")
     p.add_argument("--trajectory", type=Path, help="write the 60 Hz poses of moving dice (JSON)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--engine", default="pybullet",
+                   help="physics engine for a table throw, pybullet or mujoco (default "
+                        "pybullet; mujoco needs the engines extra)")
     p.set_defaults(func=run)
 
 
@@ -47,12 +50,16 @@ def run(args: argparse.Namespace) -> int:
     # A PhysicsError is reported by simulator.cli.main (one line, exit status 3).
     model = load_die(args.die)
     if args.tray:
+        if args.engine != "pybullet":
+            raise DataError("command line", "--engine", "the tray is simulated by PyBullet only",
+                            args.engine)
         return _run_tray(args, model)
     return _run_throw(args, model)
 
 
 def _run_throw(args: argparse.Namespace, model: Any) -> int:
-    from simulator.physics import Throw, World, load_table, validate_throw
+    from simulator.physics import PhysicsSettings, Throw, load_table, validate_throw
+    from simulator.physics.engines import check_engine, make_world
     from simulator.physics.throws import random_throw
 
     if args.count != 1:
@@ -61,7 +68,7 @@ def _run_throw(args: argparse.Namespace, model: Any) -> int:
     if args.trajectory is not None:
         check_target(args.trajectory, "--trajectory")  # before the throw is simulated
     table = load_table(args.table, args.surface)
-    world = World(table)
+    world = make_world(table, PhysicsSettings(engine=check_engine(args.engine)))
     scene = _load_scene(args.scene, world) if args.scene else []
     if args.release is not None or args.velocity is not None or args.spin is not None:
         if args.release is None or args.velocity is None:

@@ -33,7 +33,8 @@ from simulator.experiments.config import (
 )
 from simulator.experiments.stats import Sprt
 from simulator.experiments.store import Store, ThrowRow
-from simulator.physics import PhysicsError, World, die_shape
+from simulator.physics import PhysicsError, die_shape
+from simulator.physics.engines import make_world
 from simulator.physics.settings import versions
 
 BACKENDS = ("local", "ray")
@@ -59,7 +60,7 @@ class ThrowSimulator:
     def __init__(self, exp: Experiment) -> None:
         self.exp = exp
         self.shape = die_shape(exp.die)
-        self.world = World(exp.table, exp.physics)
+        self.world = make_world(exp.table, exp.physics)  # the experiment's engine
 
     def run(self, indices: list[int]) -> list[ThrowRow]:
         # All of a chunk's throws are drawn first: drawn between two simulations, each draw

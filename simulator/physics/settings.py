@@ -32,6 +32,7 @@ DICE_DAMPING = 0.04
 # the 0.5 mm the tests demand while contacts stay stable (checked on every face of every
 # shipped die by tests/test_die_models.py, test_resting_on_each_face_sits_at_geometric_height).
 COLLISION_MARGIN = 0.0001
+ENGINES = ("pybullet", "mujoco")
 
 
 @dataclass(frozen=True)
@@ -97,10 +98,21 @@ class PhysicsSettings:
     # whole reach instead, 4 mm was the first size that differed (12.1% against 10.5-10.8%).
     max_travel: float = 0.002  # m
     frame_rate: float = 60.0  # trajectory recording, Hz
+    # The physics engine: PyBullet (the default, and the referee for games) or MuJoCo on the
+    # CPU (simulator/physics/mujoco_world.py; docs/engines.md maps the settings above onto
+    # it). Recorded in every result and in an experiment's fingerprint, so stores of the two
+    # engines never mix.
+    engine: str = "pybullet"
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise DataError("physics", "engine", f"must be one of {', '.join(ENGINES)}", self.engine)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["versions"] = dict(versions())
+        if self.engine != "pybullet":
+            d["versions"][self.engine] = _version(self.engine)
         return d
 
     def with_(self, **changes: Any) -> PhysicsSettings:
@@ -168,6 +180,16 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "platform": f"{platform.system()}-{platform.machine()}",
     }
+
+
+def _version(package: str) -> str:
+    """An installed package's version ('missing' when it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "missing"
 
 
 def _pybullet_version(pybullet: Any) -> str:
@@ -265,6 +287,7 @@ _finite = is_finite_number
 
 __all__ = [
     "DICE_DAMPING",
+    "ENGINES",
     "SURFACES",
     "SURFACE_PRESETS",
     "Obstacle",

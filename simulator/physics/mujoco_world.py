@@ -1,0 +1,611 @@
+"""The MuJoCo table world: the same throws, placements, settle rule and outcomes as the
+PyBullet `World`, simulated by a second engine so a fairness result can be checked for
+depending on the engine (docs/engines.md).
+
+What is shared, not copied: the die shapes and mass properties (simulator/physics/dice.py),
+the placement pose (`world.flat_pose`), the throw checks and the symmetry break, the release
+check, the outcome classification (`world._describe`: on_table, fell_off, leaning,
+overhang), the disturbed-die rule and the free-flight bound (`world.coast_steps`). What is
+MuJoCo's own is the model and the stepping loop.
+
+The model. Every die is a free body whose frame is its geometric frame (MuJoCo's qpos is
+then the pose `Outcome` reports), with an explicit inertial (mass, centre of mass and
+principal moments from dice.py: shell inertia, tampering included); a cube or cuboid is a
+box geom, any other die its hull as a mesh geom. The table is a slab TABLE_THICKNESS deep
+(as in Bullet) and obstacles are boxes and cylinders. Contacts are explicit pairs (die with
+table, obstacle and every other die), each carrying its material pair's values directly:
+MuJoCo needs no per-body coefficients that combine into them (see CONTACT_MAPPING).
+
+Only `tip` is PyBullet's alone: tips belong to games, and PyBullet is the games' referee.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from dice_models import DataError, DieModel
+from dice_models.materials import library, material_from
+from simulator.physics.contact import realize
+from simulator.physics.dice import DieShape, die_shape
+from simulator.physics.engines import import_mujoco
+from simulator.physics.settings import PhysicsSettings, TableSpec
+from simulator.physics.world import (
+    COS_FLAT,
+    MAX_POISED,
+    TABLE_THICKNESS,
+    TOUCH_M,
+    Frame,
+    NonFiniteError,
+    NotSettledError,
+    Outcome,
+    PlacedDie,
+    PlacementError,
+    Pose,
+    Throw,
+    ThrowReport,
+    TunnelError,
+    _describe,
+    _disturbed,
+    _jitter,
+    check_release,
+    coast_steps,
+    flat_pose,
+    release_blocker,
+    symmetry_break,
+    validate_throw,
+)
+
+# How a material pair's values become a MuJoCo contact (recorded in physics_json):
+# - friction: MuJoCo's tangential friction coefficient, the pair value as it is;
+# - rolling_friction, spinning_friction: MuJoCo's rolling and torsional coefficients (condim
+#   6, or 4 without rolling, 3 without either). Both are lengths in MuJoCo (torque =
+#   coefficient x normal force), as the lever arms of dice_models.materials are: the pair
+#   value as it is;
+# - restitution e: MuJoCo has none; its contact is a damped spring (solref = time constant,
+#   damping ratio). The damping ratio is read off a table of the bounce it gives, measured
+#   (RESTITUTION_TABLE); the time constant is CONTACT_TIMECONST_S.
+CONTACT_MAPPING = ("friction: MuJoCo sliding friction = pair friction; rolling and spinning "
+                   "lever arms: MuJoCo rolling and torsional friction (lengths) = pair values; "
+                   "restitution: solref damping ratio from a measured table of bounce against "
+                   "damping ratio (time constant 1/60 s, solimp 0.99), clamped to 0.06-0.20")
+# A d6 dropped flat at 2 m/s onto the table (the impact speed of a lab throw released 0.15-
+# 0.35 m up), time constant 4 steps of 1/240 s, solimp 0.99: the share of its speed it
+# bounces back with, for each damping ratio. (At 2 steps, as MuJoCo allows, the discrete
+# spring gained energy: a damping ratio of 0.36 bounced back 1.77 times the impact speed,
+# and every throw on the slick table fell off; at 4 and 8 steps the bounce falls steadily
+# with the damping ratio. Across 0.5-5 m/s the bounce at one ratio varies by about +-0.1:
+# MuJoCo's contact is no restitution law, docs/engines.md.) The analytic damped-spring
+# ratio, -ln e / sqrt(pi^2 + ln^2 e), bounced 0.43 for 0.3 and 0.14 for critical damping.
+# Damping ratios under 0.8 (bounces over 0.20) are not used: at the 0.58 that slick's 0.3
+# maps to, a d6 thrown onto the slick table rocked on its face for ever in 12 of 15 throws
+# (none at 0.8, 1.0 or 1.3), so MuJoCo's highest restitution here is 0.20.
+RESTITUTION_TABLE = ((0.8, 0.20), (1.0, 0.14), (1.3, 0.10), (1.7, 0.06))  # (ratio, bounce)
+# (measured above 0.8 too, for the record: 0.2 -> 0.84, 0.3 -> 0.59, 0.45 -> 0.39, 0.6 -> 0.28)
+# 4 steps of the default 1/240 s, kept in seconds so that the contact does not change with
+# the step (the convergence check halves and quarters it)
+CONTACT_TIMECONST_S = 4.0 / 240.0
+SOLIMP = "0.99 0.99 0.001"  # resting dice then sink 0.01-0.3 mm (0.9 0.95: up to 3 mm)
+# A die with a face of more than three corners (the d10's kites, the d12's pentagons) gets a
+# sphere this small inside each corner, touching the hull there, with the same contacts
+# against the table and obstacles as its hull. MuJoCo meets a hull with at most three or
+# four points a step, and on a kite face it chose three, tipping the die over the edge
+# between them: the next step chose the other three, and a d00 placed flat shivered at 0.37
+# rad/s for ever (its spin changing sign every step) and never came to rest. The corner
+# spheres give every corner its contact: that d00 rests (tests/test_mujoco_world.py).
+CORNER_RADIUS = 1e-4  # m
+TOUCH_GAP = 1e-3  # m: a die this close to another die or an obstacle touches it (as World)
+MAX_MODELS = 32  # compiled models kept per world (one per set of die shapes in order)
+
+
+def damping_ratio(restitution: float) -> float:
+    """The damping ratio whose measured bounce is `restitution` (RESTITUTION_TABLE,
+    interpolated; clamped to the table's range)."""
+    ratios, bounces = zip(*RESTITUTION_TABLE, strict=True)
+    # np.interp wants rising x: the bounce falls as the ratio rises
+    return float(np.interp(restitution, bounces[::-1], ratios[::-1]))
+
+
+def realized_restitution(restitution: float) -> float:
+    """The bounce MuJoCo gives for a pair restitution (the table's range clamps it)."""
+    bounces = [b for _r, b in RESTITUTION_TABLE]
+    return min(max(restitution, min(bounces)), max(bounces))
+
+
+@dataclass
+class _Model:
+    """A compiled MuJoCo model for dice of these shapes in this order, and its data."""
+
+    model: Any
+    data: Any
+    shapes: tuple[DieShape, ...]
+    static_geoms: list[int]  # the table's geom first, then each obstacle's
+    die_geoms: list[int]
+
+
+class MujocoWorld:
+    """A table and the dice resting on it, simulated by MuJoCo; the public contract of
+    `simulator.physics.world.World` for throws, placements, snapshots and settling."""
+
+    def __init__(self, table: TableSpec | None = None, settings: PhysicsSettings | None = None):
+        self._mj = import_mujoco()
+        self.table = table or TableSpec()
+        self.settings = settings or PhysicsSettings(engine="mujoco")
+        if self.settings.engine != "mujoco":
+            self.settings = replace(self.settings, engine="mujoco")
+        self.scene: dict[str, PlacedDie] = {}
+        self._models: dict[tuple[Any, ...], _Model] = {}
+        self._contact_cache: dict[frozenset[Any], Any] = {}
+        self._contact_library: Any = None
+        self._last_key: frozenset[Any] = frozenset()
+        self._physics_json: tuple[frozenset[Any], dict[str, Any]] | None = None
+        self.coast = True  # step a lone die in free flight unwatched (world.coast_steps)
+
+    # -- public ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Drop the compiled models (MuJoCo holds no connection to close)."""
+        self._models.clear()
+
+    def physics_json(self) -> dict[str, Any]:
+        """Settings (engine included), versions, table and the contact values used."""
+        key = self._last_key
+        if self._physics_json is None or self._physics_json[0] != key:
+            self._physics_json = (key, {**self.settings.to_json(), "table": self.table.to_json(),
+                                        "contact": self._contact_json(key)})
+        return self._physics_json[1]
+
+    def place(self, name: str, model: DieModel, face: int, yaw_deg: float,
+              xy: tuple[float, float]) -> Outcome:
+        """Put a die down flat with `face` up at `xy` (m) turned by `yaw_deg` (World.place)."""
+        shape = die_shape(model)
+        if name in self.scene:
+            raise PlacementError(f"die {name!r} is already on the table")
+        pose = flat_pose(name, shape, face, yaw_deg, xy, self.table)
+        scene = dict(self.scene, **{name: PlacedDie(name, model, pose)})
+        names = sorted(scene)
+        mm = self._load(names, scene)
+        i = names.index(name)
+        hit = self._penetrating(mm, names, i)
+        if hit is not None:
+            raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would overlap {hit}")
+        self.scene = scene
+        return self._classify(mm, names, i, removed={})
+
+    def remove(self, name: str) -> None:
+        if name not in self.scene:
+            raise PlacementError(f"die {name!r} is not on the table")
+        del self.scene[name]
+
+    def snapshot(self) -> list[Outcome]:
+        names = sorted(self.scene)
+        mm = self._load(names, self.scene)
+        return [self._classify(mm, names, i, removed={}) for i in range(len(names))]
+
+    def outcome_of(self, name: str) -> Outcome:
+        names = sorted(self.scene)
+        mm = self._load(names, self.scene)
+        return self._classify(mm, names, names.index(name), removed={})
+
+    def throw(self, name: str, model: DieModel, throw: Throw, player: int = 1,
+              record: bool = False) -> ThrowReport:
+        """Simulate a throw until every die rests (World.throw)."""
+        return self.throw_group([(name, model, throw)], player, record)[0]
+
+    def throw_group(self, dice: list[tuple[str, DieModel, Throw]], player: int = 1,
+                    record: bool = False) -> list[ThrowReport]:
+        """Throw several dice at once; one report per thrown die (World.throw_group)."""
+        for name, model, throw in dice:
+            validate_throw(throw)
+            if name in self.scene:
+                raise PlacementError(f"die {name!r} is already on the table")
+            inside = release_blocker(self.table, self.scene, model, throw)
+            if inside is not None:
+                raise DataError("throw", "release", f"would start the die inside {inside}",
+                                list(throw.release))
+        resting = sorted(self.scene)
+        names = resting + [name for name, _m, _t in dice]
+        perturbations: dict[str, dict[str, Any] | None] = {}
+        placed = dict(self.scene)
+        for name, model, throw in dice:
+            simulated, perturbations[name] = symmetry_break(throw)
+            placed[name] = PlacedDie(name, model, Pose(simulated.release, simulated.orientation))
+        mm = self._load(names, placed)
+        before = {n: self._classify(mm, names, i, removed={}) for i, n in enumerate(resting)}
+        for k, (_name, _model, throw) in enumerate(dice):
+            i = len(resting) + k
+            simulated = replace(throw, orientation=placed[names[i]].pose.quaternion)
+            self._set_velocity(mm, i, simulated)
+        removed: dict[int, Pose] = {}
+        steps, frames = self._run_to_rest(mm, names, removed, record)
+        self._forward(mm)
+        outcomes = {n: self._classify(mm, names, i, removed) for i, n in enumerate(names)}
+        disturbed = tuple((b, outcomes[n]) for n, b in before.items() if _disturbed(b, outcomes[n]))
+        reports = []
+        for name, _model, throw in dice:
+            foul, why = check_release(self.table, player, throw)
+            reports.append(ThrowReport(
+                die=name, throw=throw, player=player, foul=foul, foul_reason=why, settled=True,
+                steps=steps, sim_time_s=steps * self.settings.time_step, outcome=outcomes[name],
+                disturbed=disturbed, physics=self.physics_json(),
+                trajectory=tuple(frames) if record else None, perturbation=perturbations[name]))
+        self.scene = {n: replace(placed[n], pose=self._pose(mm, i))
+                      for i, n in enumerate(names) if i not in removed}
+        return reports
+
+    def settle(self) -> int:
+        """Let the resting scene run until every die is at rest again; the steps it took."""
+        names = sorted(self.scene)
+        mm = self._load(names, self.scene)
+        removed: dict[int, Pose] = {}
+        steps, _frames = self._run_to_rest(mm, names, removed, False)
+        self.scene = {n: replace(self.scene[n], pose=self._pose(mm, i))
+                      for i, n in enumerate(names) if i not in removed}
+        return steps
+
+    def tip(self, name: str, corner: str) -> Any:
+        raise PlacementError("tips are simulated by the PyBullet world only (the games' referee); "
+                             "use --engine pybullet")
+
+    # -- the model ------------------------------------------------------------------------
+
+    def _contact_for(self, key: frozenset[Any]) -> Any:
+        """The pair values (dice_models.materials) for dice of these materials here."""
+        lib = library()
+        if lib is not self._contact_library:
+            self._contact_cache, self._contact_library = {}, lib
+        found = self._contact_cache.get(key)
+        if found is None:
+            dice = sorted(key, key=lambda m: m.name) or [material_from("card", "<default>")]
+            found = self._contact_cache[key] = realize(dice, self._static_materials())
+        return found
+
+    def _static_materials(self) -> list[Any]:
+        return [self.table.surface, *(ob.material or self.table.surface for ob in self.table.obstacles)]
+
+    def _contact_json(self, key: frozenset[Any]) -> dict[str, Any]:
+        contact = self._contact_for(key)
+        pairs = {}
+        for (a, b), values in sorted(contact.wanted.items()):
+            pairs[f"{a}/{b}"] = {**values.to_json(), "mujoco": {
+                "friction": list(self._friction(values)),
+                "solref": [CONTACT_TIMECONST_S, damping_ratio(values.restitution)],
+                "restitution_at_2_m_s": realized_restitution(values.restitution)}}
+        # Friction and lever arms are met exactly; restitution only as the table measured it.
+        return {"rule": CONTACT_MAPPING, "exact": False, "pairs": pairs}
+
+    @staticmethod
+    def _friction(v: Any) -> tuple[float, float, float, float, float]:
+        return (v.friction, v.friction, v.spinning_friction, v.rolling_friction, v.rolling_friction)
+
+    def _load(self, names: list[str], scene: dict[str, PlacedDie]) -> _Model:
+        """The compiled model for these dice (in this order) with every die at its pose in
+        `scene` and at rest."""
+        models = [scene[n].model for n in names]
+        shapes = tuple(die_shape(m) for m in models)
+        key_materials = frozenset(m.contact_material for m in models)
+        self._last_key = key_materials
+        key = (tuple(id(s) for s in shapes), key_materials, id(library()))
+        mm = self._models.get(key)
+        if mm is None:
+            if len(self._models) >= MAX_MODELS:
+                self._models.clear()
+            mm = self._models[key] = self._compile(shapes, key_materials)
+        mj = self._mj
+        mj.mj_resetData(mm.model, mm.data)
+        qpos = mm.data.qpos
+        for i, n in enumerate(names):
+            pose = scene[n].pose
+            qpos[7 * i:7 * i + 3] = pose.position
+            x, y, z, w = pose.quaternion
+            qpos[7 * i + 3:7 * i + 7] = (w, x, y, z)
+        self._forward(mm)
+        return mm
+
+    def _compile(self, shapes: tuple[DieShape, ...], materials: frozenset[Any]) -> _Model:
+        """MJCF for the table, obstacles and these dice, with a contact pair for every pair
+        of bodies that can touch."""
+        mj, s, t = self._mj, self.settings, self.table
+        contact = self._contact_for(materials)
+        assets, bodies, pairs = [], [], []
+        statics = [("table", t.surface)]
+        geoms = []
+        half = TABLE_THICKNESS / 2
+        if t.shape == "rect":
+            geoms.append(f'<geom name="table" type="box" size="{t.width / 2!r} {t.depth / 2!r} {half!r}" '
+                         f'pos="0 0 {-half!r}"/>')
+        else:
+            geoms.append(f'<geom name="table" type="cylinder" size="{t.radius!r} {half!r}" '
+                         f'pos="0 0 {-half!r}"/>')
+        for j, ob in enumerate(t.obstacles):
+            yaw = math.radians(ob.yaw_deg)
+            quat = f"{math.cos(yaw / 2)!r} 0 0 {math.sin(yaw / 2)!r}"
+            if ob.kind == "box":
+                size = " ".join(repr(v / 2) for v in ob.size)
+                z = ob.size[2] / 2
+                geoms.append(f'<geom name="ob{j}" type="box" size="{size}" '
+                             f'pos="{ob.position[0]!r} {ob.position[1]!r} {z!r}" quat="{quat}"/>')
+            else:
+                z = ob.size[1] / 2
+                geoms.append(f'<geom name="ob{j}" type="cylinder" size="{ob.size[0]!r} {z!r}" '
+                             f'pos="{ob.position[0]!r} {ob.position[1]!r} {z!r}" quat="{quat}"/>')
+            statics.append((f"ob{j}", ob.material or t.surface))
+        for i, shape in enumerate(shapes):
+            if shape.poly.kind in ("cube", "cuboid"):
+                half_sides = np.abs(shape.poly.vertices).max(axis=0)
+                geom = f'<geom name="d{i}" type="box" size="{" ".join(repr(float(v)) for v in half_sides)}"'
+            else:
+                verts = " ".join(repr(float(v)) for v in shape.poly.vertices.ravel())
+                assets.append(f'<mesh name="m{i}" vertex="{verts}"/>')
+                geom = f'<geom name="d{i}" type="mesh" mesh="m{i}"'
+            corners = _corner_spheres(shape)
+            geom_corners = "".join(
+                f'<geom name="d{i}v{k}" type="sphere" size="{CORNER_RADIUS!r}" '
+                f'pos="{" ".join(repr(float(c)) for c in at)}" mass="0"/>'
+                for k, at in enumerate(corners))
+            x, y, z, w = shape.inertial_quaternion
+            com = " ".join(repr(float(v)) for v in shape.mass.com)
+            moments = " ".join(repr(float(v)) for v in shape.principal_moments)
+            bodies.append(f'<body name="b{i}"><freejoint/>'
+                          f'<inertial pos="{com}" quat="{w!r} {x!r} {y!r} {z!r}" '
+                          f'mass="{shape.mass.mass!r}" diaginertia="{moments}"/>'
+                          f'{geom} contype="0" conaffinity="0" mass="0"/>{geom_corners}</body>')
+            mat = shape.model.contact_material.name
+            for sname, smat in statics:
+                values = contact.wanted[_key(mat, smat.name)]
+                pairs.append(self._pair(f"d{i}", sname, values))
+                pairs += [self._pair(f"d{i}v{k}", sname, values) for k in range(len(corners))]
+            for k in range(i):
+                other = shapes[k].model.contact_material.name
+                pairs.append(self._pair(f"d{k}", f"d{i}", contact.wanted[_key(other, mat)]))
+        xml = (f'<mujoco model="tabletop"><compiler angle="radian" inertiafromgeom="false"/>'
+               f'<option timestep="{s.time_step!r}" gravity="0 0 {-s.gravity!r}" '
+               f'iterations="{s.solver_iterations}" integrator="implicitfast" cone="elliptic"/>'
+               f'<asset>{"".join(assets)}</asset>'
+               f'<default><geom contype="0" conaffinity="0"/></default>'
+               f'<worldbody>{"".join(geoms)}{"".join(bodies)}</worldbody>'
+               f'<contact>{"".join(pairs)}</contact></mujoco>')
+        model = mj.MjModel.from_xml_string(xml)
+        data = mj.MjData(model)
+        static_geoms = [mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM, n) for n, _m in statics]
+        die_geoms = [mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM, f"d{i}") for i in range(len(shapes))]
+        return _Model(model, data, shapes, static_geoms, die_geoms)
+
+    def _pair(self, g1: str, g2: str, values: Any) -> str:
+        friction = " ".join(repr(float(v)) for v in self._friction(values))
+        solref = f"{CONTACT_TIMECONST_S!r} {damping_ratio(values.restitution)!r}"
+        # Only the friction dimensions in use: with a zero rolling coefficient in an elliptic
+        # cone of condim 6, a d00 placed flat chattered for ever (its spin flipping sign every
+        # step about a pose that never moved).
+        condim = 6 if values.rolling_friction > 0 else 4 if values.spinning_friction > 0 else 3
+        return (f'<pair geom1="{g1}" geom2="{g2}" condim="{condim}" friction="{friction}" '
+                f'solref="{solref}" solimp="{SOLIMP}"/>')
+
+    # -- state ----------------------------------------------------------------------------
+
+    def _forward(self, mm: _Model) -> None:
+        self._mj.mj_forward(mm.model, mm.data)
+
+    def _pose(self, mm: _Model, i: int) -> Pose:
+        q = mm.data.qpos[7 * i:7 * i + 7].tolist()
+        w, x, y, z = q[3:7]
+        norm = math.sqrt(w * w + x * x + y * y + z * z)
+        if w < 0:
+            norm = -norm
+        return Pose((q[0], q[1], q[2]), (x / norm, y / norm, z / norm, w / norm))
+
+    def _set_velocity(self, mm: _Model, i: int, throw: Throw) -> None:
+        """The throw's velocity is the centre of mass's and its spin is in the table frame
+        (as Bullet takes them); MuJoCo's free joint takes the body origin's velocity and the
+        spin in the body frame."""
+        shape = mm.shapes[i]
+        rot = Pose(throw.release, throw.orientation).rotation()
+        spin = np.array(throw.spin, dtype=float)
+        origin_v = np.array(throw.velocity, dtype=float) - _cross(spin, rot @ shape.mass.com)
+        mm.data.qvel[6 * i:6 * i + 3] = origin_v
+        mm.data.qvel[6 * i + 3:6 * i + 6] = rot.T @ spin
+
+    def _classify(self, mm: _Model, names: list[str], i: int, removed: dict[int, Pose]) -> Outcome:
+        shape = mm.shapes[i]
+        gone = i in removed
+        pose = removed[i] if gone else self._pose(mm, i)
+        touching = False
+        if not gone and (len(mm.static_geoms) > 1 or len(names) > 1):
+            touching = self._touching(mm, i, removed)
+        return _describe(names[i], shape, pose, self.table, touching, gone)
+
+    def _others(self, mm: _Model, i: int, removed: dict[int, Pose]) -> list[tuple[str, int]]:
+        """Every other die's geom (by index) and every obstacle's geom ('obstacle:NAME')."""
+        out = [(str(k), g) for k, g in enumerate(mm.die_geoms) if k != i and k not in removed]
+        out += [(f"obstacle:{ob.name}", g)
+                for ob, g in zip(self.table.obstacles, mm.static_geoms[1:], strict=True)]
+        return out
+
+    def _distance(self, mm: _Model, g1: int, g2: int, limit: float) -> float:
+        fromto = np.zeros(6)
+        return float(self._mj.mj_geomDistance(mm.model, mm.data, g1, g2, limit, fromto))
+
+    def _touching(self, mm: _Model, i: int, removed: dict[int, Pose]) -> bool:
+        me = mm.die_geoms[i]
+        return any(self._distance(mm, me, g, TOUCH_GAP) < TOUCH_GAP
+                   for _n, g in self._others(mm, i, removed))
+
+    def _penetrating(self, mm: _Model, names: list[str], i: int) -> str | None:
+        me = mm.die_geoms[i]
+        for label, g in self._others(mm, i, {}):
+            if self._distance(mm, me, g, 0.01) < -TOUCH_M:
+                return label if label.startswith("obstacle:") else names[int(label)]
+        return None
+
+    # -- stepping -------------------------------------------------------------------------
+
+    def _run_to_rest(self, mm: _Model, names: list[str], removed: dict[int, Pose],
+                     record: bool) -> tuple[int, list[Frame]]:
+        """World's settle rule: every die below settle_linear and settle_angular for
+        hold_time (a twitch within jitter of where its still spell began does not break it),
+        the hold restarted for a die poised on an edge or a point, a die below the table
+        surface off the table removed, one through the slab a TunnelError."""
+        mj, m, d, s = self._mj, mm.model, mm.data, self.settings
+        dt = s.time_step
+        hold = max(1, math.ceil(s.hold_time / dt - 1e-9))
+        max_steps = math.ceil(s.max_time / dt)
+        frame_every = max(1, round(1.0 / (s.frame_rate * dt)))
+        lin2, ang2, fast = s.settle_linear ** 2, s.settle_angular ** 2, s.fast_speed
+        jitter_m2, jitter_cos = s.jitter_m ** 2, math.cos(math.radians(s.jitter_deg) / 2)
+        n = len(names)
+        live = [i for i in range(n) if i not in removed]
+        still, restarts = [0] * n, [0] * n
+        anchors: list[Any] = [None] * n
+        floors = [-sh.poly.circumradius for sh in mm.shapes]
+        radii = [sh.base_radius for sh in mm.shapes]
+        # the farthest a point of die i reaches from its geometric centre, and one step more
+        reach = [sh.poly.circumradius + float(np.linalg.norm(sh.mass.com)) + s.fast_speed * dt
+                 for sh in mm.shapes]
+        top = max([0.0, *((ob.size[2] if ob.kind == "box" else ob.size[1]) for ob in self.table.obstacles)])
+        slack = s.gravity * dt * dt
+        frames = [self._frame(mm, names, 0.0, live)] if record else []
+        qpos, qvel = d.qpos, d.qvel
+        step = 0
+        fastest = math.sqrt(sum(float(qvel[6 * i:6 * i + 3] @ qvel[6 * i:6 * i + 3]) for i in live))
+        while step < max_steps:
+            step += 1
+            split = math.ceil(fastest / fast) if fastest > fast else 1
+            coast = 0
+            # A lone die clear of everything by its whole reach may coast: asked only then,
+            # as the bound costs more than a step.
+            if (len(live) == 1 and self.coast and not record and split == 1 and still[live[0]] == 0
+                    and qpos[7 * live[0] + 2] - reach[live[0]] > top):
+                i = live[0]
+                pose = self._pose(mm, i)
+                rot = pose.rotation()
+                low = pose.position[2] + float((mm.shapes[i].poly.vertices @ rot[2]).min()) - slack
+                com_z = pose.position[2] + float(rot[2] @ mm.shapes[i].mass.com)
+                spin = rot @ qvel[6 * i + 3:6 * i + 6]
+                com_v = qvel[6 * i:6 * i + 3] + _cross(spin, rot @ mm.shapes[i].mass.com)
+                coast = coast_steps(s, com_z, low, com_v.tolist(), spin.tolist(), radii[i],
+                                    mm.shapes[i].spin_ratio, top, bool(self.table.obstacles),
+                                    max_steps - step + 1, slack)
+            if coast:
+                mj.mj_step(m, d, coast)
+                step += coast - 1
+            elif split > 1:
+                # A die faster than fast_speed: sub-steps, and the stiffest contact MuJoCo
+                # allows at that sub-step (time constant 2 sub-steps). At 1/60 s a d8 thrown
+                # down at 50 m/s sank 0.25 m into the table before the contact stopped it.
+                timeconsts = m.pair_solref[:, 0].copy()
+                m.opt.timestep = dt / split
+                m.pair_solref[:, 0] = 2 * dt / split
+                try:
+                    mj.mj_step(m, d, split)
+                finally:
+                    m.opt.timestep = dt
+                    m.pair_solref[:, 0] = timeconsts
+            else:
+                mj.mj_step(m, d)
+            if d.warning[mj.mjtWarning.mjWARN_BADQACC].number:
+                raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
+            settled = True
+            fastest = 0.0
+            for i in list(live):
+                v = qvel[6 * i:6 * i + 6]
+                lx, ly, lz, wx, wy, wz = v.tolist()
+                z = float(qpos[7 * i + 2])
+                if lz < -0.01 and z < floors[i] and self._fall_off(mm, names, i, step, removed):
+                    live.remove(i)
+                    continue
+                v2 = lx * lx + ly * ly + lz * lz
+                w2 = wx * wx + wy * wy + wz * wz
+                if not v2 + w2 < math.inf:
+                    raise NonFiniteError(f"die {names[i]} turned non-finite at step {step}: "
+                                         f"velocity {[lx, ly, lz]}, spin {[wx, wy, wz]}")
+                fastest = max(fastest, math.sqrt(v2))
+                if v2 < lin2 and w2 < ang2:
+                    if still[i] == 0:
+                        anchors[i] = self._raw_pose(qpos, i)
+                elif not (still[i] and _jitter(self._raw_pose(qpos, i), anchors[i], jitter_m2,
+                                               jitter_cos)):
+                    still[i] = 0
+                    settled = False
+                    continue
+                still[i] += 1
+                if still[i] < hold:
+                    settled = False
+                elif still[i] == hold and restarts[i] < MAX_POISED and self._poised(mm, names, i, removed):
+                    restarts[i] += 1
+                    still[i] = 0
+                    settled = False
+            if record and step % frame_every == 0:
+                frames.append(self._frame(mm, names, step * dt, [i for i in live if still[i] == 0]))
+            if settled:
+                if record:
+                    frames.append(self._frame(mm, names, step * dt, live))
+                return step, frames
+        restless = [names[i] for i in live if still[i] < hold]
+        raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
+                              f"{s.max_time:.1f} s of simulated time")
+
+    @staticmethod
+    def _raw_pose(qpos: Any, i: int) -> tuple[list[float], list[float]]:
+        """(position, quaternion x, y, z, w) as world._jitter reads a pose."""
+        q = qpos[7 * i:7 * i + 7].tolist()
+        return q[0:3], [q[4], q[5], q[6], q[3]]
+
+    def _poised(self, mm: _Model, names: list[str], i: int, removed: dict[int, Pose]) -> bool:
+        """World._poised: still for the hold time, yet on an edge or a point of the table
+        top with nothing to lean on: not at rest, the hold starts again."""
+        pose = self._pose(mm, i)
+        rot = pose.rotation()
+        poly = mm.shapes[i].poly
+        if -float((poly.normals @ rot[2]).min()) > COS_FLAT:
+            return False
+        if self._touching(mm, i, removed):
+            return False
+        world = poly.vertices @ rot.T + np.array(pose.position)
+        return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
+
+    def _fall_off(self, mm: _Model, names: list[str], i: int, step: int, removed: dict[int, Pose]) -> bool:
+        """World._fall_off: below the surface off the table's footprint, the die has fallen
+        off (removed: its pose then is kept; it falls on below the table, where no contact
+        reaches it); inside it, past the slab's
+        middle, it went through (TunnelError)."""
+        x, y, z = (float(v) for v in mm.data.qpos[7 * i:7 * i + 3])
+        if not all(math.isfinite(v) for v in (x, y, z)):
+            raise NonFiniteError(f"die {names[i]} turned non-finite at step {step}: position {(x, y, z)}")
+        if self.table.contains_xy(x, y, inset=-1e-3):
+            if z < -TABLE_THICKNESS / 2:
+                raise TunnelError(f"die {names[i]} passed through the table at ({x:.3f}, {y:.3f}) m "
+                                  f"at step {step}")
+            return False
+        removed[i] = self._pose(mm, i)  # where it left the table; it falls on, out of play
+        return True
+
+    def _frame(self, mm: _Model, names: list[str], t: float, which: list[int]) -> Frame:
+        poses = {}
+        for i in which:
+            p = self._pose(mm, i)
+            poses[names[i]] = (p.position, p.quaternion)
+        return Frame(t, poses)
+
+
+def _corner_spheres(shape: DieShape) -> list[np.ndarray]:
+    """Centres of the corner spheres (see CORNER_RADIUS): none for a die whose faces are all
+    triangles, or a box (MuJoCo's box-box test meets a whole face)."""
+    poly = shape.poly
+    if poly.kind in ("cube", "cuboid") or all(len(f) <= 3 for f in poly.faces):
+        return []
+    return [v - CORNER_RADIUS * v / np.linalg.norm(v) for v in poly.vertices]
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b for two 3-vectors (numpy's cross costs 40 us of axis handling a call)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+def _key(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+__all__ = ["CONTACT_MAPPING", "MujocoWorld", "damping_ratio"]
