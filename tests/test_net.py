@@ -24,6 +24,7 @@ import pytest
 from rules.core.runner import verify_log
 from simulator.net import protocol
 from simulator.net.client import Client, ClientError, TableRecord, make_chooser
+from simulator.net.load import run_load, start_server
 from simulator.net.server import TableServer, port_of
 from simulator.net.table import LOG_FILE, TABLE_FILE, GameTable
 
@@ -347,22 +348,12 @@ def test_a_killed_client_takes_its_seat_back_with_its_token(tmp_path: Path) -> N
     assert result.ok, result.message
 
 
-def _start_server(games_dir: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "simulator.cli.main", "serve", "--port", "0",
-                             "--quiet", "--games-dir", str(games_dir)], cwd=ROOT, text=True,
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    assert proc.stderr is not None
-    line = proc.stderr.readline()
-    assert "listening on" in line, line
-    return proc, line.split("listening on ")[1].split(";")[0].strip()
-
-
 def test_a_killed_server_restarts_and_resumes_every_table(tmp_path: Path) -> None:
     """SIGKILL the server mid-game (a bot seat and the dice play with it, so the random
     streams must be resumed too); a new server on the same --games-dir loads the table,
     both people take their seats back with their tokens, the game ends, and the one log
     of the whole game verifies."""
-    proc, url = _start_server(tmp_path)
+    proc, url = start_server(tmp_path)
     try:
         async def first() -> tuple[str, list[tuple[int, str]], int]:
             a, b = await Client.open(url), await Client.open(url)
@@ -381,7 +372,7 @@ def test_a_killed_server_restarts_and_resumes_every_table(tmp_path: Path) -> Non
         proc.wait(10)
         saved = json.loads((tmp_path / table / TABLE_FILE).read_text())
         assert saved["log_lines"] >= seen > 30
-        proc, url = _start_server(tmp_path)
+        proc, url = start_server(tmp_path)
 
         async def second() -> list[TableRecord]:
             clients = [await Client.open(url) for _ in tokens]
@@ -447,7 +438,7 @@ def test_join_without_a_server_and_serve_on_a_taken_port_are_one_line(tmp_path: 
                           timeout=60)
     assert join.returncode == 2 and "cannot connect to ws://127.0.0.1:9" in join.stderr
     assert len(join.stderr.strip().splitlines()) == 1
-    proc, url = _start_server(tmp_path)
+    proc, url = start_server(tmp_path)
     try:
         port = url.rsplit(":", 1)[1]
         serve = subprocess.run([sys.executable, "-m", "simulator.cli.main", "serve", "--port", port],
@@ -464,3 +455,19 @@ def test_join_without_a_server_and_serve_on_a_taken_port_are_one_line(tmp_path: 
         proc.send_signal(signal.SIGINT)
         proc.wait(10)
     assert verify_log(tmp_path / "t1" / LOG_FILE).ok
+
+
+# -- load ----------------------------------------------------------------------------------
+
+
+def test_the_load_run_plays_every_table_to_the_end_and_times_every_action(tmp_path: Path) -> None:
+    """What benchmarks/bench_server.py prints, small: 3 tables with a spectator each."""
+    result = run_load("diceland-hex", tables=3, seats=2, watchers=1, seed=4, games_dir=tmp_path)
+    logs = sorted(tmp_path.glob(f"*/{LOG_FILE}"))
+    assert len(logs) == 3 and all(verify_log(p).ok for p in logs)
+    assert result.steps == sum(len(log_lines(p.parent)) - 1 for p in logs)
+    assert result.clients == 9 and result.person_actions > 0
+    # every action sent was heard by all three clients at its table, and timed
+    assert len(result.latency_ms) == result.person_actions
+    assert 0 < result.latency(0.5) <= result.latency(0.99) < 10_000
+    assert result.lines()[1].startswith("  tables per second:")

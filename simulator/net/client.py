@@ -161,11 +161,13 @@ class Client:
 
     async def follow(self, record: TableRecord, chooser: Chooser | None = None,
                      tell: Callable[[TableRecord, dict[str, Any]], None] | None = None,
-                     until: Callable[[TableRecord], bool] | None = None) -> TableRecord:
+                     until: Callable[[TableRecord], bool] | None = None,
+                     sent: Callable[[TableRecord], None] | None = None) -> TableRecord:
         """Take the table's steps until the game ends (or `until(record)`); when the seat
         is to move, ask `chooser(state)` for an action (in a thread: a person may take
         their time while steps keep arriving) and send it. `tell(record, line)` hears
-        every new line."""
+        every new line; `sent(record)` hears that an action went (the load bench times
+        from there)."""
         acting: asyncio.Task[Any] | None = None
         act_id: int | None = None
         while not record.finished and not (until is not None and until(record)):
@@ -180,6 +182,8 @@ class Client:
                 act_id = next(self._ids)
                 await self.send("act", id=act_id, table=record.table, seat=record.seat,
                                 token=record.token, action=to_json(action))
+                if sent is not None:
+                    sent(record)
             if getter not in done:
                 getter.cancel()
                 continue

@@ -50,6 +50,7 @@ T = TypeVar("T")
 MAX_TABLES = 1000
 OUTBOX = 10_000  # messages waiting for a slow client before its connection is closed
 QUEUE = 4  # a person's actions waiting at their table
+SAVERS = 8  # autosaves written at once
 
 
 @dataclass(eq=False)
@@ -109,6 +110,9 @@ class TableServer:
         self.tables: dict[str, LiveTable] = {}
         self.clients: set[Client] = set()
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="tabletop-table")
+        # Autosaves wait on the disk (fsync), not on Python: several at once, each table's
+        # in order (its driver waits for its save before telling the step).
+        self._saver = ThreadPoolExecutor(SAVERS, thread_name_prefix="tabletop-save")
         self._next = 1
         self.refused = 0  # messages refused, all clients together (the tests read it)
 
@@ -127,6 +131,7 @@ class TableServer:
             except (RulesError, DataError) as exc:
                 log.error("not resumed: %s", exc)
                 continue
+            game.defer_saves = True
             self.tables[game.id] = LiveTable(game, to_move=game.to_move())
             number = re.fullmatch(r"t(\d+)", game.id)
             if number:
@@ -150,6 +155,7 @@ class TableServer:
                     await live.driver
         await asyncio.get_running_loop().run_in_executor(self._worker, self._close_tables)
         self._worker.shutdown(wait=True)
+        self._saver.shutdown(wait=True)
 
     def _close_tables(self) -> None:
         for live in self.tables.values():
@@ -238,6 +244,7 @@ class TableServer:
         game = await self._run(GameTable.create, table_id, msg["game"], list(msg["seats"]),
                                int(msg.get("seed", 0)), dict(msg.get("options") or {}),
                                msg.get("dice", "seeded"), self.games_dir)
+        game.defer_saves = True
         live = LiveTable(game)
         self.tables[table_id] = live
         log.info("%s: created %s (%s, seats %s)", client.peer, table_id, game.spec.name,
@@ -307,7 +314,7 @@ class TableServer:
 
     def _tell_start(self, live: LiveTable) -> None:
         header = live.game.lines[0]
-        state = live.game.state.serialize()
+        state = live.game.snapshot()
         live.to_move = live.game.to_move()
         for c in live.followers:
             c.send("step", table=live.game.id, index=0, line=header, state=state,
@@ -334,7 +341,7 @@ class TableServer:
                             c.send("error", message=f"table {game.id} stopped: {exc}",
                                    table=game.id)
                         return
-                    self._broadcast(live, step)
+                    await self._broadcast(live, step)
                     continue
                 client, seat, action, ident = await live.queue.get()
                 request = {"type": "act", **({"id": ident} if ident is not None else {})}
@@ -346,14 +353,20 @@ class TableServer:
                 except (RulesError, TableError) as exc:
                     self._refuse(client, request, str(exc))
                     continue
-                self._broadcast(live, step)
+                await self._broadcast(live, step)
         except Exception:  # our bug: say so, stop this table, keep serving the others
             log.exception("table %s: driver failed", game.id)
             game.error = "the server failed (its log says why)"
         finally:
             live.to_move = game.to_move()
 
-    def _broadcast(self, live: LiveTable, step: Step) -> None:
+    async def _broadcast(self, live: LiveTable, step: Step) -> None:
+        """Write the step's autosave, then tell every follower: nobody hears of a step a
+        restarted server would not know."""
+        if step.autosave is not None:
+            loop = asyncio.get_running_loop()
+            await asyncio.shield(loop.run_in_executor(self._saver, live.game.write_autosave,
+                                                      step.autosave))
         live.to_move = step.to_move
         fields: dict[str, Any] = {"table": live.game.id, "index": step.index, "line": step.line,
                                   "state": step.state, "to_move": step.to_move}
@@ -374,7 +387,7 @@ class TableServer:
 
 
 def _snapshot(game: GameTable) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    return game.history(), game.state.serialize()
+    return game.history(), game.snapshot()
 
 
 def port_of(server: Server) -> int:
