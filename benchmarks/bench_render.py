@@ -1,14 +1,23 @@
-"""Rendering and playback figures for the Deep White Sea window and `tabletop render`.
+"""Rendering speed and the physics' lead for every game's 3D table (issue 14, item 5).
 
-1. Frames per second of the offscreen software renderer (Panda3D p3tinydisplay) at
-   1280x720 with ten textured dice (five per crew) on the table, against the same table
-   without dice drawn in the same run.
-2. Release to outcome known: the wall time the physics takes to simulate a throw to rest
-   (with the trajectory recorded, as the window does) as a fraction of the throw's real
-   duration (its simulated time, which is how long the playback lasts). Random legal
-   throws of crew dice onto a table that already holds other dice.
+For each game on its largest board, played some turns by bots (Deep White Sea: the default
+table with both crews in play; Diced: 8 seats; Diceland hex: the large board; D-Day Dice:
+4 units; DiceWar: the whole warlands with the Ruins):
 
-    python -m benchmarks.bench_render [--frames 60] [--throws 40] [--size 1280x720]
+1. Frames per second at the window's size (1280x720) while the last throw's dice move
+   along their recorded trajectory, for each drawing path this machine has: Panda3D's
+   software renderer, OpenGL with fixed-function shading (what the window draws) and
+   OpenGL with physically based shading (simplepbr). Under Xvfb with Mesa, OpenGL is
+   llvmpipe on the CPU. Frames are drawn and waited for, not read back (a window shows
+   them; reading a picture back is `tabletop render`'s cost, not the window's).
+2. Whether a throw's physics finishes before its playback needs it: the wall time the
+   physics takes to simulate each throw of the game to rest with its trajectory recorded
+   (as the window does), against how long that throw's playback lasts. Below 100% the
+   recording is complete before a playback started at release would need its last frame.
+
+    xvfb-run -a python -m benchmarks.bench_render [--games all] [--frames 40] [--turns 6]
+
+Prints one line per game and path, and one per game for the physics; no pass or fail.
 """
 
 from __future__ import annotations
@@ -17,98 +26,132 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from dice_models import load_die
-from dice_models.crews import load_crew
-from simulator.physics import TableSpec, World, die_shape
-from simulator.physics.throws import random_throw
+GAMES = ("deep-white-sea", "diced", "diceland-hex", "dday", "dicewar")
+# The largest board of each game: seats and options for `new_session`.
+LARGEST: dict[str, tuple[int, dict[str, Any]]] = {
+    "deep-white-sea": (2, {}),
+    "diced": (8, {}),
+    "diceland-hex": (2, {"board": "large"}),
+    "dday": (4, {}),
+    "dicewar": (2, {"ruins": True}),
+}
+WINDOW = (1280, 720)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--frames", type=int, default=60)
-    ap.add_argument("--throws", type=int, default=40)
-    ap.add_argument("--size", default="1280x720")
-    ap.add_argument("--out", default=None, help="also save the ten-dice frame as PNG here")
+    ap.add_argument("--games", default="all", help="comma-separated games, or all")
+    ap.add_argument("--frames", type=int, default=40, help="frames timed per game and path")
+    ap.add_argument("--turns", type=int, default=6, help="turns the bots play first")
+    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    table = TableSpec()
-    model = load_die("paper-d8")
-    crews = [load_crew("white"), load_crew("blue")]
-    dice = [d for crew in crews for d in crew.dice]
+    games = GAMES if args.games == "all" else tuple(g.strip() for g in args.games.split(","))
+    from simulator.render.offscreen import gl_unavailable, pbr_unavailable
 
-    # Ten dice resting where ten random throws left them (kept on the table by re-placing
-    # any that fell off in a ring around the centre).
-    world = World(table)
-    rng = np.random.default_rng(7)
-    for i, d in enumerate(dice):
-        rep = world.throw(d.slug, model, random_throw(table, 1 + i % 2, rng), player=1 + i % 2)
-        if rep.outcome.status != "on_table" and d.slug not in world.scene:
-            a = 2 * np.pi * i / len(dice)
-            world.place(d.slug, model, 1 + i % 8, 20.0 * i, (0.3 * np.cos(a), 0.25 * np.sin(a)))
-    poses = {name: (p.pose.position, p.pose.quaternion) for name, p in world.scene.items()}
-    print(f"dice on the table: {len(poses)}")
-
-    from simulator.render.camera import overview
-    from simulator.render.looks import crew_look
-    from simulator.render.offscreen import OffscreenRenderer
-    from simulator.render.scene import TableScene
-
-    renderer = OffscreenRenderer((w, h))
-    renderer.set_camera(overview(table))
-    shape = die_shape(model)
-    full = TableScene(table)
-    by_slug = {d.slug: d for d in dice}
-    for name, (pos, quat) in poses.items():
-        d = by_slug[name]
-        full.add_die(name, shape, crew_look(d), tuple(d.side_on_face(f) for f in range(8)),
-                     pos, quat)
-    empty = TableScene(table)
-    fps: dict[str, float] = {}
-    for _round in range(3):  # interleaved rounds, best of each: the machine is shared
-        for label, scene in (("table only", empty), ("ten dice", full)):
-            renderer.show(scene.root)
-            renderer.render()  # textures upload on the first frame
-            t0 = time.perf_counter()
-            for k in range(args.frames):
-                # Move every die a little each frame, as during a throw's playback.
-                for name, (pos, quat) in poses.items():
-                    if name in scene.dice:
-                        scene.move_die(name, (pos[0], pos[1], pos[2] + 0.0005 * (k % 2)), quat)
-                renderer.render()
-            fps[label] = max(fps.get(label, 0.0), args.frames / (time.perf_counter() - t0))
-    if args.out:
-        renderer.show(full.root)
-        renderer.save(args.out)
-    print(f"offscreen software renderer {w}x{h}: {fps['ten dice']:.1f} frames/s with "
-          f"{len(full.dice)} dice ({fps['table only']:.1f} frames/s table only)")
-
-    for label, crowd in (("an empty table", False), ("the nine other dice", True)):
-        ratios = []
-        durations = []
-        for i in range(args.throws):
-            d = dice[i % len(dice)]
-            rec = World(table)
-            if crowd:
-                rec.scene = {n: p for n, p in world.scene.items() if n != d.slug}
-            th = random_throw(table, 1 + i % 2, np.random.default_rng([3, i]))
-            t0 = time.perf_counter()
-            rep = rec.throw(d.slug, model, th, player=1 + i % 2, record=True)
-            wall = time.perf_counter() - t0
-            rec.close()
-            ratios.append(wall / rep.sim_time_s)
-            durations.append(rep.sim_time_s)
-        ratios.sort()
-        p90 = ratios[int(0.9 * (len(ratios) - 1))]
-        print(f"release to outcome known, {len(ratios)} throws onto {label} (trajectory "
-              f"recorded): median {100 * statistics.median(ratios):.1f}% of the throw's real "
-              f"duration, 90th percentile {100 * p90:.1f}%, worst {100 * ratios[-1]:.1f}%; "
-              f"throws last {statistics.median(durations):.2f} s (median)")
-    renderer.close()
-    world.close()
+    paths = ["software"]
+    why_not = gl_unavailable()
+    if not why_not:
+        paths.append("gl")
+        if not pbr_unavailable():
+            paths.append("pbr")
+    else:
+        print(f"OpenGL paths left out: {why_not}")
+    played = {game: _played(game, args.seed, args.turns) for game in games}
+    for game, (_session, throws) in played.items():
+        if throws:
+            ratios = sorted(wall / length for wall, length in throws)
+            lengths = [length for _wall, length in throws]
+            print(f"{game:15s} physics  {len(throws)} throws: simulated to rest in "
+                  f"{100 * statistics.median(ratios):.0f}% of the playback's length (median), "
+                  f"worst {100 * ratios[-1]:.0f}%; playback {statistics.median(lengths):.2f} s "
+                  f"(median); finishes before its playback needs it: "
+                  f"{sum(r < 1 for r in ratios)} of {len(ratios)}", flush=True)
+    # simplepbr, once started, lets textures be any size for the whole process, which the
+    # software renderer cannot draw: each path for every game in turn, simplepbr's last.
+    for path in paths:
+        for game, (session, _throws) in played.items():
+            fps, dice, detail = _frames(game, session, path, args.frames)
+            print(f"{game:15s} {path:8s} {fps:6.1f} frames/s at {WINDOW[0]}x{WINDOW[1]}, "
+                  f"{dice} dice moving ({detail})", flush=True)
     return 0
+
+
+def _played(game: str, seed: int, turns: int) -> tuple[Any, list[tuple[float, float]]]:
+    """A session on the game's largest board after `turns` turns of random bots, and each
+    throw's (physics wall time s, playback length s)."""
+    from simulator.render.app import window_module
+
+    module = window_module(game)
+    assert module is not None, game
+    seats, options = LARGEST[game]
+    session = module.new_session(["random"] * seats, seed, dict(options))
+    throws: list[tuple[float, float]] = []
+    if game == "deep-white-sea":
+        from simulator.render.session import ThrowAnim
+
+        module.play_turns(session, turns)
+        throws = [(a.physics_s, a.playback.duration) for out in session.history
+                  for a in out.anims if isinstance(a, ThrowAnim) and a.playback.duration > 0]
+        return session, throws
+    from simulator.physics.tray import roll_tray
+    from simulator.render.dice_session import d6_model
+
+    # A first throw builds the tray's world and loads PyBullet's data: not the game's cost.
+    roll_tray(d6_model(), 1, np.random.default_rng(0), record=True)
+    original: Callable[[], Any] = session.throw
+
+    def timed() -> Any:
+        t0 = time.perf_counter()
+        roll = original()
+        throws.append((time.perf_counter() - t0, roll.playback.duration))
+        return roll
+
+    session.throw = timed
+    module.play_turns(session, turns)
+    return session, throws
+
+
+def _frames(game: str, session: Any, path: str, frames: int) -> tuple[float, int, str]:
+    """Frames per second drawing the session's table by `path`, the last throw's dice
+    moving along their recording; how many dice moved; the renderer in words."""
+    from simulator.render.app import window_module
+    from simulator.render.session import ThrowAnim
+
+    module = window_module(game)
+    picture = module.picture(session, WINDOW, path)
+    renderer = picture.renderer
+    picture.render("overview", caption=False, inset=False)  # builds the scene, uploads textures
+    if game == "deep-white-sea":
+        anim = next(a for out in reversed(session.history) for a in out.anims
+                    if isinstance(a, ThrowAnim) and a.playback.duration > 0)
+        playback = anim.playback
+
+        def move(poses: dict[str, Any]) -> None:
+            for name, (pos, quat) in poses.items():
+                if name in picture.scene.dice:
+                    picture.scene.move_die(name, pos, quat)
+    else:
+        playback = session.last_roll.playback
+
+        def move(poses: dict[str, Any]) -> None:
+            for name, pose in poses.items():
+                if "roll:" + name in picture.scene.dice:
+                    picture.scene.move_tray_die("roll:" + name, pose)
+    best = 0.0
+    for _round in range(2):  # the better of two: the machine is shared
+        t0 = time.perf_counter()
+        for k in range(frames):
+            move(playback.poses_at((k / 60.0) % max(playback.duration, 1e-3)))
+            renderer.draw()
+        best = max(best, frames / (time.perf_counter() - t0))
+    detail = renderer.path.detail
+    picture.close()
+    return best, len(playback.tracks), detail
 
 
 if __name__ == "__main__":

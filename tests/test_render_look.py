@@ -94,19 +94,21 @@ def test_closeup_view_frames_the_last_die_and_render_offers_it(tmp_path, capsys)
     assert (middle.min(axis=1) > 150).mean() > 0.08
 
 
-def test_pbr_asked_for_without_a_display_is_one_line(monkeypatch, capsys, tmp_path) -> None:
+@pytest.mark.parametrize("shading", ["pbr", "gl"])
+def test_opengl_asked_for_without_a_display_is_one_line(shading, monkeypatch, capsys,
+                                                        tmp_path) -> None:
     from simulator.cli.main import main
 
     monkeypatch.delenv("DISPLAY", raising=False)
     out = tmp_path / "x.png"
-    assert main(["render", "--turns", "0", "--shading", "pbr", "--out", str(out)]) == 2
+    assert main(["render", "--turns", "0", "--shading", shading, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "--shading pbr" in err and "display" in err
+    assert "\n" not in err and f"--shading {shading}" in err and "display" in err
     assert not out.exists()
 
 
-@pytest.mark.parametrize("shading", ["software", "pbr"])
-def test_pixels_at_each_die_have_its_colour_in_both_drawing_paths(shading, tmp_path,
+@pytest.mark.parametrize("shading", ["software", "gl", "pbr"])
+def test_pixels_at_each_die_have_its_colour_in_every_drawing_path(shading, tmp_path,
                                                                   xvfb_display) -> None:
     out = tmp_path / f"{shading}.png"
     env = {**os.environ, "DISPLAY": xvfb_display}

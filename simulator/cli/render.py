@@ -37,9 +37,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--view", default="overview", choices=("overview", "top", "thrower", "closeup"),
                    help="camera: overview (oblique), top, the next thrower's view, or close on "
                         "the die thrown last")
-    p.add_argument("--shading", default="auto", choices=("auto", "pbr", "software"),
+    p.add_argument("--shading", default="auto", choices=("auto", "pbr", "gl", "software"),
                    help="pbr: OpenGL with physically based shading (needs a display, e.g. "
-                        "Xvfb); software: Panda3D's software renderer; auto: pbr where it can")
+                        "Xvfb); gl: OpenGL with fixed-function shading, as the window; "
+                        "software: Panda3D's software renderer; auto: pbr where it can")
     p.add_argument("--no-inset", action="store_true",
                    help="leave out the close-up of the last die thrown")
     p.add_argument("--no-caption", action="store_true", help="leave out the score line")
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         picture = module.picture(session, size, args.shading)
     except RenderPathError as e:
-        raise UsageError(f"--shading pbr: {e}") from None
+        raise UsageError(f"--shading {args.shading}: {e}") from None
     print(f"drawn by: {picture.renderer.path.detail}", file=sys.stderr)
     t1 = time.perf_counter()
     pixels = picture.render(args.view, caption=not args.no_caption, inset=not args.no_inset)

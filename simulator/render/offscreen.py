@@ -3,6 +3,8 @@
 - "pbr": OpenGL (a desktop, or Xvfb with Mesa) with physically based shading by
   panda3d-simplepbr: linear-light colours, a tone-mapped picture, textured felt, wood and
   paper. Chosen whenever an X display answers and the simplepbr package is installed.
+- "gl": OpenGL with Panda3D's fixed-function shading, as the window draws where physically
+  based shading would be too slow (`benchmarks/bench_render.py` measures both).
 - "software": Panda3D's tiny software renderer (p3tinydisplay): no display and no GPU
   needed, so `tabletop render`, tests and CI always have a picture.
 
@@ -17,6 +19,7 @@ OpenGL that Xvfb gives CI.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +31,7 @@ from simulator.render.camera import OrbitCamera
 
 _CONFIGURED = False
 BACKGROUND = (0.16, 0.15, 0.14, 1.0)
-PATHS = ("auto", "pbr", "software")
+PATHS = ("auto", "pbr", "gl", "software")
 # simplepbr's exposure (stops). At 0 the felt comes out (37, 90, 58) against its sRGB colour
 # (28, 92, 56) and a red die (189, 39, 40) against (230, 30, 30); at +1 stop the same die
 # paled to (216, 67, 69) and the felt to (64, 130, 93): washed out.
@@ -98,15 +101,17 @@ class OffscreenRenderer:
         selection = GraphicsPipeSelection.getGlobalPtr()
         self.buffer: Any = None
         why_not = ""
-        if shading in ("auto", "pbr"):
-            why_not = pbr_unavailable()
+        if shading in ("auto", "pbr", "gl"):
+            why_not = pbr_unavailable() if shading != "gl" else gl_unavailable()
             if not why_not:
-                self.pipe = selection.makeModulePipe("pandagl")
+                self.pipe = _gl_pipe()
                 self.buffer = self._make_buffer("tabletop-offscreen-gl")
                 if self.buffer is None:
                     why_not = "OpenGL could not make an offscreen buffer"
             if why_not and shading == "pbr":
                 raise RenderPathError(f"physically based shading needs OpenGL: {why_not}")
+            if why_not and shading == "gl":
+                raise RenderPathError(f"OpenGL: {why_not}")
         if self.buffer is None:
             self.pipe = _software_pipe(selection)
             self.buffer = self._make_buffer("tabletop-offscreen")
@@ -123,6 +128,7 @@ class OffscreenRenderer:
         region = self.buffer.makeDisplayRegion()
         region.setCamera(self.camera)
         self._tasks: object | None = None
+        self._outputs: list[Any] = []
         self._scene: object | None = None
         if why_not or self.pipe.getInterfaceName() != "OpenGL":
             self.path = RenderPath("software", "Panda3D's software renderer (p3tinydisplay)"
@@ -131,9 +137,16 @@ class OffscreenRenderer:
         else:
             self.engine.openWindows()
             gsg = self.buffer.getGsg()
-            self._tasks = start_pbr(self.root, self.buffer, self.camera)
-            self.path = RenderPath("pbr", "OpenGL " + str(gsg.getDriverRenderer())
-                                   + " with physically based shading (simplepbr)")
+            if shading == "gl":
+                self.path = RenderPath("gl", "OpenGL " + str(gsg.getDriverRenderer())
+                                       + " with fixed-function shading")
+            else:
+                before = set(self.engine.getWindows())
+                self._tasks = start_pbr(self.root, self.buffer, self.camera)
+                # simplepbr's filter buffers: this renderer's to close with it.
+                self._outputs = [w for w in self.engine.getWindows() if w not in before]
+                self.path = RenderPath("pbr", "OpenGL " + str(gsg.getDriverRenderer())
+                                       + " with physically based shading (simplepbr)")
 
     @property
     def pbr(self) -> bool:
@@ -167,11 +180,16 @@ class OffscreenRenderer:
     def set_camera(self, cam: OrbitCamera) -> None:
         apply_camera(self.camera, self.lens, cam, self.size)
 
-    def render(self) -> np.ndarray:
-        """Draw one frame; the picture as an (h, w, 3) uint8 array, row 0 at the top."""
+    def draw(self) -> None:
+        """Draw one frame and wait for it, without reading it back (what a window does)."""
         if self._tasks is not None:
             self._tasks.step()  # type: ignore[attr-defined]  # simplepbr's per-frame inputs
         self.engine.renderFrame()
+        self.engine.syncFrame()
+
+    def render(self) -> np.ndarray:
+        """Draw one frame; the picture as an (h, w, 3) uint8 array, row 0 at the top."""
+        self.draw()
         tex = self.buffer.getScreenshot()
         if tex is None:
             raise RuntimeError("Panda3D returned no picture from the offscreen buffer")
@@ -187,11 +205,11 @@ class OffscreenRenderer:
         return pixels
 
     def close(self) -> None:
+        # An OpenGL buffer left open aborts the interpreter at exit (a mutex assertion in
+        # Panda3D), so simplepbr's filter buffers go too.
+        for output in self._outputs:
+            self.engine.removeWindow(output)
         self.engine.removeWindow(self.buffer)
-        if self.pbr:
-            # simplepbr's filter buffers belong to this renderer too; an OpenGL buffer
-            # left open aborts the interpreter at exit (a mutex assertion in Panda3D).
-            self.engine.removeAllWindows()
 
 
 INSET_FRACTION = 1 / 3  # of the picture's width and height: the close-up of the last roll
@@ -227,11 +245,15 @@ def pbr_unavailable() -> str:
 
     if importlib.util.find_spec("simplepbr") is None:
         return "the panda3d-simplepbr package is not installed (pip install panda3d-simplepbr)"
+    return gl_unavailable()
+
+
+def gl_unavailable() -> str:
+    """Why OpenGL cannot be had here, or '' when it can (an X display that answers)."""
     if not os.environ.get("DISPLAY"):
         return "no X display (run under Xvfb, e.g. xvfb-run, for OpenGL with Mesa)"
-    from panda3d.core import GraphicsPipeSelection
 
-    pipe = GraphicsPipeSelection.getGlobalPtr().makeModulePipe("pandagl")
+    pipe = _gl_pipe()
     if pipe is None or not pipe.isValid():
         return f"the X display {os.environ['DISPLAY']} does not answer with OpenGL"
     return ""
@@ -248,6 +270,9 @@ def start_pbr(render_node: object, output: object, camera: object) -> object:
     simplepbr.Pipeline(render_node=render_node, window=output, camera_node=camera,
                        taskmgr=tasks, msaa_samples=0, enable_shadows=False,
                        exposure=PBR_EXPOSURE)
+    # simplepbr lets textures be any size from here on, for the whole process (its filter
+    # buffers are made at the first frame and need it); a software renderer made later in
+    # the same process complains, so `benchmarks/bench_render.py` draws with simplepbr last.
     return tasks
 
 
@@ -273,6 +298,15 @@ def texture_to_array(tex: object) -> np.ndarray:
     data = bytes(tex.getRamImageAs("RGB"))  # type: ignore[attr-defined]
     pixels = np.frombuffer(data, dtype=np.uint8).reshape(h, w, 3)
     return np.ascontiguousarray(pixels[::-1])  # Panda3D stores rows bottom-up
+
+
+@functools.cache
+def _gl_pipe() -> Any:
+    """One OpenGL pipe for the process: a second one of a module registers its X types
+    again (Panda3D warns) and, after buffers of the first were closed, made no buffer."""
+    from panda3d.core import GraphicsPipeSelection
+
+    return GraphicsPipeSelection.getGlobalPtr().makeModulePipe("pandagl")
 
 
 def _software_pipe(selection: object) -> object:

@@ -70,9 +70,10 @@ FELT_TILE = 0.3  # m of table per repeat of the felt texture
 WOOD_TILE = 0.5  # m of wood per repeat of the grain texture
 FOUL_FLOOR_ALPHA = 0.22  # the tint on the floor beneath a foul zone
 FOUL_EDGE_ALPHA = 0.85
-# Roughness for physically based shading (0 mirror, 1 chalk): cloth scatters all of its
-# light, varnished wood shows a soft sheen, card a little.
-ROUGHNESS = {"felt": 1.0, "wood": 0.55, "paper": 0.8, "default": 0.75}
+# Roughness for physically based shading (0 mirror, 1 chalk), by the name a material starts
+# with: cloth scatters all of its light, card shows a little sheen, varnished wood and the
+# rest a soft one.
+ROUGHNESS = {"felt": 1.0, "paper": 0.8, "default": 0.6}
 SHADOW_ALPHA = 0.42
 ROOM_HALF = 3.2  # m: half the width of the room around the table
 ROOM_HEIGHT = 3.2  # m from floor to ceiling: a top view from 2 m up stays inside the room
@@ -457,7 +458,6 @@ class TableScene:
         mat.setAmbient((1, 1, 1, 1))
         mat.setDiffuse((1, 1, 1, 1))
         cloth.setMaterial(mat)
-        cloth.setTag("material", "felt")
         cloth.setTexture(self._texture(felt_look()), 1)
         cloth.setDepthOffset(1)
         return cloth
@@ -514,7 +514,6 @@ class TableScene:
         """Wood grain on a node's faces (planar texture coordinates, WOOD_TILE m a repeat)."""
         node.setTexture(self._texture(wood_look()), 1)
         node.setTexScale(TextureStage.getDefault(), 1 / WOOD_TILE)
-        node.setTag("material", "wood")
 
     def _build_lights(self) -> None:
         amb = AmbientLight("ambient")
@@ -672,15 +671,14 @@ def _pbr_material(node: NodePath, kind: str) -> None:
 
 def _linearize(root: NodePath) -> None:
     """Every material and vertex colour under `root` in linear light, each material with the
-    roughness its node's "material" tag names (wood, felt; others the default)."""
+    roughness its name calls for (ROUGHNESS)."""
     for np_ in root.findAllMatches("**/+GeomNode"):
         gnode = np_.node()
-        kind = np_.getNetTag("material") or "default"
         for i in range(gnode.getNumGeoms()):
             state = gnode.getGeomState(i)
             if state.hasAttrib(MaterialAttrib):
                 old = state.getAttrib(MaterialAttrib).getMaterial()
-                gnode.setGeomState(i, state.setAttrib(MaterialAttrib.make(_linear_material(old, kind))))
+                gnode.setGeomState(i, state.setAttrib(MaterialAttrib.make(_linear_material(old))))
             geom = gnode.modifyGeom(i)
             vdata = geom.modifyVertexData()
             if vdata.hasColumn("color"):
@@ -692,14 +690,14 @@ def _linearize(root: NodePath) -> None:
                     rw.setData4(*linear((c[0], c[1], c[2], c[3])))
     for np_ in root.findAllMatches("**"):
         if np_.hasMaterial():
-            kind = np_.getNetTag("material") or "default"
-            np_.setMaterial(_linear_material(np_.getMaterial(), kind), 1)
+            np_.setMaterial(_linear_material(np_.getMaterial()), 1)
 
 
-def _linear_material(old: Material, kind: str) -> Material:
+def _linear_material(old: Material) -> Material:
     mat = Material(old)
     d = old.getDiffuse()
     mat.setBaseColor((*linear((d[0], d[1], d[2])), d[3]))
-    mat.setRoughness(ROUGHNESS.get(kind, ROUGHNESS["default"]))
+    kind = next((k for k in ROUGHNESS if old.getName().startswith(k)), "default")
+    mat.setRoughness(ROUGHNESS[kind])
     mat.setMetallic(0.0)
     return mat
