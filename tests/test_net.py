@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -471,3 +472,63 @@ def test_the_load_run_plays_every_table_to_the_end_and_times_every_action(tmp_pa
     assert len(result.latency_ms) == result.person_actions
     assert 0 < result.latency(0.5) <= result.latency(0.99) < 10_000
     assert result.lines()[1].startswith("  tables per second:")
+
+
+# -- the window's session (no display needed) -----------------------------------------------
+
+
+def test_the_window_session_plays_a_seat_through_the_server_and_shows_its_throws(
+        tmp_path: Path) -> None:
+    """`tabletop join` with a window: NetSession (what the Deep White Sea window plays on)
+    takes seat 0 back with its token over a Bridge, sends its person's actions and shows
+    each server step: the state is the server's, and a throw's animation is the server's
+    recorded trajectory, ending where the table's outcome put the die."""
+    from simulator.net.window import STEP, Bridge, NetSession
+    from simulator.render.session import ThrowAnim
+
+    async def serve_and_wait() -> None:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("deep-white-sea", ["open", "random"], seed=3)
+            ra = await a.join(table, 0)
+            await a.close()
+            out.update(url=s.url, table=table, token=ra.token)
+            ready.set()
+            await asyncio.to_thread(done_flag.wait, 300)
+            await b.close()
+
+    ready = threading.Event()
+    done_flag = threading.Event()
+    out: dict[str, Any] = {}
+    server = threading.Thread(target=lambda: asyncio.run(serve_and_wait()))
+    server.start()
+    try:
+        assert ready.wait(60)
+        session = NetSession(Bridge(out["url"], out["table"], 0, out["token"]))
+        choose = make_chooser("deep-white-sea", "random", 4)
+        throws, steps = [], 0
+        while not session.state.is_terminal() and steps < 400:
+            if not session.is_bot_turn():
+                session.send(choose(json.loads(json.dumps(session.state.serialize()))))
+                assert session.is_bot_turn()  # waiting for the server now
+                continue
+            kind, event = session.bot_action()
+            assert kind == STEP, event
+            shown = session.apply(event)
+            steps += 1
+            assert session.step == event["index"] and session.state.serialize() == event["state"]
+            for anim in shown.anims:
+                if isinstance(anim, ThrowAnim):
+                    outcome = event["line"]["results"][0]["outcome"]
+                    end = anim.playback.poses_at(anim.playback.duration)[anim.die]
+                    if outcome["status"] == "on_table":
+                        assert end[0][:2] == pytest.approx(outcome["position"][:2], abs=1e-6)
+                    throws.append((event["line"]["player"], anim.playback.duration))
+        session.close()
+        assert session.state.is_terminal() and steps > 10
+        assert {seat for seat, _ in throws} == {0, 1} and all(d > 0.1 for _, d in throws)
+    finally:
+        done_flag.set()
+        server.join(60)
+    logged = log_lines(tmp_path / out["table"])
+    assert logged[-1]["type"] == "end" and verify_log(tmp_path / out["table"] / LOG_FILE).ok

@@ -225,7 +225,7 @@ def _seats(args: argparse.Namespace) -> list[str]:
 
 # Games whose window can play through the server: 'module:function(client, record, game,
 # args)', imported only when the window is wanted.
-WINDOWS: dict[str, str] = {}
+WINDOWS: dict[str, str] = {"deep-white-sea": "simulator.net.window:play_window"}
 
 
 def _window_of(game: str) -> Any:

@@ -1,0 +1,247 @@
+"""The window client of `tabletop join` (Deep White Sea): the game's own window, with the
+same controls as local play, on a session whose every step comes from the server.
+
+- `Bridge` keeps the connection (`simulator.net.client.Client`) in an asyncio loop on a
+  thread of its own, since Panda3D's loop holds the main thread; the window takes the
+  server's steps from it in order and sends its person's actions through it.
+- `NetSession` is the window's `GameSession` fed by the server: the state is the one the
+  server sent (checked against the line's digest), an action's animations are worked out
+  from the poses before and after it, and a throw is played back from the trajectory the
+  server recorded at 60 Hz, never simulated here. It plays no step itself.
+- `net_app(App)` is the game's window class, changed in three places: a person's action
+  goes to the server instead of the engine; the "bot thread" waits for the server's next
+  step whenever it is not this seat's turn (or an action is on its way); starting again is
+  the lobby's business.
+
+The lobby (make or pick a table, a seat, bots for empty seats, watching) is the terminal's
+(`tabletop join` without `--table`), then the window opens on the table chosen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import queue
+import threading
+from typing import Any
+
+from rules.core.runner import from_json, to_json
+from rules.registry import lookup
+from simulator.net.client import Client, ClientError, TableRecord
+from simulator.physics.world import Frame, Throw
+from simulator.render.playback import playback_of
+from simulator.render.session import GAME, GameSession, Outcome, ThrowAnim, _spec_of
+
+STEP, REFUSED, CLOSED = "step", "refused", "closed"
+
+
+class Bridge:
+    """A connection to the server run on its own thread (see the module docstring)."""
+
+    def __init__(self, url: str, table: str, seat: int | None, token: str | None,
+                 timeout: float = 30.0) -> None:
+        self.items: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
+                                       name="tabletop-join")
+        self.thread.start()
+        self.client: Client | None = None
+        self._act_id: int | None = None
+        self._ids = iter(range(1_000_000, 2**31))
+        future = asyncio.run_coroutine_threadsafe(self._open(url, table, seat, token), self.loop)
+        self.record: TableRecord = future.result(timeout)
+
+    async def _open(self, url: str, table: str, seat: int | None,
+                    token: str | None) -> TableRecord:
+        self.client = await Client.open(url)
+        if seat is None or token is None:
+            record = await self.client.watch(table)
+        else:
+            record = await self.client.rejoin(table, seat, token)
+        asyncio.ensure_future(self._pump(record))
+        return record
+
+    async def _pump(self, record: TableRecord) -> None:
+        """Hand the window every new step of the table, in order, and the refusals of its
+        actions; the end of the connection last."""
+        assert self.client is not None
+        try:
+            while True:
+                event = await self.client.next_event()
+                if event.get("type") == "error" and event.get("id") == self._act_id:
+                    self._act_id = None
+                    self.items.put((REFUSED, str(event.get("message"))))
+                elif (event.get("type") == "step" and event.get("table") == record.table
+                      and record.take(event["index"], event["line"], event["state"],
+                                      event["to_move"])):
+                    self.items.put((STEP, event))
+        except ClientError as exc:
+            self.items.put((CLOSED, str(exc)))
+
+    def send_act(self, action: Any) -> None:
+        assert self.client is not None and self.record.seat is not None
+        self._act_id = next(self._ids)
+        coroutine = self.client.send("act", id=self._act_id, table=self.record.table,
+                                     seat=self.record.seat, token=self.record.token,
+                                     action=to_json(action))
+        asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def next(self, timeout: float | None = None) -> tuple[str, Any]:
+        return self.items.get(timeout=timeout)
+
+    def close(self) -> None:
+        if self.client is not None:
+            asyncio.run_coroutine_threadsafe(self.client.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+class NetSession(GameSession):
+    """A Deep White Sea `GameSession` whose steps are the server's (module docstring)."""
+
+    def __init__(self, bridge: Bridge) -> None:  # no GameSession.__init__: no game of its own
+        record = bridge.record
+        header = record.lines[0] if record.lines else {}
+        self.bridge = bridge
+        self.spec = lookup(GAME)
+        self.module = self.spec.module()
+        for plugin in self.spec.extra.get("plugins", ()):  # the physics table's scene format
+            importlib.import_module(plugin)
+        self.seat = record.seat
+        self.players = ["human" if i == record.seat else "remote" for i in range(2)]
+        self.seed = int(header.get("seed", 0))
+        self.options = dict(header.get("options") or {})
+        self.state = self.module.deserialize(record.state or {})
+        self.state.take_events()
+        self.agents = [None, None]
+        self.history: list[Outcome] = []
+        self.step = max(0, len(record.lines) - 1)
+        self._log = None
+        self.to_move = record.to_move
+        self.pending = False  # an action of ours is on its way to the server
+
+    def is_bot_turn(self) -> bool:
+        """Is the window to wait for the server (anyone's turn but ours, or ours sent)?"""
+        return not self.state.is_terminal() and (self.pending or self.seat is None
+                                                 or self.to_move != self.seat)
+
+    def bot_action(self) -> tuple[str, Any]:
+        """The server's next step (or a refusal, or the end of the connection): waited for
+        on the window's thinking thread."""
+        return self.bridge.next()
+
+    def send(self, action: Any) -> None:
+        self.pending = True
+        self.bridge.send_act(action)
+
+    def apply(self, action: Any) -> Outcome:
+        """Take one of the server's steps (`action` is its `step` event) and work out what
+        to show."""
+        event = action
+        line = event["line"]
+        before = self.poses()
+        state = self.module.deserialize(event["state"])
+        state.take_events()
+        if line.get("type") == "action":
+            act = from_json(line["action"])
+            throw_anim = self._throw_anim(act, line, event.get("trajectory"))
+            self.state = state
+            out = Outcome(act, str(line["text"]), int(line["player"]), list(line["events"]))
+            out.anims = self._animations(act, before, self.poses(), throw_anim)
+        else:  # the header, a roll (not in this game), the end
+            self.state = state
+            out = Outcome(None, "", -1, list(line.get("events", [])))
+        self.step, self.to_move, self.pending = event["index"], event["to_move"], False
+        self.history.append(out)
+        return out
+
+    def close(self) -> None:
+        self.bridge.close()
+
+    def _throw_anim(self, action: Any, line: dict[str, Any],
+                    trajectory: dict[str, Any] | None) -> ThrowAnim | None:
+        """A throw as the server recorded it: its frames, with the dice it left off the
+        table falling on to the floor."""
+        if not (action[0] == "throw" and len(action) == 3 and trajectory):
+            return None
+        spec = _spec_of(action[2])
+        throw = Throw(spec.release, spec.velocity, spec.spin, spec.orientation)
+        frames = [Frame(float(f["t"]), {n: (tuple(p), tuple(q)) for n, (p, q) in f["poses"].items()})
+                  for f in trajectory.get("frames", [])]
+        result = (line.get("results") or [{}])[0]
+        outcome = result.get("outcome") or {}
+        afters = [outcome, *(d.get("after", {}) for d in result.get("disturbed", []))]
+        fell = tuple(str(p.get("die")) for p in afters if p.get("reason") == "fell_off")
+        playback = playback_of(frames, floor_z=-self.table_spec.height + 0.03, fell=fell)
+        return ThrowAnim(action[1], throw, playback, 0.0, bool(result.get("foul")))
+
+
+def net_app(app_class: type) -> type:
+    """The game's window class playing through the server (module docstring)."""
+
+    class NetApp(app_class):  # type: ignore[misc, valid-type]
+        def apply(self, action: Any, bot: bool = False) -> Any:
+            if bot:  # one of the server's steps
+                return super().apply(action, bot=True)
+            self.session.send(action)
+            self.message = "sent to the server"
+            self.refresh_texts()
+            return None
+
+        def take_result(self, result: Any) -> None:
+            kind, payload = result
+            if kind == STEP:
+                super().take_result(payload)
+                return
+            self.session.pending = False
+            if kind == REFUSED:
+                self.message = f"the server refused it: {payload}"
+            else:
+                self.paused = True
+                self.message = f"the connection ended: {payload}"
+            self.log_lines.append(self.message)
+            self.refresh()
+
+        def anim_lead(self, anim: Any, bot: bool) -> float:
+            # Only the other seats' throws wind up first; ours flies as the drag ended.
+            mine = self.session.seat is not None and self.session.history \
+                and self.session.history[-1].player == self.session.seat
+            return 0.0 if mine else float(super().anim_lead(anim, bot))
+
+        def thinking_text(self) -> str:
+            s = self.session
+            if s.pending:
+                return "waiting for the server"
+            return f"waiting for {s.player_name(s.state.current_player())}"
+
+        def restart(self) -> None:
+            self.message = "a new game is a new table: tabletop join (the lobby)"
+            self.refresh_texts()
+
+    NetApp.__name__ = f"Net{app_class.__name__}"
+    return NetApp
+
+
+async def play_window(client: Client, record: TableRecord, game: str, args: Any) -> int:
+    """`tabletop join` with a window: the lobby's connection is closed and the window's
+    own takes the seat back with its token (or watches), on a thread beside Panda3D."""
+    from simulator.cli.main import UsageError
+    from simulator.render.app import display_problem, window_module
+
+    problem = display_problem()
+    if problem is not None:
+        raise UsageError(f"{problem}: use --headless to play in the terminal")
+    module = window_module(game)
+    if module is None or game != GAME:
+        raise UsageError(f"{game}: the window plays {GAME} through a server; use --headless")
+    url, table, seat, token = args.url, record.table, record.seat, record.token
+    await client.close()
+    # Panda3D runs in this (the main) thread until the window closes; this event loop has
+    # nothing more to do meanwhile, and the window's connection has a loop of its own.
+    bridge = Bridge(url, table, seat, token)
+    session = NetSession(bridge)
+    try:
+        app = net_app(module.App)(session)
+        return int(app.run())
+    finally:
+        session.close()
