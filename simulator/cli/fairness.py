@@ -74,6 +74,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=series_cmd)
 
+    eng = sub.add_parser("engines", help="run a series of experiments on each physics engine and "
+                         "report where their conclusions agree (docs/engines.md)")
+    eng.add_argument("series", help="series YAML (benchmarks/experiments/series/engines.yaml)")
+    eng.add_argument("--out", required=True, help="results directory: DIR/<experiment>/<engine>/")
+    eng.add_argument("--throws", type=int, default=None,
+                     help="throws per experiment and engine (default: the series')")
+    eng.add_argument("--workers", type=int, default=1, help="parallel workers (default 1)")
+    eng.add_argument("--markdown", type=Path, default=None, help="write the comparison table here")
+    eng.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    eng.add_argument("--progress", action="store_true", help="progress bars on stderr")
+    eng.set_defaults(func=engines_cmd)
+
     cal = sub.add_parser("calibrate", help="fit a die/surface pair's friction and restitution "
                          "and the throw scale to measured outcome counts (docs/calibration.md)")
     cal.add_argument("dataset", help="dataset YAML (see dice_models/datasets/)")
@@ -96,6 +108,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     cal.add_argument("--alpha", type=float, default=0.01,
                      help="the fit is flagged bad (exit status 1) when its X^2 p-value is below this")
     cal.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    cal.add_argument("--engine", default="pybullet",
+                     help="physics engine of the fit, pybullet or mujoco (default pybullet)")
     cal.set_defaults(func=calibrate_cmd)
 
 
@@ -200,8 +214,33 @@ def series_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+def engines_cmd(args: argparse.Namespace) -> int:
+    from dice_models.outfiles import check_target, ensure_dir, write_text
+    from simulator.experiments.engines import load_series, render_markdown, render_text, run_series
+
+    if args.throws is not None and args.throws < 1:
+        raise UsageError(f"--throws must be at least 1 (got {args.throws})")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1 (got {args.workers})")
+    series = load_series(args.series)
+    if args.markdown is not None:
+        ensure_dir(args.out, "--out")  # the table may go inside it
+        check_target(args.markdown, "--markdown")  # before hours of throws
+    rep = run_series(series, args.out, throws=args.throws, workers=args.workers,
+                     progress=args.progress)
+    if args.markdown is not None:
+        write_text(args.markdown, render_markdown(rep), "--markdown")
+    if args.json:
+        json.dump(rep, sys.stdout, indent=2)
+        print()
+    else:
+        print(render_text(rep))
+    return 0
+
+
 def calibrate_cmd(args: argparse.Namespace) -> int:
     from simulator.experiments.calibrate import calibrate, load_dataset, render_summary
+    from simulator.physics.engines import check_engine
 
     if args.throws < 10:
         raise UsageError(f"--throws must be at least 10 (got {args.throws})")
@@ -223,7 +262,7 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
 
     rep = calibrate(dataset, args.out, throws=args.throws, workers=args.workers, fit_names=names,
                     holdout=holdout, validate=others, seed=args.seed, grid=args.grid,
-                    refine=args.refine, alpha=args.alpha, log=log)
+                    refine=args.refine, alpha=args.alpha, log=log, engine=check_engine(args.engine))
     print(render_summary(rep))
     print(f"wrote {args.out}/report.json, report.md, calibration.png, materials.yaml "
           f"(materials {rep['materials_file']['die']} and {rep['materials_file']['surface']})")

@@ -371,7 +371,8 @@ def base_parameters(obj: DataObject) -> dict[str, float]:
     return {"friction": pair.friction, "restitution": pair.restitution, "throw_scale": 1.0}
 
 
-def experiment_for(obj: DataObject, params: dict[str, float], seed: int) -> Experiment:
+def experiment_for(obj: DataObject, params: dict[str, float], seed: int,
+                   engine: str = "pybullet") -> Experiment:
     s = params.get("throw_scale", 1.0)
     t = obj.throw
     throw = replace(t, speed=(t.speed[0] * s, t.speed[1] * s), spin=(t.spin[0] * s, t.spin[1] * s))
@@ -379,7 +380,7 @@ def experiment_for(obj: DataObject, params: dict[str, float], seed: int) -> Expe
     return Experiment(name=obj.name, source=obj.die.source, die=obj.die,
                       table=obj.table, throw=throw,
                       throws=1, chunk_size=1, seed=seed * 1000 + obj.index,
-                      physics=PhysicsSettings())
+                      physics=PhysicsSettings(engine=engine))
 
 
 def trial_library(obj: DataObject, params: dict[str, float]) -> MaterialLibrary:
@@ -394,11 +395,13 @@ def trial_library(obj: DataObject, params: dict[str, float]) -> MaterialLibrary:
     return MaterialLibrary({die.name: die, surface.name: surface}, {key: stated})
 
 
-def simulate(obj: DataObject, params: dict[str, float], seed: int, indices: Sequence[int]) -> SimCounts:
-    """Throw `obj` at `params` for the given throw indices; count on-table outcomes by group."""
+def simulate(obj: DataObject, params: dict[str, float], seed: int, indices: Sequence[int],
+             engine: str = "pybullet") -> SimCounts:
+    """Throw `obj` at `params` for the given throw indices on `engine`; count on-table
+    outcomes by group."""
     from simulator.experiments.runner import ThrowSimulator
 
-    exp = experiment_for(obj, params, seed)
+    exp = experiment_for(obj, params, seed, engine)
     group_of = {v: gi for gi, (_, vals) in enumerate(obj.groups) for v in vals}
     counts = [0] * len(obj.groups)
     off = err = 0
@@ -433,9 +436,9 @@ def _key(o: DataObject) -> str:
     return f"{o.die.source}#{o.index}"
 
 
-def _task(args: tuple[str, dict[str, float], int, int, int]) -> SimCounts:
-    key, params, seed, lo, hi = args
-    return simulate(_POOL_OBJECTS[key], params, seed, range(lo, hi))
+def _task(args: tuple[str, dict[str, float], int, int, int, str]) -> SimCounts:
+    key, params, seed, lo, hi, engine = args
+    return simulate(_POOL_OBJECTS[key], params, seed, range(lo, hi), engine)
 
 
 class Simulator:
@@ -444,8 +447,10 @@ class Simulator:
 
     CHUNK = 50
 
-    def __init__(self, objects: Sequence[DataObject], throws: int, workers: int = 1) -> None:
+    def __init__(self, objects: Sequence[DataObject], throws: int, workers: int = 1,
+                 engine: str = "pybullet") -> None:
         self.throws = throws
+        self.engine = engine
         self.workers = workers
         self.cache: dict[tuple[str, tuple[tuple[str, float], ...], int], SimCounts] = {}
         self.evaluations = 0
@@ -472,7 +477,7 @@ class Simulator:
         todo = [o for o in objects if (_key(o), pkey, seed) not in self.cache]
         if todo:
             self.evaluations += 1
-            tasks = [(_key(o), params, seed, lo, min(lo + self.CHUNK, self.throws))
+            tasks = [(_key(o), params, seed, lo, min(lo + self.CHUNK, self.throws), self.engine)
                      for o in todo for lo in range(0, self.throws, self.CHUNK)]
             parts = (self._pool.map(_task, tasks, chunksize=1) if self._pool is not None
                      else [_task(t) for t in tasks])
@@ -662,9 +667,9 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
               fit_names: Sequence[str] = ("friction", "restitution", "throw_scale"),
               holdout: Sequence[str] | None = None, validate: Sequence[Dataset] = (),
               seed: int = 0, grid: int = 3, refine: int = 24, alpha: float = 0.01,
-              log: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+              log: Callable[[str], None] = lambda s: None, engine: str = "pybullet") -> dict[str, Any]:
     """Fit, simulate every object at the fit with fresh seeds, write DIR's four files; the
-    report as a dict."""
+    report as a dict. `engine` simulates the throws (the fitted values are that engine's)."""
     t0 = time.perf_counter()
     for n in fit_names:
         if n not in PARAMETERS:
@@ -681,7 +686,7 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
                             f"on {o.pair[1].name}, but {fitted[0].name} names {die_m.name} on "
                             f"{surf_m.name}: one fit calibrates one pair", show_value=False)
     everyone = [*fitted, *held, *(o for ds in validate for o in ds.objects)]
-    with Simulator(everyone, throws, workers) as sim:
+    with Simulator(everyone, throws, workers, engine) as sim:
         log(f"fitting {', '.join(fit_names) or 'nothing'} on {len(fitted)} objects of "
             f"{dataset.name}, {throws} throws each per evaluation, {workers} worker(s)")
         res = fit(fitted, sim, list(fit_names), seed, grid, refine, log)
@@ -699,6 +704,7 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
     seconds = time.perf_counter() - t0
     report = _report(dataset, validate, res, rows, fitted, held, throws, workers, seconds,
                      fit_seconds, thrown, evaluations, alpha, seed, die_m, surf_m, fit_names)
+    report["settings"]["engine"] = engine  # the fitted values hold for this engine
     write_outputs(report, out, dataset, die_m, surf_m)
     return report
 

@@ -158,7 +158,8 @@ def compare(dir_a: str | Path, dir_b: str | Path, alpha: float = 0.01) -> dict[s
             store.close()
         faces = _faces(exp)
         tally = Counter(r.face for r in rows if r.status == "on_table")
-        sides.append((str(d), exp.get("name"), faces, [tally.get(f, 0) for f in faces]))
+        engine = (exp.get("physics") or {}).get("engine", "pybullet")  # stores before engines
+        sides.append((str(d), exp.get("name"), faces, [tally.get(f, 0) for f in faces], engine))
     if sides[0][2] != sides[1][2]:
         raise DataError(dir_b, "faces", f"has faces {list(sides[1][2])}, but {dir_a} has "
                         f"{list(sides[0][2])}: the experiments cannot be compared", show_value=False)
@@ -167,9 +168,11 @@ def compare(dir_a: str | Path, dir_b: str | Path, alpha: float = 0.01) -> dict[s
                         show_value=False)
     res = stats.homogeneity(sides[0][3], sides[1][3])
     return {
-        "a": {"dir": sides[0][0], "name": sides[0][1], "on_table": sum(sides[0][3]),
+        "a": {"dir": sides[0][0], "name": sides[0][1], "engine": sides[0][4],
+              "on_table": sum(sides[0][3]),
               "counts": dict(zip(map(str, sides[0][2]), sides[0][3], strict=True))},
-        "b": {"dir": sides[1][0], "name": sides[1][1], "on_table": sum(sides[1][3]),
+        "b": {"dir": sides[1][0], "name": sides[1][1], "engine": sides[1][4],
+              "on_table": sum(sides[1][3]),
               "counts": dict(zip(map(str, sides[1][2]), sides[1][3], strict=True))},
         "chi2": res.statistic, "df": res.df, "p": res.p, "alpha": alpha,
         "verdict": "different" if res.p < alpha else "no evidence of a difference",
@@ -228,8 +231,8 @@ def render_text(rep: dict[str, Any]) -> str:
 
 def render_compare(res: dict[str, Any]) -> str:
     a, b = res["a"], res["b"]
-    lines = [f"A {a['name']} ({a['dir']}): {a['on_table']} on-table throws",
-             f"B {b['name']} ({b['dir']}): {b['on_table']} on-table throws",
+    lines = [f"A {a['name']} ({a['dir']}, {a['engine']}): {a['on_table']} on-table throws",
+             f"B {b['name']} ({b['dir']}, {b['engine']}): {b['on_table']} on-table throws",
              "face " + "".join(f"{f:>7}" for f in a["counts"]),
              "A    " + "".join(f"{c:>7}" for c in a["counts"].values()),
              "B    " + "".join(f"{c:>7}" for c in b["counts"].values()),
