@@ -243,9 +243,8 @@ def pictures(shading: str, _path: str) -> dict[str, Any]:
     from simulator.render import diced_window, diceland_hex_window
     from simulator.render.dice_scene import POOL_COLOUR, TERRAIN_COLOURS, TILE_Z, seat_colour
 
-    # Large enough that a 16 mm die is about 19 px across in the top view: smaller, the
-    # texture filter blends a six's pips into its body (a red die's top reads pink).
-    size = (1920, 1080)
+    # A 16 mm die is about 13 px across in the top view at this size (the window's).
+    size = (1280, 720)
     out: dict[str, Any] = {}
     session = diced_window.new_session(["greedy", "random", "greedy", "random"], 5, {})
     diced_window.play_turns(session, 2)
@@ -254,16 +253,18 @@ def pictures(shading: str, _path: str) -> dict[str, Any]:
     cam = pic.camera("top")
     px = pic.render(cam, caption=False, inset=False)
     st = session.state
-    palette = [seat_colour(k) for k in range(st.n)] + [POOL_COLOUR]
+    palette = [seat_colour(k) for k in range(st.n)]
 
     def nearest(point: Any) -> list[float]:
         xy = cam.project(point, size)
-        return [colour_distance(px, xy, rgb) for rgb in palette]
+        return [colour_distance(px, xy, rgb, 3) for rgb in palette]
 
-    # For each die: its owner's index in the palette (the pool last), and its distances.
+    # For each die: its owner's seat and the distances to every seat's colour (the nearest
+    # within 3 px of its middle: the white pips are far from every seat colour here).
     out["diced"] = [[s, nearest(pic.scene.die_position(f"seat{s}:{i}"))]
                     for s in range(st.n) for i in range(st.dice[s])]
-    out["diced"].append([st.n, nearest(pic.scene.die_position("pool:0"))])
+    out["pool"] = colour_distance(px, cam.project(pic.scene.die_position("pool:0"), size),
+                                  POOL_COLOUR)
     out["felt_vs_seat0"] = colour_distance(px, cam.project((0.3, -0.3, 0.0), size),
                                            seat_colour(0), 0)
     pic.close()
@@ -275,8 +276,9 @@ def pictures(shading: str, _path: str) -> dict[str, Any]:
     st = session.state
     lay = diceland_hex_window.layout_of(session)
     armies = [t for t in range(st.board.size) if st.owner[t] >= 0]
+    # An army shows its value: 1, 3 and 5 have a pip in the middle, so look 3 px round it.
     out["armies"] = [[st.owner[t], [colour_distance(px, cam.project(
-        pic.scene.die_position(f"army:{t}"), size), seat_colour(k)) for k in (0, 1)]]
+        pic.scene.die_position(f"army:{t}"), size), seat_colour(k), 3) for k in (0, 1)]]
         for t in armies]
     out["terrain"] = [[t, colour_distance(px, cam.project(
         (lay.centres[t][0] + 0.6 * diceland_hex_window.RADIUS, lay.centres[t][1], TILE_Z), size),
