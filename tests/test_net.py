@@ -532,3 +532,25 @@ def test_the_window_session_plays_a_seat_through_the_server_and_shows_its_throws
         server.join(60)
     logged = log_lines(tmp_path / out["table"])
     assert logged[-1]["type"] == "end" and verify_log(tmp_path / out["table"] / LOG_FILE).ok
+
+
+@pytest.mark.display
+def test_the_window_plays_a_seat_through_the_server(xvfb_display: str, tmp_path: Path) -> None:
+    """The Deep White Sea window, under Xvfb, through its own handlers (tests/
+    window_net_script.py): the first die placed with Enter and a throw by a drag reach the
+    server, the throw is played back from the server's trajectory (no physics here), and
+    the dice stand where the server's state puts them."""
+    script = Path(__file__).with_name("window_net_script.py")
+    env = {**os.environ, "DISPLAY": xvfb_display, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True,
+                          text=True, env=env, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["class"] == "NetTableApp" and out["placed"]
+    assert out["pending_after_release"] is True  # the drag's throw went to the server
+    assert out["thrown"] == ["throw", out["die"]]
+    assert out["playback_s"] > 0.2 and out["physics_s"] == 0.0
+    assert out["scene_vs_server_m"] < 1e-6
+    logged = log_lines(tmp_path / out["table"])
+    assert any(x.get("type") == "action" and x["player"] == 0 and x["action"][:2] == out["thrown"]
+               for x in logged)

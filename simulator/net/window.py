@@ -90,6 +90,9 @@ class Bridge:
         return self.items.get(timeout=timeout)
 
     def close(self) -> None:
+        """Close the connection and stop the thread (again: nothing)."""
+        if not self.thread.is_alive():
+            return
         if self.client is not None:
             asyncio.run_coroutine_threadsafe(self.client.close(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)

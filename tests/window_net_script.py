@@ -1,0 +1,108 @@
+"""The Deep White Sea window playing through a table server, for `tests/test_net.py` under
+Xvfb in a process of its own (a process holds one ShowBase).
+
+    python tests/window_net_script.py GAMES_DIR
+
+Starts `tabletop serve` on GAMES_DIR, makes a table (seat 0 open, seat 1 a server bot),
+takes seat 0, then plays it in the window through the window's own handlers: the first die
+placed with Enter, then a throw by a mouse drag. Prints one JSON object on its last line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simulator.net.client import Client
+from simulator.net.load import start_server
+from simulator.net.window import Bridge, NetSession, net_app
+from simulator.physics.world import FOOT
+from simulator.render.deep_white_sea_window import App
+from simulator.render.session import ThrowAnim
+
+SPEED = 8.0
+
+
+def our_turn(app: Any, seconds: float = 120.0) -> None:
+    """Run frames until the person at seat 0 is to act (or the game is over)."""
+    end = time.monotonic() + seconds
+    app.step_frames(2)
+    while time.monotonic() < end:
+        app.step_frames(1)
+        if app.session.state.is_terminal() or app.human_to_act():
+            return
+        time.sleep(0.002)
+    raise TimeoutError("the window did not come to seat 0's turn")
+
+
+def main(games_dir: str) -> dict[str, Any]:
+    proc, url = start_server(Path(games_dir))
+    try:
+        async def seat() -> tuple[str, str]:
+            client = await Client.open(url)
+            table = await client.create("deep-white-sea", ["open", "random"], seed=2)
+            record = await client.join(table, 0)
+            await client.close()
+            return table, record.token or ""
+
+        table, token = asyncio.run(seat())
+        session = NetSession(Bridge(url, table, 0, token))
+        app = net_app(App)(session)
+        app.speed = SPEED
+        out: dict[str, Any] = {"table": table, "class": type(app).__name__}
+        our_turn(app)
+        # The first die of the turn: the first choice, placed with Enter (as local play).
+        while session.state.decision == "place" and session.to_move == 0:
+            app.choose(0)
+            app.confirm()
+            our_turn(app)
+        out["placed"] = sorted(session.state.poses)
+        # A throw by a drag from behind the edge toward the centre.
+        index = next(i for i, c in enumerate(app.choices) if c.arm is not None)
+        app.choose(index)
+        die = app.armed
+        edge = session.table_spec.edge_y
+        app.on_left_down(app.screen_of((0.08, -(edge + FOOT + 0.04), 0.0)))
+        app.step_frames(1)
+        app.on_pointer(app.screen_of((0.06, -(edge * 0.5), 0.0)))
+        app.step_frames(1)
+        release = app.screen_of((0.04, -0.06, 0.0))
+        app.on_pointer(release)
+        app.step_frames(1)
+        before = len(session.history)
+        app.on_left_up(release)
+        out["pending_after_release"] = session.pending
+        end = time.monotonic() + 60
+        while len(session.history) <= before and time.monotonic() < end:
+            app.step_frames(1)
+            time.sleep(0.002)
+        thrown = session.history[before] if len(session.history) > before else None
+        out["thrown"] = None if thrown is None else list(thrown.action[:2])
+        anim = next((a for a in (thrown.anims if thrown else []) if isinstance(a, ThrowAnim)),
+                    None)
+        out["playback_s"] = None if anim is None else anim.playback.duration
+        out["physics_s"] = None if anim is None else anim.physics_s
+        out["die"] = die
+        our_turn(app)
+        poses = session.poses()
+        out["scene_vs_server_m"] = max((float(np.linalg.norm(np.subtract(
+            app.scene.die_position(n), poses[n][0]))) for n in poses if n in app.scene.dice),
+            default=0.0)
+        out["steps"] = session.step
+        out["log"] = app.log_lines[-6:]
+        app.cleanup()
+        session.close()
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(sys.argv[1])))
