@@ -173,27 +173,58 @@ def parse_die(data: Any, source: str = "<inline>", base_dir: Path | None = None)
 
 
 def _with_mass(source: str, data: dict[str, Any], model: DieModel) -> DieModel:
-    """The model with its mass: given, or its material's density times what it holds."""
-    if ("mass" in data) == ("density" in data):
-        raise DataError(source, "mass", "give the die's mass (kg) or its material's density "
-                        "(kg/m^3), one of the two", data.get("mass"))
-    if "mass" in data:
-        return replace(model, mass=_positive(source, "mass", data["mass"]))
-    density = _positive(source, "density", data["density"], upper=MAX_DENSITY)
-    if model.mass_model == "shell" and model.wall is None:
-        raise DataError(source, "density", "a thin card shell has no volume: give its mass",
-                        density)
+    """The model checked whole against its shape (its reading, and whether its walls, pips
+    and engraving fit: so `dice check` answers what a throw would), with its mass: given,
+    or its material's density times what it holds."""
     from dice_models.mass import relative_mass
     from dice_models.shapes import mesh_of, polyhedron_of
 
+    if ("mass" in data) == ("density" in data):
+        raise DataError(source, "mass", "give the die's mass (kg) or its material's density "
+                        "(kg/m^3), one of the two", data.get("mass"))
     poly = polyhedron_of(model.geometry, source)
-    body = mesh_of(model.geometry, source).triangles if model.geometry["kind"] == "mesh" else None
+    if model.values is not None and len(model.values) != poly.n_faces:
+        raise DataError(source, "values", f"needs {poly.n_faces} values, one per face",
+                        list(model.values))
+    check_reading(model, poly)
     values = model.values if model.values is not None else tuple(range(1, poly.n_faces + 1))
-    try:
-        mass = density * relative_mass(poly, model.mass_spec, values, body)
-    except ValueError as exc:
-        raise DataError(source, "mass_model", str(exc), show_value=False) from None
-    return replace(model, mass=mass, density=density)
+    thin = model.mass_model == "shell" and model.wall is None
+    relative = None
+    if not thin and (model.mass_spec != MassSpec() or "density" in data):
+        body = mesh_of(model.geometry, source).triangles if model.geometry["kind"] == "mesh" else None
+        try:
+            relative = relative_mass(poly, model.mass_spec, values, body)
+        except ValueError as exc:  # a wall that fills the die, a pip value past 6
+            raise DataError(source, "mass_model", str(exc), show_value=False) from None
+        if relative <= 0:
+            raise DataError(source, "mass_model", "nothing is left of the die after its pips "
+                            "and engraving", show_value=False)
+    if "mass" in data:
+        return replace(model, mass=_positive(source, "mass", data["mass"]))
+    density = _positive(source, "density", data["density"], upper=MAX_DENSITY)
+    if relative is None:
+        raise DataError(source, "density", "a thin card shell has no volume: give its mass",
+                        density)
+    return replace(model, mass=density * relative, density=density)
+
+
+def check_reading(model: DieModel, poly: Any) -> None:
+    """A die read by its top face needs a face that faces up when it rests on each face,
+    within 60 deg of straight up (a d4's best is 70.5 deg off: it has a corner there); one
+    read by its top vertex needs one corner farthest from each face (`Polyhedron.apex`)."""
+    import numpy as np
+
+    for f in range(poly.n_faces):
+        if model.reading == "top_face":
+            if float((poly.normals @ poly.normals[f]).min()) > -0.5:
+                raise DataError(model.source, "reading", f"no face faces up when the die rests "
+                                f"on face {f}: read it by top_vertex or bottom_face",
+                                model.reading)
+        elif model.reading == "top_vertex":
+            height = np.sort(poly.face_offsets[f] - poly.vertices @ poly.normals[f])
+            if height[-1] - height[-2] < 1e-6 * poly.circumradius:
+                raise DataError(model.source, "reading", f"face {f} has no one corner opposite "
+                                "it: read it by top_face or bottom_face", model.reading)
 
 
 def _parse_mass_model(source: str, raw: Any) -> tuple[str, float | None, float | None]:

@@ -441,3 +441,23 @@ def test_an_experiment_changes_a_models_pips_and_mass() -> None:
     assert flush.mass == pytest.approx(load_die("d6-flush").mass, rel=1e-12)  # type: ignore[attr-defined]
     heavy = die({"model": "d20", "mass": 0.006})
     assert heavy.mass == 0.006 and heavy.density is None  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"reading": "top_vertex"}, "reading"),  # a cube has no one corner over a face
+    ({"mass_model": {"kind": "shell", "wall": 0.009}}, "mass_model"),  # thicker than half
+    ({"pips": {"diameter": 0.003, "depth": 0.001}, "values": [1, 2, 3, 4, 5, 7]}, "mass_model"),
+])
+def test_dice_check_answers_what_a_throw_would(change: dict[str, object], field: str,
+                                              tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A die file is checked whole on loading: a reading its shape cannot have, walls that
+    fill it or pips for a value past 6 are one line from `dice check`, not an "ok" that the
+    first throw contradicts."""
+    import yaml
+
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({**load_die("d6-flush").to_json(), **change}))
+    assert main(["dice", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"bad.yaml: {field}" in err, err

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import numpy as np
 
-from dice_models import DataError, DieModel, load_die
+from dice_models import DataError, DieModel, check_reading, load_die
 from dice_models.geometry import MassProperties, Polyhedron, corner_vertices, tampered
 from dice_models.mass import die_properties
 from dice_models.shapes import mesh_of, polyhedron_of
@@ -181,7 +181,7 @@ def _make_shape(model: DieModel) -> DieShape:
     if len(values) != poly.n_faces:
         raise DataError(model.source, "values", f"needs {poly.n_faces} values, one per face",
                         list(values))
-    _check_reading(model, poly)
+    check_reading(model, poly)  # a model made in code, not loaded, is checked here
     body = mesh_of(model.geometry, model.source).triangles if poly.kind == "mesh" else None
     try:
         props = die_properties(poly, model.mass_spec, values, mass=model.mass, body=body)
@@ -207,24 +207,6 @@ def _make_shape(model: DieModel) -> DieShape:
         raise DataError(model.source, "com_offset", "moves the centre of mass too far: the "
                         "inertia is no longer positive", show_value=False)
     return DieShape(model, poly, tuple(values), props, moments, axes)
-
-
-def _check_reading(model: DieModel, poly: Polyhedron) -> None:
-    """A die read by its top face needs a face that faces up when it rests on each face,
-    within 60 deg of straight up (a d4's best is 70.5 deg off: it has a corner there); one
-    read by its top vertex needs one corner farthest from each face."""
-    for f in range(poly.n_faces):
-        if model.reading == "top_face":
-            if float((poly.normals @ poly.normals[f]).min()) > -0.5:
-                raise DataError(model.source, "reading", f"no face faces up when the die rests "
-                                f"on face {f}: read it by top_vertex or bottom_face",
-                                model.reading)
-        elif model.reading == "top_vertex":
-            height = np.sort(poly.face_offsets[f] - poly.vertices @ poly.normals[f])
-            # poly.apex is the highest; it must stand clear of the next
-            if height[-1] - height[-2] < 1e-6 * poly.circumradius:
-                raise DataError(model.source, "reading", f"face {f} has no one corner opposite "
-                                "it: read this die by top_face or bottom_face", model.reading)
 
 
 def shape_by_name(name: str) -> DieShape:
