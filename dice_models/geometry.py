@@ -599,6 +599,14 @@ def _hull_planes(points: Vec) -> Vec:
     return np.column_stack([poly.normals, poly.face_offsets + poly.normals @ shift])
 
 
+def segment_distance(p: Vec, a: Vec, b: Vec) -> float:
+    """Distance from point p to the segment ab (any dimension): the room a label has
+    inside a face, measured to each of its edges."""
+    d = b - a
+    t = float(np.clip((p - a) @ d / (d @ d), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + t * d)))
+
+
 def _rot_z(theta: float) -> Vec:
     c, s = np.cos(theta), np.sin(theta)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])

@@ -22,7 +22,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from dice_models.geometry import Polyhedron
+from dice_models.geometry import Polyhedron, segment_distance
 from dice_models.outfiles import write_text
 from simulator.art.net import CUT_WIDTH, FOLD_WIDTH, PAPERS, TAB_DEPTH
 
@@ -328,7 +328,7 @@ def _labels(faces: list[PolyNetFace], values: tuple[int, ...],
     for f in faces:
         pts = np.array([p for _v, p in f.corners])
         centre = pts.mean(axis=0)
-        reach = min(_seg_distance(centre, pts[k], pts[(k + 1) % len(pts)]) for k in range(len(pts)))
+        reach = min(segment_distance(centre, pts[k], pts[(k + 1) % len(pts)]) for k in range(len(pts)))
         if corner_values:  # the number printed at each corner
             for v, p in f.corners:
                 if v in corner_values:
@@ -344,12 +344,6 @@ def _shown(value: int) -> str:
     """6 and 9 (and 66, 99...) underlined with a dot so they read the right way up."""
     text = str(value)
     return text + "." if text.strip("69") == "" else text
-
-
-def _seg_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    d = b - a
-    t = float(np.clip((p - a) @ d / (d @ d), 0.0, 1.0))
-    return float(np.linalg.norm(p - (a + t * d)))
 
 
 def _edge_ends(net: PolyNet, f: int, g: int) -> tuple[Point, Point]:

@@ -19,6 +19,7 @@ import numpy as np
 from PIL import Image
 
 from dice_models.crews import AXES, CORNER_UV, CrewDie, axis_corner
+from dice_models.geometry import segment_distance
 
 CELL = 256  # px: one face image in the atlas (a power of two for the software renderer)
 ATLAS_COLS, ATLAS_ROWS = 4, 2
@@ -132,7 +133,7 @@ def _value_look_cached(values: tuple[int, ...], uvs: tuple[tuple[tuple[float, fl
     for f, value in enumerate(values):
         outline = np.array([(u * CELL * VALUE_COLS, (1.0 - v) * CELL * rows) for u, v in uvs[f]])
         centre = outline.mean(axis=0)
-        room = min(_segment_distance(centre, outline[k], outline[(k + 1) % len(outline)])
+        room = min(segment_distance(centre, outline[k], outline[(k + 1) % len(outline)])
                    for k in range(len(outline)))
         if corners is None:
             spots = [(centre, str(value), 0.9 * room)]
@@ -152,12 +153,6 @@ def _value_look_cached(values: tuple[int, ...], uvs: tuple[tuple[tuple[float, fl
     key = ("values-" + "-".join(map(str, values)) + f"-{hash((uvs, corners)) & 0xFFFFFFFF:x}-"
            + "-".join(map(str, rgb)))
     return DieLook(key, img)
-
-
-def _segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-    d = b - a
-    t = float(np.clip((p - a) @ d / (d @ d), 0.0, 1.0))
-    return float(np.linalg.norm(p - (a + t * d)))
 
 
 def _value_rows(n_faces: int) -> int:
