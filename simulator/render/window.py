@@ -25,12 +25,13 @@ from typing import Any
 import numpy as np
 
 from rules.core.runner import digest
-from simulator.render.camera import OrbitCamera, follow_view
+from simulator.render.camera import CameraMove, OrbitCamera, follow_view
 from simulator.render.offscreen import apply_camera, configure_panda
 
 WINDOW_SIZE = (1280, 720)
 BACKGROUND = (0.16, 0.15, 0.14, 1)
 REPLAY_PAUSE_S = 0.6  # s between replayed steps at speed 1
+GLIDE_S = 0.6  # s: a change of view (thrower's, top, follow) glides this long
 MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 Colour = tuple[float, float, float, float]
@@ -149,6 +150,9 @@ class GameWindow:
         self.init_game()
         self._seen_seat = self.viewer_seat()
         self.camera = OrbitCamera()  # the seat's view once the scene is there (setup)
+        self._shown = self.camera  # the camera the last frame was drawn from
+        self._glide_from: OrbitCamera | None = None  # a change of view under way
+        self._glide_t0 = 0.0
         self.setup()
 
     @property
@@ -272,18 +276,21 @@ class GameWindow:
             self.base.taskMgr.step()
 
     def idle(self) -> bool:
-        """Nothing animating and no bot thinking."""
-        return self.running is None and not self.queue and self._bot is None
+        """Nothing animating (pieces or the camera) and no bot thinking."""
+        return (self.running is None and not self.queue and self._bot is None
+                and self._glide_from is None)
 
     # -- camera ---------------------------------------------------------------------------------
 
     def view_thrower(self) -> None:
         self.follow = None
+        self._glide()
         self.camera = self.thrower_camera(self.viewer_seat())
 
     def view_top(self) -> None:
         self.follow = None
         w, h = self.win_size()
+        self._glide()
         self.camera = self.top_camera(w / h)
 
     def view_follow(self) -> None:
@@ -291,7 +298,14 @@ class GameWindow:
         where = self.piece_position(target) if target is not None else None
         if target is not None and where is not None:
             self.follow = target
+            self._glide()
             self.camera = follow_view(where, self.camera.heading)
+
+    def _glide(self) -> None:
+        """The view about to be set is reached in GLIDE_S from the one on screen
+        (`CameraMove`); `self.camera` is the view aimed at, which picking scripts use."""
+        self._glide_from = self._shown
+        self._glide_t0 = time.perf_counter()
 
     def zoom_in(self) -> None:
         self.camera = self.camera.zoom(0.9)
@@ -485,7 +499,16 @@ class GameWindow:
                 self.camera = OrbitCamera(target=(p[0], p[1], max(0.0, p[2])),
                                           heading=self.camera.heading, pitch=self.camera.pitch,
                                           distance=self.camera.distance, fov=self.camera.fov)
-        apply_camera(self.base.camera, self.base.camLens, self.camera, self.win_size())
+        shown = self.camera
+        if self._glide_from is not None:
+            t = now - self._glide_t0
+            move = CameraMove(self._glide_from, self.camera, GLIDE_S)
+            if move.finished(t):
+                self._glide_from = None
+            else:
+                shown = move.at(t)
+        self._shown = shown
+        apply_camera(self.base.camera, self.base.camLens, shown, self.win_size())
         return int(task.cont)
 
     def _next_turn(self, now: float) -> None:
