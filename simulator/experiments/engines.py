@@ -6,9 +6,10 @@ throws per experiment and engine. Each experiment runs on each engine into its o
 DIR/<experiment>/<engine>/ (the engine is part of the fingerprint, so the stores never mix
 and each resumes on its own). For each experiment the report gives, per engine, the verdict
 (biased or not at the experiment's alpha), the most likely face with its interval, and
-between the engines: the homogeneity test of the face counts and whether the conclusions
-agree (the same verdict, and for a biased die the same most likely face with overlapping
-intervals: fair or biased, which face, how much).
+between the engines: the homogeneity test of the face counts (how much) and whether the
+conclusions agree: the same verdict (fair or biased), and which faces: no face significantly
+above 1/k on one engine and below it on the other, each engine's most likely face not below
+1/k on the other.
 """
 
 from __future__ import annotations
@@ -110,7 +111,8 @@ def agreement(dirs: list[Path], engines: tuple[str, ...] | list[str]) -> dict[st
             "verdict": rep["verdict"], "chi2_p": rep["chi2_p"],
             "top_face": top["face"], "top_p": top["p_hat"],
             "top_ci": [top["ci_low"], top["ci_high"]],
-            "faces_outside_fair": [f["face"] for f in rep["faces"] if f["outside_fair"]],
+            "faces_above_fair": [f["face"] for f in rep["faces"] if f["ci_low"] > rep["fair_p"]],
+            "faces_below_fair": [f["face"] for f in rep["faces"] if f["ci_high"] < rep["fair_p"]],
             "counts": rep["counts"], "alpha": rep["alpha"],
         })
     first = sides[0]
@@ -118,14 +120,22 @@ def agreement(dirs: list[Path], engines: tuple[str, ...] | list[str]) -> dict[st
     for other in sides[1:]:
         homo = compare(first["dir"], other["dir"], first["alpha"])
         same_verdict = first["verdict"] == other["verdict"]
-        biased = first["verdict"] == "biased"
-        same_face = first["top_face"] == other["top_face"]
+        # Which faces: no face above 1/k on one engine and below it on the other, and each
+        # engine's most likely face not below 1/k on the other. (Not "the same most likely
+        # face": a cuboid's opposite faces are equally likely, and which of the two counts
+        # a few more is noise.)
+        contradicting = sorted((set(first["faces_above_fair"]) & set(other["faces_below_fair"]))
+                               | (set(first["faces_below_fair"]) & set(other["faces_above_fair"])))
+        tops_hold = (first["top_face"] not in other["faces_below_fair"]
+                     and other["top_face"] not in first["faces_below_fair"])
         overlap = (first["top_ci"][0] <= other["top_ci"][1]
                    and other["top_ci"][0] <= first["top_ci"][1])
-        agree = same_verdict and (not biased or (same_face and overlap))
+        agree = same_verdict and not contradicting and tops_hold
         pairs.append({"engines": [first["engine"], other["engine"]],
                       "homogeneity_p": homo["p"], "distributions": homo["verdict"],
-                      "same_verdict": same_verdict, "same_top_face": same_face,
+                      "same_verdict": same_verdict,
+                      "same_top_face": first["top_face"] == other["top_face"],
+                      "contradicting_faces": contradicting, "top_faces_hold": tops_hold,
                       "top_intervals_overlap": overlap, "conclusions_agree": agree})
     name = Path(dirs[0]).parent.name
     return {"experiment": name, "sides": sides, "pairs": pairs}
@@ -137,14 +147,15 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [f"Series `{report['series']}` ({report['source']}); engines {', '.join(engines)}; "
              f"intervals: Wilson, family-wise over the faces at each experiment's alpha.", "",
              "| experiment | engine | throws | on table | verdict (chi-square p) | most likely face, "
-             "p [interval] | faces outside 1/k | engines' counts differ (p) | conclusions agree |",
+             "p [interval] | faces above / below 1/k | engines' counts differ (p) | conclusions agree |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in report["experiments"]:
         for i, s in enumerate(row["sides"]):
             p = "-" if s["chi2_p"] is None else f"{s['chi2_p']:.3g}"
             top = ("-" if s["top_p"] is None else
                    f"{s['top_face']}: {s['top_p']:.3f} [{s['top_ci'][0]:.3f}, {s['top_ci'][1]:.3f}]")
-            outside = ", ".join(map(str, s["faces_outside_fair"])) or "none"
+            outside = (f"{', '.join(map(str, s['faces_above_fair'])) or 'none'} / "
+                       f"{', '.join(map(str, s['faces_below_fair'])) or 'none'}")
             if i == 0:
                 pair = row["pairs"][0]
                 diff = f"{pair['distributions']} ({pair['homogeneity_p']:.3g})"

@@ -33,7 +33,7 @@ from simulator.experiments.config import (
 )
 from simulator.experiments.stats import Sprt
 from simulator.experiments.store import Store, ThrowRow
-from simulator.physics import PhysicsError, die_shape
+from simulator.physics import DieShape, Outcome, PhysicsError, die_shape
 from simulator.physics.engines import make_world
 from simulator.physics.settings import versions
 
@@ -73,16 +73,25 @@ class ThrowSimulator:
         try:
             report = world.throw("die", self.exp.die, drawn.throw)
         except PhysicsError as exc:
-            return ThrowRow(drawn.index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
-                            drawn.energy_j, "error", type(exc).__name__, None, None, 0.0, 0)
+            return error_row(drawn, type(exc).__name__)
         finally:
             world.scene.clear()
-        out = report.outcome
-        rot = quat_matrix(out.quaternion)
-        down = int(np.argmin(self.shape.poly.normals @ rot[2]))  # lowest world normal
-        return ThrowRow(drawn.index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
-                        drawn.energy_j, out.status, out.reason, int(out.face),
-                        int(self.shape.values[down]), float(report.sim_time_s), int(report.steps))
+        return row_of(drawn, self.shape, report.outcome, report.sim_time_s, report.steps)
+
+
+def row_of(drawn: DrawnThrow, shape: DieShape, out: Outcome, sim_time_s: float, steps: int) -> ThrowRow:
+    """A stored row: the drawn throw's facts and how the die came to rest (every backend)."""
+    rot = quat_matrix(out.quaternion)
+    down = int(np.argmin(shape.poly.normals @ rot[2]))  # lowest world normal
+    return ThrowRow(drawn.index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
+                    drawn.energy_j, out.status, out.reason, int(out.face), int(shape.values[down]),
+                    float(sim_time_s), int(steps))
+
+
+def error_row(drawn: DrawnThrow, error: str) -> ThrowRow:
+    """A stored row of a throw whose simulation failed (`error`: the PhysicsError's name)."""
+    return ThrowRow(drawn.index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
+                    drawn.energy_j, "error", error, None, None, 0.0, 0)
 
 
 def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, workers: int = 1,

@@ -298,10 +298,7 @@ class MujocoWorld:
         mj.mj_resetData(mm.model, mm.data)
         qpos = mm.data.qpos
         for i, n in enumerate(names):
-            pose = scene[n].pose
-            qpos[7 * i:7 * i + 3] = pose.position
-            x, y, z, w = pose.quaternion
-            qpos[7 * i + 3:7 * i + 7] = (w, x, y, z)
+            qpos[7 * i:7 * i + 7] = free_position(scene[n].pose)
         self._forward(mm)
         return mm
 
@@ -390,23 +387,10 @@ class MujocoWorld:
         self._mj.mj_forward(mm.model, mm.data)
 
     def _pose(self, mm: _Model, i: int) -> Pose:
-        q = mm.data.qpos[7 * i:7 * i + 7].tolist()
-        w, x, y, z = q[3:7]
-        norm = math.sqrt(w * w + x * x + y * y + z * z)
-        if w < 0:
-            norm = -norm
-        return Pose((q[0], q[1], q[2]), (x / norm, y / norm, z / norm, w / norm))
+        return pose_from_qpos(mm.data.qpos[7 * i:7 * i + 7])
 
     def _set_velocity(self, mm: _Model, i: int, throw: Throw) -> None:
-        """The throw's velocity is the centre of mass's and its spin is in the table frame
-        (as Bullet takes them); MuJoCo's free joint takes the body origin's velocity and the
-        spin in the body frame."""
-        shape = mm.shapes[i]
-        rot = Pose(throw.release, throw.orientation).rotation()
-        spin = np.array(throw.spin, dtype=float)
-        origin_v = np.array(throw.velocity, dtype=float) - _cross(spin, rot @ shape.mass.com)
-        mm.data.qvel[6 * i:6 * i + 3] = origin_v
-        mm.data.qvel[6 * i + 3:6 * i + 6] = rot.T @ spin
+        mm.data.qvel[6 * i:6 * i + 6] = free_velocity(mm.shapes[i], throw)
 
     def _classify(self, mm: _Model, names: list[str], i: int, removed: dict[int, Pose]) -> Outcome:
         shape = mm.shapes[i]
@@ -590,6 +574,32 @@ class MujocoWorld:
         return Frame(t, poses)
 
 
+def free_position(pose: Pose) -> np.ndarray:
+    """A free joint's qpos for a die whose geometric frame is at `pose` (MuJoCo orders the
+    quaternion w, x, y, z)."""
+    x, y, z, w = pose.quaternion
+    return np.array([*pose.position, w, x, y, z])
+
+
+def free_velocity(shape: DieShape, throw: Throw) -> np.ndarray:
+    """A free joint's qvel for a throw. The throw's velocity is the centre of mass's and its
+    spin is in the table frame (as Bullet takes them); MuJoCo's free joint takes the body
+    origin's velocity and the spin in the body frame."""
+    rot = Pose(throw.release, throw.orientation).rotation()
+    spin = np.array(throw.spin, dtype=float)
+    origin_v = np.array(throw.velocity, dtype=float) - _cross(spin, rot @ shape.mass.com)
+    return np.concatenate([origin_v, rot.T @ spin])
+
+
+def pose_from_qpos(q: Any) -> Pose:
+    """The pose of a free joint's qpos (w >= 0, normalized)."""
+    w, qx, qy, qz = (float(v) for v in q[3:7])
+    norm = math.sqrt(w * w + qx * qx + qy * qy + qz * qz)
+    if w < 0:
+        norm = -norm
+    return Pose((float(q[0]), float(q[1]), float(q[2])), (qx / norm, qy / norm, qz / norm, w / norm))
+
+
 def _corner_spheres(shape: DieShape) -> list[np.ndarray]:
     """Centres of the corner spheres (see CORNER_RADIUS): none for a die whose faces are all
     triangles, or a box (MuJoCo's box-box test meets a whole face)."""
@@ -608,4 +618,5 @@ def _key(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
-__all__ = ["CONTACT_MAPPING", "MujocoWorld", "damping_ratio"]
+__all__ = ["CONTACT_MAPPING", "MujocoWorld", "damping_ratio", "free_position", "free_velocity",
+           "pose_from_qpos"]
