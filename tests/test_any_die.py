@@ -115,20 +115,24 @@ def test_solid_regular_dice_match_closed_forms() -> None:
 
 
 def test_shells_with_walls_match_closed_forms() -> None:
-    """A cube shell of side s and wall t: I = rho (s^5 - (s - 2t)^5) / 6; an octahedron shell
-    is a solid minus the octahedron of inradius r - t; a thin shell tends to 5 m s^2 / 18."""
+    """A cube shell of side s and wall t: I = rho (s^5 - (s - 2t)^5) / 6; an octahedron or
+    tetrahedron shell is the solid minus the same solid of inradius r - t; a thin shell
+    tends to 5 m s^2 / 18; a printed cube fills its inside at 15%."""
     s, t = 0.016, 0.001
     props = die_properties(cube(s), MassSpec("shell", t), (1,) * 6, density=DENSITY)
     assert props.mass == pytest.approx(DENSITY * (s ** 3 - (s - 2 * t) ** 3), rel=1e-12)
     assert _moment(props) == pytest.approx(DENSITY * (s ** 5 - (s - 2 * t) ** 5) / 6, rel=1e-12)
     thin = die_properties(cube(s), MassSpec("shell", 1e-7), (1,) * 6, mass=0.002)
     assert _moment(thin) == pytest.approx(5 * 0.002 * s * s / 18, rel=1e-4)
-    a = 0.014
-    inner = a * (1 - t / octahedron(a).face_offsets[0])
-    shell = die_properties(octahedron(a), MassSpec("shell", t), (1,) * 8, density=DENSITY)
-    vol = math.sqrt(2) / 3
-    assert shell.mass == pytest.approx(DENSITY * vol * (a ** 3 - inner ** 3), rel=1e-12)
-    assert _moment(shell) == pytest.approx(DENSITY * vol * (a ** 5 - inner ** 5) / 10, rel=1e-12)
+    # octahedron and tetrahedron: the inside is the same solid with its inradius less t
+    for make, a, vol, k in ((octahedron, 0.014, math.sqrt(2) / 3, 1 / 10),
+                            (tetrahedron, 0.02, 1 / (6 * math.sqrt(2)), 1 / 20)):
+        poly = make(a)
+        inner = a * (1 - t / poly.face_offsets[0])
+        shell = die_properties(poly, MassSpec("shell", t), (1,) * poly.n_faces, density=DENSITY)
+        assert shell.mass == pytest.approx(DENSITY * vol * (a ** 3 - inner ** 3), rel=1e-12)
+        assert _moment(shell) == pytest.approx(DENSITY * vol * k * (a ** 5 - inner ** 5),
+                                               rel=1e-12)
     printed = die_properties(cube(s), MassSpec("printed", t, 0.15), (1,) * 6, density=DENSITY)
     assert printed.mass == pytest.approx(DENSITY * (s ** 3 - 0.85 * (s - 2 * t) ** 3), rel=1e-12)
     assert _moment(printed) == pytest.approx(
