@@ -1,0 +1,152 @@
+"""Scripted sessions of the D-Day Dice and DiceWar windows in a real Panda3D window, run by
+`tests/test_render_war_window.py` under Xvfb in a process of its own (one ShowBase a
+process). The play and replay machinery is `tests/window_dice_script.py`'s; this adds each
+game's clicks.
+
+    python tests/window_war_script.py play GAME LOG
+    python tests/window_war_script.py replay GAME LOG
+
+Prints one JSON object on its last line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import window_dice_script as base  # noqa: E402
+from window_dice_script import click, settle  # noqa: E402
+
+
+def _last_action(session: Any, before: int) -> list[Any] | None:
+    return list(session.history[before].action) if len(session.history) > before else None
+
+
+def glide(app: Any) -> dict[str, Any]:
+    """T (top view) then C (the thrower's): the window's camera position (m) at each frame
+    of the glide to the top view, against the view aimed at."""
+    import time
+
+    import numpy as np
+
+    def eye() -> list[float]:
+        p = app.base.camera.getPos()
+        return [float(p[0]), float(p[1]), float(p[2])]
+
+    start = eye()
+    app.view_top()
+    target = app.camera.eye().tolist()
+    seen = []
+    busy = not app.idle()
+    t0 = time.monotonic()
+    while not app.idle() and time.monotonic() - t0 < 30:
+        app.step_frames(1)
+        seen.append(eye())
+    end = eye()
+    app.view_thrower()
+    settle(app)
+    back = eye()
+    between = [p for p in seen if np.linalg.norm(np.subtract(p, start)) > 0.05
+               and np.linalg.norm(np.subtract(p, target)) > 0.05]
+    return {"start": start, "end": end, "top": target, "busy": busy, "frames": len(seen),
+            "between": len(between), "back": back, "thrower": app.camera.eye().tolist()}
+
+
+def dicewar(app: Any, session: Any) -> dict[str, Any]:
+    """Set-up: a click on power 4 of the Reserve row, then on a Supply Zone field: the
+    engine applies ('place', col, 4). War: a click on a creature, then on a field it can
+    move to: ('move', src, dst); the creature clicked twice: ('upgrade', src)."""
+    from rules.dicewar.game import SIZE, home_row
+    from simulator.render.dicewar_window import FIELD_Z, field_xy, reserve_xy
+
+    out: dict[str, Any] = {"glide": glide(app)}
+    st = session.state
+    assert st.phase == "setup", st.phase
+    me = st.player
+    col = next(c for c in range(SIZE) if st.board[home_row(me) * SIZE + c] == 0)
+    before = len(session.history)
+    click(app, (*reserve_xy(me, 4), 0.008))
+    out["power"] = app.power
+    click(app, (*field_xy(home_row(me) * SIZE + col), FIELD_Z + 0.008))
+    settle(app)
+    out["place_action"] = _last_action(session, before)
+    out["place_expected"] = ["place", col, 4]
+    while session.state.phase == "setup":  # the rest of the set-up from the choices list
+        app.choose(0)
+        settle(app)
+    st = session.state
+    src = st.creatures_of(st.player)[0]
+    moves = [a for a in session.legal() if a[0] == "move" and a[1] == src]
+    assert moves, "a creature in the Supply Zone can always step forward"
+    dst = moves[0][2]
+    before = len(session.history)
+    click(app, (*field_xy(src), FIELD_Z + 0.008))
+    out["selected"] = app.selected
+    click(app, (*field_xy(dst), FIELD_Z + 0.008))
+    settle(app)
+    out["move_action"] = _last_action(session, before)
+    out["move_expected"] = ["move", src, dst]
+    st = session.state
+    src = next((c for c in st.creatures_of(st.player) if abs(st.board[c]) < 6), None)
+    if src is not None:
+        before = len(session.history)
+        click(app, (*field_xy(src), FIELD_Z + 0.008))
+        click(app, (*field_xy(src), FIELD_Z + 0.008))
+        settle(app)
+        out["upgrade_action"] = _last_action(session, before)
+        out["upgrade_expected"] = ["upgrade", src]
+    out["steps"] = session.step
+    return out
+
+
+def dday(app: Any, session: Any) -> dict[str, Any]:
+    """After the first roll, clicks on dice 1 and 2 set them aside: ('keep', 0, 1); clicks
+    on dice 3 and 4, then on the tray, re-roll them: ('reroll', (2, 3)); in the movement
+    phase a click on a sector the unit may enter moves it there: ('move', sector)."""
+    from simulator.render.dday_window import TRAY_AT, die_xy, sector_at
+
+    out: dict[str, Any] = {}
+    st = session.state
+    assert st.node == "keep", st.node
+    before = len(session.history)
+    click(app, (*die_xy(0, False), 0.008))
+    click(app, (*die_xy(1, False), 0.008))
+    settle(app)
+    out["keep_action"] = _last_action(session, before)
+    before = len(session.history)
+    click(app, (*die_xy(2, False), 0.008))
+    click(app, (*die_xy(3, False), 0.008))
+    out["picked"] = list(app.picked)
+    click(app, (TRAY_AT[0], TRAY_AT[1], 0.01))
+    settle(app)
+    out["reroll_action"] = _last_action(session, before)
+    for _ in range(300):  # on by the choices list to the movement phase
+        st = session.state
+        if st.is_terminal() or st.node == "move":
+            break
+        app.choose(0)
+        settle(app)
+    st = session.state
+    if st.node == "move":
+        moves = [a for a in session.legal() if a[0] == "move" and len(a) == 2]
+        if moves:
+            before = len(session.history)
+            click(app, (*sector_at(st, moves[0][1]), 0.004))
+            settle(app)
+            out["move_action"] = _last_action(session, before)
+            out["move_expected"] = list(moves[0])
+    out["steps"] = session.step
+    return out
+
+
+base.SCRIPTS["dicewar"] = dicewar
+base.SCRIPTS["dday"] = dday
+
+if __name__ == "__main__":
+    mode, game, path = sys.argv[1], sys.argv[2], sys.argv[3]
+    result = base.play(game, path) if mode == "play" else base.replay(game, path)
+    print(json.dumps(result))
