@@ -33,7 +33,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--out", required=True, help="results directory (SQLite inside)")
     r.add_argument("--throws", type=int, default=None, help="number of throws (default: the config's)")
     r.add_argument("--workers", type=int, default=1, help="parallel workers (default 1)")
-    r.add_argument("--backend", choices=("local", "ray"), default="local")
+    r.add_argument("--backend", choices=("local", "ray", "gpu", "warp-cpu"), default="local",
+                   help="local processes, a Ray cluster, or MuJoCo Warp's batched throws on a "
+                        "GPU (gpu) or on the CPU (warp-cpu, slow: for checks)")
+    r.add_argument("--batch", type=int, default=None,
+                   help="gpu / warp-cpu: throws simulated at once (default 8192 / 32)")
     r.add_argument("--ray-address", default=None,
                    help="Ray cluster address (HOST:PORT or 'auto'); default: start a local one")
     r.add_argument("--stop", choices=("sprt",), default=None,
@@ -121,6 +125,8 @@ def run_cmd(args: argparse.Namespace) -> int:
     exp = load_experiment(args.config)
     if args.engine is not None:
         exp = exp.with_(physics=exp.physics.with_(engine=check_engine(args.engine)))
+    if args.batch is not None and args.backend not in ("gpu", "warp-cpu"):
+        raise UsageError("--batch goes with --backend gpu or warp-cpu")
     if args.stop == "sprt":
         if args.p1 is None:
             raise UsageError("--stop sprt needs --p1 (the face's probability under H1)")
@@ -142,7 +148,7 @@ def run_cmd(args: argparse.Namespace) -> int:
         raise UsageError("--ray-address goes with --backend ray")
     summary = run_experiment(exp, args.out, throws=args.throws, workers=args.workers,
                              backend=args.backend, ray_address=args.ray_address,
-                             progress=not args.no_progress)
+                             progress=not args.no_progress, batch=args.batch)
     rate = f", {summary.throws_per_s:.1f} throws/s" if summary.ran else ""
     print(f"{exp.name}: {summary.stored} throws stored in {args.out} "
           f"(this run: {summary.ran} in {summary.seconds:.1f} s{rate})")

@@ -37,7 +37,7 @@ from simulator.physics import DieShape, Outcome, PhysicsError, die_shape
 from simulator.physics.engines import make_world
 from simulator.physics.settings import versions
 
-BACKENDS = ("local", "ray")
+BACKENDS = ("local", "ray", "gpu", "warp-cpu")  # gpu, warp-cpu: MuJoCo Warp (batched.py)
 
 
 @dataclass(frozen=True)
@@ -96,11 +96,24 @@ def error_row(drawn: DrawnThrow, error: str) -> ThrowRow:
 
 def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, workers: int = 1,
                    backend: str = "local", ray_address: str | None = None,
-                   progress: bool = True) -> RunSummary:
+                   progress: bool = True, batch: int | None = None) -> RunSummary:
     """Run (or resume) `exp` into `out` until it holds `throws` throws (the experiment's
-    count by default) or its stopping rule decides."""
+    count by default) or its stopping rule decides. The batched backends (gpu, warp-cpu)
+    simulate with MuJoCo Warp, `batch` throws at once: their experiment's engine is
+    mujoco-warp."""
     if backend not in BACKENDS:
-        raise DataError("--backend", "backend", "must be local or ray", backend)
+        raise DataError("--backend", "backend", f"must be one of {', '.join(BACKENDS)}", backend)
+    batched = backend in ("gpu", "warp-cpu")
+    if batched:  # fail on the setup (no extra, no GPU) before anything is written
+        from simulator.experiments.batched import device_for
+
+        device_for(backend)
+        exp = exp.with_(physics=exp.physics.with_(engine="mujoco-warp"))
+        if batch is not None and batch < 1:
+            raise DataError("--batch", "batch", "must be at least 1", batch)
+    elif exp.physics.engine == "mujoco-warp":
+        raise DataError("--backend", "backend", "the mujoco-warp engine runs on the gpu or "
+                        "warp-cpu backend", backend)
     if workers < 1:
         raise DataError("--workers", "workers", "must be at least 1", workers)
     target = exp.throws if throws is None else throws
@@ -126,7 +139,14 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
         chunks = list(_missing_chunks(target, exp.chunk_size, done))
         todo = sum(len(c) for c in chunks)
         bar = _Progress(target, len(done), exp.name, enabled=progress and todo > 0)
-        stream = _backend(backend)(exp, chunks, workers, ray_address) if chunks else iter(())
+        if not chunks:
+            stream: Any = iter(())
+        elif batched:
+            from simulator.experiments.batched import batched_stream
+
+            stream = batched_stream(exp, chunks, backend, batch)
+        else:
+            stream = _backend(backend)(exp, chunks, workers, ray_address)
         try:
             with bar:
                 for rows in stream:
@@ -144,6 +164,7 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
                 close()
         seconds = time.perf_counter() - t0
         store.log_run({"backend": backend, "workers": workers, "ray_address": ray_address,
+                       "batch": batch,
                        "ran": ran, "seconds": round(seconds, 3), "target": target,
                        "pid": os.getpid(), "versions": versions()})
         return RunSummary(str(out), target, store.count(), ran, seconds, decision)

@@ -16,6 +16,9 @@ def make_world(table: TableSpec | None = None, settings: PhysicsSettings | None 
     """A World of the settings' engine (PyBullet's `World` or `MujocoWorld`: the same
     public contract for throws, placements, snapshots and settling)."""
     settings = settings or PhysicsSettings()
+    if settings.engine == "mujoco-warp":
+        raise DataError("--engine", "engine", "mujoco-warp throws in batches only: tabletop "
+                        "fairness run --backend gpu (or warp-cpu)", settings.engine)
     if settings.engine == "mujoco":
         from simulator.physics.mujoco_world import MujocoWorld
 
@@ -50,7 +53,7 @@ def check_engine(name: str, source: str = "--engine") -> str:
     """`name` if it is an engine, else one DataError line listing them."""
     if name not in ENGINES:
         raise DataError(source, "engine", f"must be one of {', '.join(ENGINES)}", name)
-    if name == "mujoco":
+    if name in ("mujoco", "mujoco-warp"):
         import_mujoco()
     return name
 

@@ -32,7 +32,8 @@ DICE_DAMPING = 0.04
 # the 0.5 mm the tests demand while contacts stay stable (checked on every face of every
 # shipped die by tests/test_die_models.py, test_resting_on_each_face_sits_at_geometric_height).
 COLLISION_MARGIN = 0.0001
-ENGINES = ("pybullet", "mujoco")
+# mujoco-warp: MuJoCo Warp's batched throws (fairness run --backend gpu or warp-cpu only)
+ENGINES = ("pybullet", "mujoco", "mujoco-warp")
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,10 @@ class PhysicsSettings:
         d = asdict(self)
         d["versions"] = dict(versions())
         if self.engine != "pybullet":
-            d["versions"][self.engine] = _version(self.engine)
+            d["versions"]["mujoco"] = _version("mujoco")
+            if self.engine == "mujoco-warp":
+                d["versions"]["mujoco-warp"] = _version("mujoco-warp")
+                d["versions"]["warp-lang"] = _version("warp-lang")
         return d
 
     def with_(self, **changes: Any) -> PhysicsSettings:
