@@ -1,11 +1,14 @@
 """The Deep White Sea window playing through a table server, for `tests/test_net.py` under
 Xvfb in a process of its own (a process holds one ShowBase).
 
-    python tests/window_net_script.py GAMES_DIR
+    python tests/window_net_script.py GAMES_DIR                # Deep White Sea
+    python tests/window_net_script.py GAMES_DIR diced          # a d6 game's window
 
-Starts `tabletop serve` on GAMES_DIR, makes a table (seat 0 open, seat 1 a server bot),
-takes seat 0, then plays it in the window through the window's own handlers: the first die
-placed with Enter, then a throw by a mouse drag. Prints one JSON object on its last line.
+Starts `tabletop serve` on GAMES_DIR, makes a table (seat 0 open, the others server bots),
+takes seat 0, then plays it in the window through the window's own handlers. Deep White
+Sea: the first die placed with Enter, then a throw by a mouse drag. A d6 game: the first
+choice of the keyboard list at each of seat 0's turns, to the end of the game. Prints one
+JSON object on its last line.
 """
 
 from __future__ import annotations
@@ -104,5 +107,53 @@ def main(games_dir: str) -> dict[str, Any]:
         proc.wait(30)
 
 
+def dice(games_dir: str, game: str) -> dict[str, Any]:
+    from rules import registry
+    from rules.core.runner import digest
+    from simulator.net.window import dice_net_session, net_dice_app
+    from simulator.render.app import window_module
+
+    seats = ["open"] + ["random"] * (max(2, registry.lookup(game).min_players) - 1)
+    proc, url = start_server(Path(games_dir))
+    try:
+        async def seat() -> tuple[str, str]:
+            client = await Client.open(url)
+            table = await client.create(game, seats, seed=2)
+            record = await client.join(table, 0)
+            await client.close()
+            return table, record.token or ""
+
+        table, token = asyncio.run(seat())
+        bridge = Bridge(url, table, 0, token)
+        session = dice_net_session(bridge.record, game)
+        session.bridge_ = bridge
+        module = window_module(game)
+        assert module is not None
+        app = net_dice_app(module.App)(session)
+        app.speed = 16.0
+        chosen = 0
+        end = time.monotonic() + 240
+        while not session.state.is_terminal() and time.monotonic() < end:
+            app.step_frames(1)
+            if app.human_to_act() and app.choices:
+                app.choose(0)
+                chosen += 1
+            time.sleep(0.001)
+        rolls_shown = app.roll is not None
+        out = {"table": table, "class": type(app).__name__, "chosen": chosen,
+               "terminal": session.state.is_terminal(), "steps": session.step,
+               "digest": digest(session.state), "rolls_shown": rolls_shown,
+               "differed": [x for x in app.log_lines if "differed" in x]}
+        app.cleanup()
+        bridge.close()
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1])))
+    if len(sys.argv) > 2:
+        print(json.dumps(dice(sys.argv[1], sys.argv[2])))
+    else:
+        print(json.dumps(main(sys.argv[1])))

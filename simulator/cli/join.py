@@ -223,14 +223,11 @@ def _seats(args: argparse.Namespace) -> list[str]:
     return ["open"] * registry.lookup(args.create).min_players
 
 
-# Games whose window can play through the server: 'module:function(client, record, game,
-# args)', imported only when the window is wanted.
-WINDOWS: dict[str, str] = {"deep-white-sea": "simulator.net.window:play_window"}
-
-
 def _window_of(game: str) -> Any:
-    target = WINDOWS.get(game)
-    if target is None:
+    """The window client for a game with a 3D table (`simulator.render`'s window modules,
+    found by name without importing Panda3D), else None: the terminal."""
+    from simulator.render import window_games
+
+    if game not in window_games():
         return None
-    module, _, func = target.partition(":")
-    return getattr(importlib.import_module(module), func)
+    return importlib.import_module("simulator.net.window").play_window

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import queue
+import sys
 import threading
 from typing import Any
 
@@ -225,6 +226,108 @@ def net_app(app_class: type) -> type:
     return NetApp
 
 
+def dice_net_session(record: TableRecord, game: str) -> Any:
+    """A d6 game's window session (`simulator.render.dice_session.DiceSession`) that
+    mirrors the server's table: set up as the log's header says, at the state the server
+    sent; every later step is the server's, replayed through it and checked against the
+    server's digest (`net_dice_app`)."""
+    from simulator.render.dice_session import DiceSession
+
+    header = record.lines[0]
+    kinds = [str(k) for k in header["players"]]
+    session = DiceSession(game, ["human"] * len(kinds), int(header["seed"]),
+                          dict(header.get("options") or {}))
+    session.players = ["human" if i == record.seat else "remote" if k == "human" else k
+                       for i, k in enumerate(kinds)]
+    session.state = session.module.deserialize(record.state or {})
+    session.state.take_events()
+    session.step = len(record.lines) - 1
+    players = [x["player"] for x in record.lines if x.get("type") == "action"]
+    session.last_player = players[-1] if players else 0
+    return session
+
+
+def net_dice_app(app_class: type) -> type:
+    """A d6 game's window class playing through the server: the server's rolls are thrown
+    in the tray showing the server's faces (as the replay viewer shows a log's), its
+    actions applied; after each the state must hash to the server's digest, else the
+    server's state is taken (and said)."""
+
+    class NetDiceApp(app_class):  # type: ignore[misc, valid-type]
+        def init_game(self) -> None:
+            super().init_game()
+            self.bridge: Bridge = self.session.bridge_
+            self.pending = False
+            self.server: dict[int, dict[str, Any]] = {}  # step -> its `step` event
+
+        def bot_turn(self) -> bool:
+            s = self.session
+            seat = self.bridge.record.seat
+            return not s.state.is_terminal() and (
+                self.pending or seat is None or s.state.is_chance_node()
+                or int(s.state.current_player()) != seat)
+
+        def think(self) -> Any:
+            return self.bridge.next()
+
+        def thinking_text(self) -> str:
+            return "waiting for the server" if self.pending else "waiting for the table"
+
+        def apply(self, action: Any, bot: bool = False) -> Any:
+            if bot:
+                return super().apply(action, bot=True)
+            self.pending = True
+            self.bridge.send_act(action)
+            self.message = "sent to the server"
+            self.refresh_texts()
+            return None
+
+        def take_result(self, result: Any) -> None:
+            kind, event = result
+            if kind != STEP:
+                self.pending = False
+                if kind == REFUSED:
+                    self.message = f"the server refused it: {event}"
+                else:
+                    self.paused = True
+                    self.message = f"the connection ended: {event}"
+                self.log_lines.append(self.message)
+                self.refresh()
+                return
+            line = event["line"]
+            if line.get("type") not in ("chance", "action") or event["index"] <= self.session.step:
+                return  # the header or the end line; a step the state already holds
+            self.pending = False
+            k = self.session.step
+            self.server[k + 1] = event
+            self.replay_step(line)  # a roll checks itself once its faces are applied
+            if line["type"] == "action":
+                self._check_replayed(k)
+
+        def _check_replayed(self, k: int) -> None:
+            """After step k + 1: the state must be the server's."""
+            from rules.core.runner import digest
+
+            s = self.session
+            event = self.server.pop(k + 1, None)
+            if event is None or s.step != k + 1:
+                return
+            if digest(s.state) != event["line"].get("digest"):
+                s.state = s.module.deserialize(event["state"])
+                s.state.take_events()
+                self.log_lines.append(f"step {k + 1}: the table here differed from the "
+                                      "server's; showing the server's")
+                self.sync_scene()
+                self.refresh()
+
+        def restart(self) -> None:
+            self.message = "a new game is a new table: tabletop join (the lobby)"
+            self.refresh_texts()
+
+    NetDiceApp.__name__ = f"Net{app_class.__name__}"
+    return NetDiceApp
+
+
 async def play_window(client: Client, record: TableRecord, game: str, args: Any) -> int:
     """`tabletop join` with a window: the lobby's connection is closed and the window's
     own takes the seat back with its token (or watches), on a thread beside Panda3D."""
@@ -235,16 +338,24 @@ async def play_window(client: Client, record: TableRecord, game: str, args: Any)
     if problem is not None:
         raise UsageError(f"{problem}: use --headless to play in the terminal")
     module = window_module(game)
-    if module is None or game != GAME:
-        raise UsageError(f"{game}: the window plays {GAME} through a server; use --headless")
+    if module is None:
+        raise UsageError(f"{game} has no 3D table yet: use --headless")
+    if not record.lines:
+        print(f"waiting at table {record.table} for every seat to be taken", file=sys.stderr)
+        await client.follow(record, until=lambda r: bool(r.lines))
     url, table, seat, token = args.url, record.table, record.seat, record.token
     await client.close()
     # Panda3D runs in this (the main) thread until the window closes; this event loop has
     # nothing more to do meanwhile, and the window's connection has a loop of its own.
     bridge = Bridge(url, table, seat, token)
-    session = NetSession(bridge)
     try:
-        app = net_app(module.App)(session)
+        if game == GAME:
+            session: Any = NetSession(bridge)
+            app = net_app(module.App)(session)
+        else:
+            session = dice_net_session(bridge.record, game)
+            session.bridge_ = bridge
+            app = net_dice_app(module.App)(session)
         return int(app.run())
     finally:
-        session.close()
+        bridge.close()
