@@ -179,3 +179,41 @@ def test_pictures_show_each_piece_in_its_colour_where_it_stands(shading, xvfb_di
         assert int(np.argmin(dists)) == owner and dists[owner] < near, (shading, owner, dists)
     for tile, dist in out["terrain"]:
         assert dist < 0.12, (shading, "terrain", tile, dist)
+
+
+@pytest.mark.parametrize("game, players", [("diced", "random,random,random"),
+                                           ("diceland-hex", "random,random")])
+def test_replay_view_of_a_d6_game_without_a_display_is_one_line(game, players, monkeypatch,
+                                                                capsys, tmp_path) -> None:
+    from simulator.cli.main import main
+
+    log = tmp_path / "game.jsonl"
+    assert main(["play", game, "--headless", "--players", players, "--log", str(log),
+                 "--quiet"]) == 0
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    capsys.readouterr()
+    assert main(["replay", str(log), "--view"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "display" in err and "--view" in err
+
+
+def test_a_headless_log_replays_in_the_viewer_session_to_the_same_digests(tmp_path) -> None:
+    """The viewer's session re-applies a terminal game's log (seeded dice) step by step and
+    reaches the digest the log recorded after every step (no display: the session only)."""
+    from rules.core.runner import digest, read_log
+    from simulator.cli.main import main
+    from simulator.render.dice_session import DiceSession, Roll, replay_session, replay_step
+
+    log = tmp_path / "hex.jsonl"
+    assert main(["play", "diceland-hex", "--headless", "--players", "greedy,random",
+                 "--log", str(log), "--quiet", "--seed", "4"]) == 0
+    session, steps, digests = replay_session("diceland-hex", log)
+    assert isinstance(session, DiceSession) and len(steps) == len(digests) > 10
+    for k, line in enumerate(steps[:40]):
+        result = replay_step(session, line)
+        if isinstance(result, Roll):
+            assert list(result.faces) == line["faces"]
+            session.apply_roll(result)
+        assert digest(session.state) == digests[k], k
+    assert read_log(log)[0]["game"] == "diceland-hex"

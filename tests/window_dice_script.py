@@ -20,7 +20,9 @@ from rules.core.runner import digest, read_log
 from simulator.render.app import window_module
 from simulator.render.window import GameWindow
 
-SPEED = 8.0  # animations at 8x real time: the test waits less, the code path is the same
+# Diced's smallest pool (one die a player) closes soon, so a player attack comes early.
+OPTIONS: dict[str, dict[str, Any]] = {"diced": {"pool": 3}}
+SPEED = 16.0  # animations at 16x real time: the test waits less, the code path is the same
 
 
 def settle(app: GameWindow, seconds: float = 90.0) -> None:
@@ -50,7 +52,7 @@ def play(game: str, log_path: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with open(log_path, "w") as log:
         players = ["human"] * module.PLAYERS[0]
-        session = module.new_session(players, 3, {}, log=log)
+        session = module.new_session(players, 3, OPTIONS.get(game, {}), log=log)
         app = module.App(session)
         app.speed = SPEED
         shown: list[dict[str, Any]] = []

@@ -19,7 +19,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--verify", action="store_true",
                    help="re-run the log through the engine and report the first mismatch")
     p.add_argument("--view", action="store_true",
-                   help="play the log in the 3D window (deep-white-sea): Space pauses, N steps, "
+                   help="play the log in the 3D window (any game with a table): Space pauses, N steps, "
                         "+/- change the speed")
     p.add_argument("--speed", type=float, default=1.0, help="--view: playback speed (1 = real)")
     p.set_defaults(func=run)
