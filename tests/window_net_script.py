@@ -7,7 +7,7 @@ Xvfb in a process of its own (a process holds one ShowBase).
 Starts `tabletop serve` on GAMES_DIR, makes a table (seat 0 open, the others server bots),
 takes seat 0, then plays it in the window through the window's own handlers. Deep White
 Sea: the first die placed with Enter, then a throw by a mouse drag. A d6 game: the first
-choice of the keyboard list at each of seat 0's turns, to the end of the game. Prints one
+choice of the keyboard list at each of seat 0's turns, for STEPS steps. Prints one
 JSON object on its last line.
 """
 
@@ -30,6 +30,7 @@ from simulator.render.deep_white_sea_window import App
 from simulator.render.session import ThrowAnim
 
 SPEED = 8.0
+STEPS = 30  # a d6 game's window plays this many steps of the server's table
 
 
 def our_turn(app: Any, seconds: float = 120.0) -> None:
@@ -133,7 +134,8 @@ def dice(games_dir: str, game: str) -> dict[str, Any]:
         app.speed = 16.0
         chosen = 0
         end = time.monotonic() + 240
-        while not session.state.is_terminal() and time.monotonic() < end:
+        while (not session.state.is_terminal() and session.step < STEPS
+               and time.monotonic() < end):
             app.step_frames(1)
             if app.human_to_act() and app.choices:
                 app.choose(0)
