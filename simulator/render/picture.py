@@ -8,12 +8,11 @@ thrown is legible in any camera (its top face is at least 60 px across at 1280x7
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 
 from simulator.render.camera import OrbitCamera, closeup_view, overview, thrower_view, top_view
+from simulator.render.caption import caption_lines
 from simulator.render.looks import CELL, PLAYER_COLOURS, crew_look
 from simulator.render.offscreen import OffscreenRenderer, with_inset
 from simulator.render.session import GameSession, ThrowAnim
@@ -109,26 +108,4 @@ def _caption(img: Image.Image, session: GameSession) -> Image.Image:
              f"{st.scores[1]} {names[1]}")
     in_play = [session.crew(d).name + f" (P{session.seat_of(d) + 1}, side {st.side(d).number})"
                for d in sorted(st.poses)]
-    line2 = "in play: " + (", ".join(in_play) if in_play else "-")
-    draw = ImageDraw.Draw(img, "RGBA")
-    size = max(12, img.size[1] // 40)
-    font: Any = ImageFont.load_default(size=size)
-    pad = size // 2
-    lines = [line1, *_wrap(line2, max(40, img.size[0] // (size // 2 + 1)))]
-    height = len(lines) * (size + 4) + 2 * pad
-    draw.rectangle((0, 0, img.size[0], height), fill=(0, 0, 0, 140))
-    for i, text in enumerate(lines):
-        draw.text((pad, pad + i * (size + 4)), text, fill=(245, 242, 230, 255), font=font)
-    return img
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    out, cur = [], ""
-    for word in text.split(" "):
-        if cur and len(cur) + 1 + len(word) > width:
-            out.append(cur)
-            cur = word
-        else:
-            cur = f"{cur} {word}" if cur else word
-    out.append(cur)
-    return out
+    return caption_lines(img, [line1, "in play: " + (", ".join(in_play) if in_play else "-")])
