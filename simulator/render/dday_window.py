@@ -143,16 +143,15 @@ def paint(scene: DiceTableScene, session: DiceSession) -> None:
         if u.status == "active":
             scene.token(marker_xy(st, k), rgb, radius=0.014).reparentTo(scene.labels)
         y = sheet_y(k)
-        where = st.map.sectors[u.sector].title
-        head = (f"{session.player_name(k)} [{u.status}] in {where}: courage {u.courage}, "
-                f"EP {u.ep}" + (f", VP {u.vp}" if u.status != "active" else ""))
-        scene.label(head, (0.32, y), (*rgb, 1.0), 0.018, static=True)
+        head = (f"{session.player_name(k)}: courage {u.courage}, EP {u.ep}"
+                + (f", {u.status}, VP {u.vp}" if u.status != "active" else ""))
+        scene.label(head, (0.2, y), (*rgb, 1.0), 0.018, static=True)
         for j in range(u.soldiers):
             scene.token(soldier_xy(k, j), SOLDIER_RGB, radius=0.007).reparentTo(scene.labels)
         kit = (f"specialists: {', '.join(u.specialists) or '-'}; "
                f"items: {', '.join(u.items) or '-'}" + ("; Medal of Honor" if u.medal == "held"
                                                         else ""))
-        scene.label(kit[:80], (0.36, y - 0.06), PALE, 0.014, static=True)
+        scene.label(kit[:60], (0.2, y - 0.06), PALE, 0.014, static=True)
         scene.label(f"{u.soldiers} soldiers", (0.06 + max(u.soldiers, 1) * 0.02 + 0.06,
                                                y - 0.034), PALE, 0.014, static=True)
     unit = shown_unit(st)

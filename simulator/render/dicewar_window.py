@@ -109,7 +109,8 @@ def _build_board(scene: DiceTableScene, ruins: bool) -> None:
     for col in range(SIZE):
         x, _y = field_xy(col)
         for player in (0, 1):
-            scene.label("abcdefg"[col], (x, side_y(player) + (-0.028 if player == 0 else 0.028)),
+            edge = SIZE / 2 * FIELD + 0.018  # just off the board, inside the Reserve row
+            scene.label("abcdefg"[col], (x, BOARD_AT[1] + (-edge if player == 0 else edge)),
                         (0.9, 0.88, 0.8, 1.0), 0.03, static=True).reparentTo(text)
     for row in range(SIZE):
         _x, y = field_xy(row * SIZE)
