@@ -217,3 +217,11 @@ def test_a_headless_log_replays_in_the_viewer_session_to_the_same_digests(tmp_pa
             session.apply_roll(result)
         assert digest(session.state) == digests[k], k
     assert read_log(log)[0]["game"] == "diceland-hex"
+
+
+def test_the_window_refuses_seeded_dice_in_one_line(capsys) -> None:
+    from simulator.cli.main import main
+
+    assert main(["play", "diced", "--dice", "seeded"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--dice seeded" in err and "--headless" in err

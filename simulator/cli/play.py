@@ -35,8 +35,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "(default: random for the smallest player count)")
     p.add_argument("--seed", type=seed, default=0, help="seed for dice and bots")
     p.add_argument("--log", default=None, help="write the JSON-lines game log here")
-    p.add_argument("--dice", choices=("seeded", "physics"), default="seeded",
-                   help="seeded random dice, or physics dice thrown into a tray")
+    p.add_argument("--dice", choices=("seeded", "physics"), default=None,
+                   help="seeded random dice, or physics dice thrown into a tray (with "
+                        "--headless; default seeded). The window always throws with the physics")
     p.add_argument("--mcts-iterations", type=int, default=None,
                    help="search iterations per mcts decision")
     p.add_argument("--quiet", action="store_true", help="print only the winner")
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.headless:
         window = spec.extra.get("window") or _launcher(WINDOW)
         return int(window(args, players, options))
-    roller = make_roller(args.dice)
+    roller = make_roller(args.dice or "seeded")
     settings: dict[str, dict[str, Any]] = {}
     if args.mcts_iterations is not None:
         if args.mcts_iterations < 1:

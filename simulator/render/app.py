@@ -74,6 +74,9 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
         if getattr(args, flag, None):
             raise WindowError(f"--{flag}: the window neither saves nor resumes games; "
                               "add --headless to play a saved game on in the terminal")
+    if getattr(args, "dice", None) == "seeded":
+        raise WindowError("--dice seeded: the window throws every roll with the physics; "
+                          "add --headless to play with seeded dice in the terminal")
     problem = display_problem()
     if problem is not None:
         raise WindowError(f"{problem}: {no_display_hint(spec.name)}")
@@ -105,7 +108,7 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
 def play_window(game: str, players: list[str], seed: int, options: dict[str, Any],
                 log_path: str | None = None,
                 bot_settings: dict[str, dict[str, Any]] | None = None) -> int:
-    """Play `game` in the window."""
+    """Play `game` in the window (every roll thrown by the physics)."""
     module = _module(game)
     # Written beside the target and renamed over it when the window closes (never half a log
     # over an old one); a write that fails is said at the end, the game itself goes on.
