@@ -119,3 +119,12 @@ def test_fair_d8_is_fair_and_the_tampered_d8_biased_to_the_same_face_on_both_eng
     assert [s["verdict"] for s in tampered["sides"]] == ["biased"] * 2
     assert [s["top_face"] for s in tampered["sides"]] == [6, 6]
     assert fair["pairs"][0]["conclusions_agree"] and tampered["pairs"][0]["conclusions_agree"]
+
+
+def test_the_engine_bench_throws_the_same_throws_on_both_engines():
+    from simulator.bench.engines import engine_speed
+
+    res = engine_speed("paper-d8", throws=12, rounds=2)
+    assert set(res["throws_per_cpu_s"]) == {"pybullet", "mujoco"}
+    assert all(sum(c.values()) == 12 for c in res["outcomes"].values())
+    assert res["ratio_mujoco_over_pybullet"] > 0
