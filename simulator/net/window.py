@@ -180,47 +180,76 @@ class NetSession(GameSession):
         return ThrowAnim(action[1], throw, playback, 0.0, bool(result.get("foul")))
 
 
-def net_app(app_class: type) -> type:
-    """The game's window class playing through the server (module docstring)."""
+class ServerMoves:
+    """What both window clients change in a game's window (mixed in before its class): a
+    person's action goes to the server; the server's steps come through `take_result`
+    (from the window's waiting thread), with refusals and the end of the connection said
+    in the window; starting again is the lobby's. A class fills in `send_to_server`,
+    `take_step`, `waiting` and `stop_waiting`."""
 
-    class NetApp(app_class):  # type: ignore[misc, valid-type]
-        def apply(self, action: Any, bot: bool = False) -> Any:
-            if bot:  # one of the server's steps
-                return super().apply(action, bot=True)
+    def apply(self, action: Any, bot: bool = False) -> Any:
+        if bot:  # one of the server's steps
+            return super().apply(action, bot=True)  # type: ignore[misc]
+        self.send_to_server(action)
+        self.message = "sent to the server"
+        self.refresh_texts()  # type: ignore[attr-defined]
+        return None
+
+    def take_result(self, result: Any) -> None:
+        kind, payload = result
+        if kind == STEP:
+            self.take_step(payload)
+            return
+        self.stop_waiting()
+        if kind == REFUSED:
+            self.message = f"the server refused it: {payload}"
+        else:
+            self.paused = True
+            self.message = f"the connection ended: {payload}"
+        self.log_lines.append(self.message)  # type: ignore[attr-defined]
+        self.refresh()  # type: ignore[attr-defined]
+
+    def thinking_text(self) -> str:
+        return "waiting for the server" if self.waiting() else "waiting for the table"
+
+    def restart(self) -> None:
+        self.message = "a new game is a new table: tabletop join (the lobby)"
+        self.refresh_texts()  # type: ignore[attr-defined]
+
+    def send_to_server(self, action: Any) -> None:
+        raise NotImplementedError
+
+    def take_step(self, event: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def waiting(self) -> bool:
+        raise NotImplementedError
+
+    def stop_waiting(self) -> None:
+        raise NotImplementedError
+
+
+def net_app(app_class: Any) -> Any:
+    """Deep White Sea's window class playing through the server (module docstring)."""
+
+    class NetApp(ServerMoves, app_class):  # type: ignore[misc, valid-type]
+        def send_to_server(self, action: Any) -> None:
             self.session.send(action)
-            self.message = "sent to the server"
-            self.refresh_texts()
-            return None
 
-        def take_result(self, result: Any) -> None:
-            kind, payload = result
-            if kind == STEP:
-                super().take_result(payload)
-                return
+        def take_step(self, event: dict[str, Any]) -> None:
+            app_class.take_result(self, event)  # applied as a bot's step: the Outcome shown
+
+        def waiting(self) -> bool:
+            return bool(self.session.pending)
+
+        def stop_waiting(self) -> None:
             self.session.pending = False
-            if kind == REFUSED:
-                self.message = f"the server refused it: {payload}"
-            else:
-                self.paused = True
-                self.message = f"the connection ended: {payload}"
-            self.log_lines.append(self.message)
-            self.refresh()
 
         def anim_lead(self, anim: Any, bot: bool) -> float:
             # Only the other seats' throws wind up first; ours flies as the drag ended.
             mine = self.session.seat is not None and self.session.history \
                 and self.session.history[-1].player == self.session.seat
             return 0.0 if mine else float(super().anim_lead(anim, bot))
-
-        def thinking_text(self) -> str:
-            s = self.session
-            if s.pending:
-                return "waiting for the server"
-            return f"waiting for {s.player_name(s.state.current_player())}"
-
-        def restart(self) -> None:
-            self.message = "a new game is a new table: tabletop join (the lobby)"
-            self.refresh_texts()
 
     NetApp.__name__ = f"Net{app_class.__name__}"
     return NetApp
@@ -247,13 +276,13 @@ def dice_net_session(record: TableRecord, game: str) -> Any:
     return session
 
 
-def net_dice_app(app_class: type) -> type:
+def net_dice_app(app_class: Any) -> Any:
     """A d6 game's window class playing through the server: the server's rolls are thrown
     in the tray showing the server's faces (as the replay viewer shows a log's), its
     actions applied; after each the state must hash to the server's digest, else the
     server's state is taken (and said)."""
 
-    class NetDiceApp(app_class):  # type: ignore[misc, valid-type]
+    class NetDiceApp(ServerMoves, app_class):  # type: ignore[misc, valid-type]
         def init_game(self) -> None:
             super().init_game()
             self.bridge: Bridge = self.session.bridge_
@@ -270,30 +299,17 @@ def net_dice_app(app_class: type) -> type:
         def think(self) -> Any:
             return self.bridge.next()
 
-        def thinking_text(self) -> str:
-            return "waiting for the server" if self.pending else "waiting for the table"
-
-        def apply(self, action: Any, bot: bool = False) -> Any:
-            if bot:
-                return super().apply(action, bot=True)
+        def send_to_server(self, action: Any) -> None:
             self.pending = True
             self.bridge.send_act(action)
-            self.message = "sent to the server"
-            self.refresh_texts()
-            return None
 
-        def take_result(self, result: Any) -> None:
-            kind, event = result
-            if kind != STEP:
-                self.pending = False
-                if kind == REFUSED:
-                    self.message = f"the server refused it: {event}"
-                else:
-                    self.paused = True
-                    self.message = f"the connection ended: {event}"
-                self.log_lines.append(self.message)
-                self.refresh()
-                return
+        def waiting(self) -> bool:
+            return self.pending
+
+        def stop_waiting(self) -> None:
+            self.pending = False
+
+        def take_step(self, event: dict[str, Any]) -> None:
             line = event["line"]
             if line.get("type") not in ("chance", "action") or event["index"] <= self.session.step:
                 return  # the header or the end line; a step the state already holds
@@ -319,10 +335,6 @@ def net_dice_app(app_class: type) -> type:
                                       "server's; showing the server's")
                 self.sync_scene()
                 self.refresh()
-
-        def restart(self) -> None:
-            self.message = "a new game is a new table: tabletop join (the lobby)"
-            self.refresh_texts()
 
     NetDiceApp.__name__ = f"Net{app_class.__name__}"
     return NetDiceApp
