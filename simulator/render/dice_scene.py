@@ -21,6 +21,7 @@ from panda3d.core import (
     GeomVertexWriter,
     NodePath,
     TextNode,
+    TransparencyAttrib,
 )
 from PIL import Image, ImageDraw
 
@@ -42,6 +43,7 @@ SEAT_COLOURS: tuple[RGB, ...] = (
 POOL_COLOUR: RGB = (0.96, 0.95, 0.9)
 TRAY_WOOD: Colour = (0.36, 0.22, 0.12, 1.0)
 TRAY_FELT: Colour = (0.08, 0.22, 0.15, 1.0)
+TRAY_WALL_ALPHA = 0.45
 TILE_Z = 0.006  # m: a tile's thickness; armies stand on it
 TERRAIN_COLOURS: dict[str, RGB] = {
     "P": (0.72, 0.78, 0.45), "F": (0.18, 0.45, 0.2), "M": (0.55, 0.52, 0.5),
@@ -146,10 +148,17 @@ class DiceTableScene(TableScene):
         node.setPos(self.tray_at[0], self.tray_at[1], 0.0)
         hx, hy = tray.width / 2, tray.depth / 2
         node.attachNewNode(_box((-hx, -hy, -0.0005), (hx, hy, 0.0005), TRAY_FELT, TRAY_FELT))
+        walls = node.attachNewNode("tray-walls")
+        # See-through, so a die resting against the near wall is read from any seat (the
+        # walls stand 6 cm high: from a seat's view they hid dice within 5 cm of them).
+        walls.setTransparency(TransparencyAttrib.M_alpha)
+        walls.setAlphaScale(TRAY_WALL_ALPHA)
+        walls.setDepthWrite(False)
+        walls.setBin("transparent", 5)
         for ob in tray.obstacles:
             sx, sy, sz = ob.size
-            part = node.attachNewNode(_box((-sx / 2, -sy / 2, 0.0), (sx / 2, sy / 2, sz),
-                                           TRAY_WOOD, TRAY_WOOD))
+            part = walls.attachNewNode(_box((-sx / 2, -sy / 2, 0.0), (sx / 2, sy / 2, sz),
+                                            TRAY_WOOD, TRAY_WOOD))
             part.setPos(ob.position[0], ob.position[1], 0.0)
 
     def _die_mesh(self, shape: DieShape, side_of_face: tuple[int, ...]) -> NodePath:
