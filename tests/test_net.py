@@ -67,6 +67,17 @@ class Served:
         await self.tables.close()
 
 
+async def seated(url: str, game: str, seed: int) -> tuple[Client, Client, TableRecord,
+                                                          TableRecord, str]:
+    """Two clients in the two seats of a new table, the first followed until a person is
+    to move."""
+    a, b = await Client.open(url), await Client.open(url)
+    table = await a.create(game, ["open", "open"], seed=seed)
+    ra, rb = await a.join(table, 0), await b.join(table, 1)
+    await a.follow(ra, until=lambda r: r.to_move is not None)
+    return a, b, ra, rb, table
+
+
 async def reply_to(client: Client) -> dict[str, Any]:
     """The next event that is not a step of a table followed: the reply to what was sent."""
     while True:
@@ -164,10 +175,7 @@ def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
 
     async def probe() -> dict[str, Any]:
         async with Served(tmp_path) as s:
-            a, b = await Client.open(s.url), await Client.open(s.url)
-            table = await a.create("diceland-hex", ["open", "open"], seed=1)
-            ra, rb = await a.join(table, 0), await b.join(table, 1)
-            await a.follow(ra, until=lambda r: r.to_move is not None)
+            a, b, ra, rb, table = await seated(s.url, "diceland-hex", 1)
             mover, other = (ra, rb) if ra.to_move == 0 else (rb, ra)
             sender = b if other is rb else a
             folder = tmp_path / table
@@ -240,10 +248,7 @@ def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
 def test_a_flood_is_refused_then_closed_and_others_are_served(tmp_path: Path) -> None:
     async def flood() -> dict[str, Any]:
         async with Served(tmp_path) as s:
-            a, b = await Client.open(s.url), await Client.open(s.url)
-            table = await a.create("dicewar", ["open", "open"], seed=3)
-            ra, rb = await a.join(table, 0), await b.join(table, 1)
-            await a.follow(ra, until=lambda r: r.to_move is not None)
+            a, b, ra, rb, table = await seated(s.url, "dicewar", 3)
             folder = tmp_path / table
             before = files_of(folder)
             mover = ra if ra.to_move == 0 else rb
