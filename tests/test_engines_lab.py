@@ -128,3 +128,15 @@ def test_the_engine_bench_throws_the_same_throws_on_both_engines():
     assert set(res["throws_per_cpu_s"]) == {"pybullet", "mujoco"}
     assert all(sum(c.values()) == 12 for c in res["outcomes"].values())
     assert res["ratio_mujoco_over_pybullet"] > 0
+
+
+def test_the_bench_runs_on_either_engine_and_says_which():
+    """`tabletop bench --engine mujoco`: the fingerprint names the engine, so a PyBullet
+    baseline is compared statistically; PyBullet's fingerprint is as before issue 20, so
+    its baselines still compare exactly."""
+    from simulator.bench.suite import make_env
+
+    assert "engine" not in make_env().fingerprint()
+    fp = make_env(engine="mujoco").fingerprint()
+    assert fp["engine"] == "mujoco" and fp["engine_versions"]["mujoco"]
+    assert make_env(engine="mujoco").settings.engine == "mujoco"

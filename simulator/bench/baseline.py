@@ -23,11 +23,12 @@ BASELINE_DIR = Path("benchmarks") / "baselines"
 
 
 def run_suite(suite: str, overrides: list[str] | None = None, groups: list[str] | None = None,
-              baseline: Path | None = None) -> tuple[dict[str, Any], list[Check]]:
-    """Measure, compare against `baseline` (a path; None records without comparing) and
-    return the JSON record with its checks. User errors raise DataError before any work."""
+              baseline: Path | None = None, engine: str = "pybullet") -> tuple[dict[str, Any], list[Check]]:
+    """Measure on `engine`, compare against `baseline` (a path; None records without
+    comparing) and return the JSON record with its checks. User errors raise DataError
+    before any work."""
     spec = suite_by_name(suite)
-    env = make_env(overrides)
+    env = make_env(overrides, engine)
     chosen = sorted(groups or GROUPS, key=GROUPS.index)
     base = load_baseline(baseline, spec.name, chosen) if baseline is not None else None
     cases = golden_cases(spec) if "golden" in chosen else []

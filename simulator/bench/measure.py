@@ -19,8 +19,9 @@ from scipy.spatial.transform import Rotation
 from dice_models import load_die
 from simulator.bench.bare import BareLoop
 from simulator.bench.suite import DICE, BenchEnv, GoldenCase, SuiteSpec, convergence_variants
-from simulator.physics import Outcome, PhysicsError, PhysicsSettings, Throw, World, die_shape
+from simulator.physics import Outcome, PhysicsError, PhysicsSettings, Throw, die_shape
 from simulator.physics._bullet import direct_client, pybullet
+from simulator.physics.engines import make_world
 from simulator.physics.throws import random_throw
 from simulator.physics.world import MAX_SPEED, MOVED_M, TURNED_DEG
 
@@ -56,7 +57,7 @@ def measure_all(env: BenchEnv, spec: SuiteSpec, groups: Iterable[str],
 
 def run_golden_case(env: BenchEnv, case: GoldenCase) -> dict[str, Any]:
     """Every die of the case at rest (status, reason, face, exact position), or the error."""
-    world = World(env.table(case.table, case.surface), env.settings)
+    world = make_world(env.table(case.table, case.surface), env.settings)
     try:
         for p in case.scene:
             world.place(p.name, load_die(p.die), p.face, p.yaw_deg, p.xy)
@@ -96,7 +97,7 @@ def distribution(env: BenchEnv, settings: PhysicsSettings, die: str, surface: st
     model = load_die(die)
     shape = die_shape(model)
     table = env.table("rect", surface)
-    world = World(table, settings)
+    world = make_world(table, settings)
     seed = [_stable_int(str(k)) for k in key]
     counts: Counter[str] = Counter()
     steps: list[int] = []
@@ -215,7 +216,7 @@ def tunnelling(env: BenchEnv, die: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for surface in ("felt", "slick"):
         for name, throw in throws.items():
-            world = World(env.table("rect", surface), env.settings)
+            world = make_world(env.table("rect", surface), env.settings)
             try:
                 r = world.throw("die", model, throw)
                 o = r.outcome
@@ -237,7 +238,7 @@ def _lowest_failing_speed(env: BenchEnv, model: Any) -> float | None:
     """The slowest straight-down drop onto the felt table's middle, from a ladder of speeds,
     that ends in a PhysicsError: where tunnelling starts, for the report."""
     for v in ONSET_SPEEDS:
-        world = World(env.table("rect", "felt"), env.settings)
+        world = make_world(env.table("rect", "felt"), env.settings)
         try:
             world.throw("die", model, Throw((0.0, 0.0, 0.35), (0.0, 0.0, -v)))
         except PhysicsError:
@@ -256,7 +257,7 @@ def rest_stays(env: BenchEnv, die: str) -> dict[str, Any]:
     model = load_die(die)
     shape = die_shape(model)
     settings = env.settings.with_(hold_time=1.0)
-    world = World(env.table("rect", "felt"), settings)
+    world = make_world(env.table("rect", "felt"), settings)
     spacing = 0.12
     for k, face in enumerate(shape.values):
         xy = (-0.45 + spacing * (k % 8), -0.2 + spacing * (k // 8))
@@ -290,7 +291,7 @@ def speed(env: BenchEnv, spec: SuiteSpec) -> dict[str, Any]:
     table = env.table("rect", "felt")
     throws = [random_throw(table, 1, np.random.default_rng([11, i]), gravity=env.settings.gravity)
               for i in range(spec.speed_throws)]
-    world = World(table, env.settings)
+    world = make_world(table, env.settings)
     bare = BareLoop(die_shape(model), table, env.settings)
     rss0 = _reset_peak_rss()
     t_ours = t_bare = 0.0

@@ -121,6 +121,9 @@ class BenchEnv:
         fp: dict[str, Any] = {"pybullet": v["pybullet"], "numpy": v["numpy"], "platform": v["platform"]}
         for key in FINGERPRINT_SETTINGS:
             fp[key] = getattr(self.settings, key)
+        if self.settings.engine != "pybullet":  # (baselines before issue 20 are all PyBullet's)
+            fp["engine"] = self.settings.engine
+            fp["engine_versions"] = self.settings.to_json()["versions"]
         # The effective contact values of every shipped die's material on every surface.
         from dice_models import load_die
         from simulator.physics.contact import realize
@@ -137,10 +140,10 @@ class BenchEnv:
         return fp
 
 
-def make_env(overrides: list[str] | None = None) -> BenchEnv:
-    """The default physics with `key=value` overrides: a PhysicsSettings field, a surface
-    field for every surface (`friction=0.3`) or one surface (`felt.friction=0.3`)."""
-    settings = PhysicsSettings()
+def make_env(overrides: list[str] | None = None, engine: str = "pybullet") -> BenchEnv:
+    """The default physics on `engine` with `key=value` overrides: a PhysicsSettings field, a
+    surface field for every surface (`friction=0.3`) or one surface (`felt.friction=0.3`)."""
+    settings = PhysicsSettings(engine=engine)
     surfaces = dict(SURFACES)
     applied: dict[str, float] = {}
     for item in overrides or []:

@@ -46,6 +46,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="smoke", choices=sorted(SUITE_NAMES),
                    help="smoke: the CI suite, under 2 minutes; full: after changing the physics")
+    p.add_argument("--engine", default="pybullet",
+                   help="physics engine, pybullet or mujoco (default pybullet; the baselines are "
+                        "PyBullet's: on mujoco the golden checks compare statistically)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="change a physics setting for this run, e.g. friction=0.3, "
                         "felt.restitution=0.1, time_step=1/480, solver_iterations=100")
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     groups = _groups(args.only, UsageError)
     baseline = args.baseline if args.baseline is not None else default_baseline(args.suite)
-    record_, _checks = run_suite(args.suite, args.overrides, groups, baseline)
+    record_, _checks = run_suite(args.suite, args.overrides, groups, baseline, _engine(args))
     print(text_table(record_))
     if args.json is not None:
         write_json(record_, args.json)
@@ -73,7 +76,7 @@ def record(args: argparse.Namespace) -> int:
     from simulator.bench.baseline import run_suite, write_json
     from simulator.bench.report import text_table, write_markdown
 
-    record_, _checks = run_suite(args.suite, args.overrides, None, None)
+    record_, _checks = run_suite(args.suite, args.overrides, None, None, _engine(args))
     write_json(record_, args.out)
     print(text_table(record_))
     print(f"wrote baseline {args.out}")
@@ -98,3 +101,9 @@ def _groups(only: str | None, error: type[Exception]) -> list[str] | None:
     if not chosen:
         raise error("--only: name at least one check group")
     return chosen
+
+
+def _engine(args: argparse.Namespace) -> str:
+    from simulator.physics.engines import check_engine
+
+    return check_engine(args.engine)
