@@ -330,16 +330,6 @@ class App(DiceGameWindow):
             out[("sector", sid)] = ((*sector_at(st, sid), TILE_Z), SECTOR_D * 0.5)
         return out
 
-    def click(self, pos: tuple[float, float]) -> None:
-        picked = self.pick_sphere(pos, self.pieces())
-        if picked is None or not self.human_to_act():
-            return
-        action = self.action_for(picked)
-        if action is None:
-            self.refresh()
-            return
-        self.apply(action)
-
     def action_for(self, picked: tuple[str, Any]) -> tuple[Any, ...] | None:
         """The engine action a click on `picked` makes, or None (a die picked or dropped,
         or nothing to do there: the prompt says which)."""

@@ -122,6 +122,28 @@ class DiceGameWindow(GameWindow):
                             self.scene.tray_die_pose(TRAY_PREFIX + name))
                 for i, name in enumerate(self.roll.names) if TRAY_PREFIX + name in self.scene.dice]
 
+    # -- clicks: a piece, then the action it means -------------------------------------------
+
+    def pieces(self) -> dict[Any, tuple[tuple[float, float, float], float]]:
+        """What a click can hit now: key -> (centre, radius) in m. A game that picks this
+        way fills in `pieces` and `action_for` and leaves `click` as it is."""
+        return {}
+
+    def action_for(self, picked: Any) -> tuple[Any, ...] | None:
+        """The engine action a click on the piece `picked` makes, or None (a selection
+        changed, or nothing to do there: `message` says which)."""
+        return None
+
+    def click(self, pos: tuple[float, float]) -> None:
+        picked = self.pick_sphere(pos, self.pieces())
+        if picked is None or not self.human_to_act():
+            return
+        action = self.action_for(picked)
+        if action is None:
+            self.refresh()
+            return
+        self.apply(action)
+
     def roll_colours(self, roll: Roll) -> list[tuple[float, float, float]]:
         """Each tray die's colour: the seat it is thrown for (games say who owns which)."""
         return [seat_colour(self.acting_seat())] * len(roll.faces)

@@ -269,16 +269,6 @@ class App(DiceGameWindow):
                 out[("reserve", power)] = ((*reserve_xy(st.player, power), 0.008), 0.012)
         return out
 
-    def click(self, pos: tuple[float, float]) -> None:
-        picked = self.pick_sphere(pos, self.pieces())
-        if picked is None or not self.human_to_act():
-            return
-        action = self.action_for(picked)
-        if action is None:
-            self.refresh()
-            return
-        self.apply(action)
-
     def action_for(self, picked: tuple[str, int]) -> tuple[Any, ...] | None:
         """The engine action a click on `picked` makes, or None (a selection changed, or
         nothing to do there: the prompt says which)."""
