@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                          f"--players names {len(players)}")
     options: dict[str, Any] = game_options(args)
     if not args.headless:
-        window = spec.extra.get("window") or _launcher(WINDOW)
+        window = _launcher(WINDOW)
         return int(window(args, players, options))
     roller = make_roller(args.dice or "seeded")
     settings: dict[str, dict[str, Any]] = {}
