@@ -19,9 +19,7 @@ across devices or batch sizes they need not (docs/engines.md).
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +30,7 @@ from simulator.experiments.config import DrawnThrow, Experiment, draw_throw
 from simulator.experiments.runner import error_row, row_of
 from simulator.experiments.store import ThrowRow
 from simulator.physics import die_shape
+from simulator.physics._bullet import quiet_fds as _quiet  # Warp prints its banner there
 from simulator.physics.engines import import_warp
 from simulator.physics.mujoco_world import MujocoWorld, free_position, free_velocity, pose_from_qpos
 from simulator.physics.world import (
@@ -48,23 +47,6 @@ BATCHED_BACKENDS = {"gpu": "cuda", "warp-cpu": "cpu"}
 DEFAULT_BATCH = {"gpu": 8192, "warp-cpu": 32}
 NCON_PER_WORLD = 16  # contact slots per world (a die on the table makes 3-8)
 NJ_PER_WORLD = 96  # constraint rows per world (condim 4 elliptic: 4 rows a contact)
-
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """Silence file descriptors 1 and 2: Warp prints its banner and a CUDA warning there,
-    which must not break a command's one-line error or its output."""
-    saved = [os.dup(1), os.dup(2)]
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 1)
-        os.dup2(null, 2)
-        yield
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, null):
-            os.close(fd)
 
 
 def device_for(backend: str) -> tuple[Any, Any, str]:

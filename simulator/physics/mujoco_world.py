@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dice_models import DataError, DieModel
+from dice_models import DieModel
 from dice_models.materials import library, material_from
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape, die_shape
@@ -51,12 +51,11 @@ from simulator.physics.world import (
     _describe,
     _disturbed,
     _jitter,
+    check_group,
     check_release,
     coast_steps,
     flat_pose,
-    release_blocker,
     symmetry_break,
-    validate_throw,
 )
 
 # How a material pair's values become a MuJoCo contact (recorded in physics_json):
@@ -198,14 +197,7 @@ class MujocoWorld:
     def throw_group(self, dice: list[tuple[str, DieModel, Throw]], player: int = 1,
                     record: bool = False) -> list[ThrowReport]:
         """Throw several dice at once; one report per thrown die (World.throw_group)."""
-        for name, model, throw in dice:
-            validate_throw(throw)
-            if name in self.scene:
-                raise PlacementError(f"die {name!r} is already on the table")
-            inside = release_blocker(self.table, self.scene, model, throw)
-            if inside is not None:
-                raise DataError("throw", "release", f"would start the die inside {inside}",
-                                list(throw.release))
+        check_group(self.table, self.scene, dice)
         resting = sorted(self.scene)
         names = resting + [name for name, _m, _t in dice]
         perturbations: dict[str, dict[str, Any] | None] = {}

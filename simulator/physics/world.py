@@ -671,14 +671,7 @@ class World:
                     record: bool = False) -> list[ThrowReport]:
         """Throw several dice at once (a handful into a tray); one report per thrown die,
         each listing the resting dice the group disturbed."""
-        for name, model, throw in dice:
-            validate_throw(throw)
-            if name in self.scene:
-                raise PlacementError(f"die {name!r} is already on the table")
-            inside = release_blocker(self.table, self.scene, model, throw)
-            if inside is not None:
-                raise DataError("throw", "release", f"would start the die inside {inside}",
-                                list(throw.release))
+        check_group(self.table, self.scene, dice)
         adding = tuple(model for _name, model, _throw in dice)
         self._build(self.scene, adding=adding)
         touching = self._touching_ids() if self.scene else set()
@@ -1363,6 +1356,21 @@ def flat_pose(name: str, shape: DieShape, face: int, yaw_deg: float, xy: tuple[f
         raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would not rest "
                              "wholly on the table")
     return pose
+
+
+def check_group(table: TableSpec, scene: dict[str, PlacedDie],
+                dice: list[tuple[str, DieModel, Throw]]) -> None:
+    """Refuse a group throw before anything is simulated: a throw no person could make, a
+    name already on the table, a release inside the table, an obstacle or a resting die.
+    (Both engines throw through this: simulator/physics/mujoco_world.py.)"""
+    for name, model, throw in dice:
+        validate_throw(throw)
+        if name in scene:
+            raise PlacementError(f"die {name!r} is already on the table")
+        inside = release_blocker(table, scene, model, throw)
+        if inside is not None:
+            raise DataError("throw", "release", f"would start the die inside {inside}",
+                            list(throw.release))
 
 
 def release_blocker(table: TableSpec, scene: dict[str, PlacedDie], model: DieModel,
