@@ -32,7 +32,10 @@ LAYERS: dict[str, float] = {
     "simulator.net": 6,  # DESIGN.md: the network server and client beside the command
     "benchmarks": 7,
 }
-SAME_LAYER = ({"simulator.cli", "simulator.net"},)  # the command, the server and the client
+SAME_LAYER = (
+    {"simulator.cli", "simulator.net"},  # the command, the server and the client
+    {"simulator.experiments", "simulator.bench"},  # DESIGN.md: the lab and the bench, one layer
+)
 NEVER_IN_RULES = ("pybullet", "panda3d", "direct", "simplepbr")
 
 
