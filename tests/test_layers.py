@@ -105,13 +105,13 @@ def test_rules_never_load_the_physics_the_window_or_scipy(module: str, path: Pat
 
 def test_an_upward_or_sideways_import_is_caught(tmp_path: Path) -> None:
     """The check itself, on made-up modules: a rule engine importing the physics inside a
-    function, the lab importing the bench suite, the physics importing a game."""
+    function, the lab importing the face art, the physics importing a game."""
     bad = tmp_path / "bad.py"
     bad.write_text("import numpy\nfrom rules.core import RulesError\n\n\ndef f():\n"
                    "    from simulator.physics import World\n    return World\n")
     assert _upward("rules.diced.fake", bad) == [
         "line 6: simulator.physics (simulator.physics is not below rules)"]
-    bad.write_text("from simulator.bench.baseline import run_suite\n")
+    bad.write_text("from simulator.art.faces import render_side\n")
     assert len(_upward("simulator.experiments.fake", bad)) == 1
     bad.write_text("from rules.diced.game import DicedState\nfrom rules.core import Table\n")
     assert _upward("simulator.physics.fake", bad) == [
