@@ -69,6 +69,21 @@ def test_a_change_of_view_glides_from_the_view_on_screen_to_the_one_asked(played
 
 @pytest.mark.display
 @pytest.mark.slow
+def test_the_window_shows_the_last_roll_in_a_close_up_inset(played) -> None:
+    # Issue 14: "the die just thrown is legible in every default camera: ... or a
+    # close-up inset of the last roll". DiceWar's start roll: both dice framed in the
+    # inset, the first (red's) seen there in red.
+    inset = played["dicewar"][0]["inset"]
+    assert inset is not None
+    assert inset["inside"] == [True, True]
+    assert inset["first_colour"] < 0.2, inset
+    # A 16 mm d6 in a 427x240 inset framing two dice in the tray is seen 15 to 30 px wide:
+    # legible pips, short of the 60 px a lone paper d8 gets.
+    assert min(inset["widths"]) > 12, inset
+
+
+@pytest.mark.display
+@pytest.mark.slow
 def test_dday_clicks_on_pieces_apply_the_engine_actions(played) -> None:
     out, _log = played["dday"]
     assert out["gl"]

@@ -56,6 +56,44 @@ def glide(app: Any) -> dict[str, Any]:
             "between": len(between), "back": back, "thrower": app.camera.eye().tolist()}
 
 
+def inset(app: Any) -> dict[str, Any] | None:
+    """The close-up inset after a roll: how wide (px) each tray die's top face is seen in it,
+    whether each is in it, and how far the colour at the first die's projection in a
+    picture of the window is from that die's colour (`colour_distance`)."""
+    from panda3d.core import PNMImage
+    from test_render_look import _top_face_px
+    from window_dice_script import colour_distance
+
+    from simulator.render.dice_session import d6_shape
+    from simulator.render.window import INSET
+
+    cam = app.inset_camera
+    if cam is None:
+        return None
+    size = app.inset_size()
+    shape = d6_shape()
+    widths, inside = [], []
+    for name in app.scene.die_names("roll:"):
+        q = app.scene.dice[name].pose.getQuat()
+        pose = (app.scene.die_position(name), (q.getI(), q.getJ(), q.getK(), q.getR()))
+        widths.append(_top_face_px(cam, shape, pose, size))
+        col, row = cam.project(pose[0], size)
+        inside.append(bool(0 <= col < size[0] and 0 <= row < size[1]))
+    app.base.graphicsEngine.renderFrame()
+    image = PNMImage()
+    app.base.win.getScreenshot(image)
+    w, h = image.getXSize(), image.getYSize()
+    import numpy as np
+
+    pixels = np.array([[[int(255 * c) for c in image.getXel(x, y)] for x in range(w)]
+                       for y in range(h)])
+    first = app.scene.die_names("roll:")[0]
+    col, row = cam.project(app.scene.die_position(first), size)
+    xy = (INSET[0] * w + col, (1 - INSET[3]) * h + row)
+    return {"widths": widths, "inside": inside,
+            "first_colour": colour_distance(pixels, xy, (0.82, 0.12, 0.1), 2)}
+
+
 def dicewar(app: Any, session: Any) -> dict[str, Any]:
     """Set-up: a click on power 4 of the Reserve row, then on a Supply Zone field: the
     engine applies ('place', col, 4). War: a click on a creature, then on a field it can
@@ -63,7 +101,7 @@ def dicewar(app: Any, session: Any) -> dict[str, Any]:
     from rules.dicewar.game import SIZE, home_row
     from simulator.render.dicewar_window import FIELD_Z, field_xy, reserve_xy
 
-    out: dict[str, Any] = {"glide": glide(app)}
+    out: dict[str, Any] = {"inset": inset(app), "glide": glide(app)}
     st = session.state
     assert st.phase == "setup", st.phase
     me = st.player

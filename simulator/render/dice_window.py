@@ -152,6 +152,13 @@ class DiceGameWindow(GameWindow):
         names = self.scene.die_names(TRAY_PREFIX)
         return names[0] if names else None
 
+    def inset_points(self) -> list[tuple[float, float, float]]:
+        """The close-up frames every die of the last roll in the tray."""
+        return [self.scene.die_position(n) for n in self.scene.die_names(TRAY_PREFIX)]
+
+    def inset_die_size(self) -> float:
+        return 2 * float(d6_shape().poly.circumradius)
+
     def piece_position(self, name: str) -> tuple[float, float, float] | None:
         return self.scene.die_position(name) if name in self.scene.dice else None
 

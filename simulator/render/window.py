@@ -25,13 +25,18 @@ from typing import Any
 import numpy as np
 
 from rules.core.runner import digest
-from simulator.render.camera import CameraMove, OrbitCamera, follow_view
+from simulator.render.camera import CameraMove, OrbitCamera, closeup_view, follow_view
 from simulator.render.offscreen import apply_camera, configure_panda
 
 WINDOW_SIZE = (1280, 720)
 BACKGROUND = (0.16, 0.15, 0.14, 1)
 REPLAY_PAUSE_S = 0.6  # s between replayed steps at speed 1
 GLIDE_S = 0.6  # s: a change of view (thrower's, top, follow) glides this long
+# The close-up of the last throw or roll (left, right, bottom, top: fractions of the window),
+# a third of its size as in `tabletop render`'s pictures: the die just thrown is legible
+# (its top 60 px or more across at 1280x720) whatever the main camera shows. Between the
+# banner and the choices column, left of the seat panels.
+INSET = (0.44, 0.77, 0.47, 0.80)
 MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 Colour = tuple[float, float, float, float]
@@ -217,6 +222,17 @@ class GameWindow:
     def piece_position(self, name: str) -> tuple[float, float, float] | None:
         return None
 
+    def inset_points(self) -> list[tuple[float, float, float]]:
+        """Where the pieces of the last throw or roll are: the close-up inset frames them
+        (none: no inset). By default the piece F follows."""
+        name = self.last_moved()
+        where = self.piece_position(name) if name is not None else None
+        return [where] if where is not None else []
+
+    def inset_die_size(self) -> float:
+        """A thrown die's width across (m), for framing the close-up."""
+        return 0.07
+
     def new_session(self) -> Any:
         """A fresh game with the same players and options (the 'start again' button)."""
         raise NotImplementedError
@@ -248,9 +264,29 @@ class GameWindow:
             base.accept(b.event, getattr(self, b.method), list(b.args))
         base.accept("window-event", self._on_window_event)
         self._make_hud()
+        self._make_inset()
         self.sync_scene()
         self.refresh()
         base.taskMgr.add(self._frame, "tabletop-frame")
+
+    def _make_inset(self) -> None:
+        from panda3d.core import Camera, PerspectiveLens
+
+        lens = PerspectiveLens()
+        lens.setNearFar(0.01, 30.0)
+        node = Camera("inset-camera")
+        node.setLens(lens)
+        self._inset_np = self.base.render.attachNewNode(node)
+        self._inset_lens = lens
+        region = self.base.win.makeDisplayRegion(*INSET)
+        region.setSort(20)
+        region.setClearColorActive(True)
+        region.setClearColor(BACKGROUND)
+        region.setClearDepthActive(True)
+        region.setCamera(self._inset_np)
+        region.setActive(False)
+        self._inset_region = region
+        self.inset_camera: OrbitCamera | None = None  # the close-up shown, None when off
 
     def cleanup(self) -> None:
         if self._cleaned:
@@ -259,6 +295,7 @@ class GameWindow:
         base = self.base
         base.taskMgr.remove("tabletop-frame")
         base.ignoreAll()
+        base.win.removeDisplayRegion(self._inset_region)
         self.scene.root.removeNode()
         self.session.close()
 
@@ -509,7 +546,23 @@ class GameWindow:
                 shown = move.at(t)
         self._shown = shown
         apply_camera(self.base.camera, self.base.camLens, shown, self.win_size())
+        self._update_inset()
         return int(task.cont)
+
+    def inset_size(self) -> tuple[int, int]:
+        w, h = self.win_size()
+        return (round(w * (INSET[1] - INSET[0])), round(h * (INSET[3] - INSET[2])))
+
+    def _update_inset(self) -> None:
+        points = self.inset_points()
+        if not points or self.show_help:
+            self.inset_camera = None
+            self._inset_region.setActive(False)
+            return
+        size = self.inset_size()
+        self.inset_camera = closeup_view(points, self.inset_die_size(), size[0] / size[1])
+        apply_camera(self._inset_np, self._inset_lens, self.inset_camera, size)
+        self._inset_region.setActive(True)
 
     def _next_turn(self, now: float) -> None:
         s = self.session
