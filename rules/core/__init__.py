@@ -1,12 +1,16 @@
-"""Shared vocabulary of the rule engines: protocols for the world, and the seeded roller."""
+"""Shared vocabulary of the rule engines: the game contract (GameState, StateBase,
+GameModule, Action), protocols for the world, and the seeded roller."""
 
 from rules.core.protocols import (
     CHANCE_PLAYER,
     TERMINAL_PLAYER,
+    Action,
     DiceRoller,
     DiePose,
+    GameModule,
     GameState,
     RulesError,
+    StateBase,
     Table,
     TableError,
     ThrowResult,
@@ -18,10 +22,13 @@ from rules.core.rollers import SeededRoller
 __all__ = [
     "CHANCE_PLAYER",
     "TERMINAL_PLAYER",
+    "Action",
     "DiceRoller",
     "DiePose",
+    "GameModule",
     "GameState",
     "RulesError",
+    "StateBase",
     "SeededRoller",
     "Table",
     "TableError",
