@@ -33,8 +33,8 @@ What OpenSpiel sees (`GameType`, `GameInfo`, decided once per setting, as OpenSp
   far of a roll in progress and the observing seat); the information-state string is the
   action history followed by the observation;
 - `max_game_length`: a bound from each game's limits (rounds, turns, plies), counting
-  chance nodes; re-rolled ties (a roll-off, the start rolls) are counted up to
-  `TIE_ROLLS` times, beyond which the chance is below 6**-100.
+  chance nodes; re-rolled ties (a roll-off, the start rolls, a Surge die's skull) are
+  counted up to `TIE_ROLLS` times, beyond which the chance is below 2e-27.
 
 Serialization is OpenSpiel's own (the history of action ids, replayed); the engine's JSON
 is reachable through `TabletopState.engine`. `write_log` turns a game played here into a
@@ -61,7 +61,9 @@ from simulator.ai.spaces import DiceBuffer, Vocabulary, encode, vocabulary
 pyspiel = require("pyspiel")
 
 PREFIX = "tabletop_"
-TIE_ROLLS = 100  # re-rolled ties counted in max_game_length (6**-100 to roll more)
+# Re-rolled ties counted in max_game_length. The likeliest tie is the first roll-off of 8
+# Diced players (0.539: 1 - P(one highest die)); 100 ties in a row: below 2e-27.
+TIE_ROLLS = 100
 PHYSICS = "physics"  # the `dice` value that throws the dice in the physics tray
 LIST_SEP = "+"  # 'white+blue': OpenSpiel's game strings keep commas between parameters
 UNSET = -1  # an int option's "the game works it out" (OpenSpiel parameters cannot be None)
