@@ -457,6 +457,15 @@ def test_join_without_a_server_and_serve_on_a_taken_port_are_one_line(tmp_path: 
                                 capture_output=True, text=True, env=env, timeout=120)
         assert played.returncode == 0, played.stderr
         assert "End after" in played.stdout and "seat 0 of table t1 is yours" in played.stderr
+        # the terminal lobby: a table made, seat 0 taken, a bot put in each open seat
+        lobby = subprocess.run([sys.executable, "-m", "simulator.cli.main", "join", url,
+                                "--auto", "random", "--headless"], cwd=ROOT, input=(
+                                    "new dicewar open,open\njoin t2 0\nbot 1 randm\n"
+                                    "bot 1 random\n"), capture_output=True, text=True, env=env,
+                               timeout=120)
+        assert lobby.returncode == 0, lobby.stderr
+        assert "created table t2" in lobby.stdout and "did you mean random?" in lobby.stdout
+        assert "End after" in lobby.stdout
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(10)

@@ -83,6 +83,8 @@ async def _session(args: argparse.Namespace) -> int:
             record = await _sit(client, args, args.table)
         else:
             record = await _lobby(client, args)
+            if record is not None and record.seat is not None and not args.bots:
+                await _offer_bots(client, record)
         if record is None:
             return 0
         game = await _game_of(client, record.table)
@@ -154,6 +156,31 @@ async def _lobby(client: Any, args: argparse.Namespace) -> Any:
             print(f"  {exc}")
 
 
+async def _offer_bots(client: Any, record: Any) -> None:
+    """In the lobby, once seated: bots for the seats still open, or wait for people."""
+    from simulator.net.client import ClientError
+
+    while True:
+        open_seats = _open_seats(await client.tables(), record.table)
+        if not open_seats:
+            return
+        try:
+            words = (await asyncio.to_thread(
+                input, f"open seats {', '.join(map(str, open_seats))}: 'bot SEAT KIND' puts a "
+                "bot there; Enter waits for people: ")).split()
+        except EOFError:
+            return
+        if not words:
+            return
+        if len(words) == 3 and words[0] == "bot" and words[1].isdigit():
+            try:
+                await client.add_bot(record, int(words[1]), words[2])
+            except ClientError as exc:
+                print(f"  {exc}")
+        else:
+            print("  type 'bot SEAT KIND' (e.g. 'bot 1 random') or press Enter")
+
+
 async def _play_in_terminal(client: Any, record: Any, game: str, args: argparse.Namespace) -> int:
     from simulator.net.client import make_chooser, telling
 
@@ -163,7 +190,7 @@ async def _play_in_terminal(client: Any, record: Any, game: str, args: argparse.
     tell = telling(lambda line: print(line, flush=True))
     for line in record.lines:  # what happened before we came
         tell(record, line)
-    if not record.lines:
+    if _open_seats(await client.tables(), record.table):
         print(f"waiting at table {record.table} for every seat to be taken", file=sys.stderr)
     await client.follow(record, chooser, tell)
     return 0
