@@ -168,6 +168,29 @@ def test_a_spectator_sees_every_step_and_cannot_act(tmp_path: Path) -> None:
 # -- bad messages never hurt the table ------------------------------------------------------
 
 
+def test_a_client_cannot_make_the_server_read_its_files(tmp_path: Path) -> None:
+    """Options that name files (crews, maps, boards, tribes) are refused: only shipped names
+    (a game would read `--crews /etc/passwd` as a crew file)."""
+    async def create() -> tuple[list[str], list[dict[str, Any]]]:
+        async with Served(tmp_path) as s:
+            c = await Client.open(s.url)
+            refused = []
+            for game, options in (("deep-white-sea", {"crews": "white,/etc/passwd"}),
+                                  ("dday", {"map": "../maps/x.yaml"}),
+                                  ("diceland-hex", {"board": "boards\\b.yml"})):
+                with pytest.raises(ClientError) as err:
+                    await c.create(game, ["open", "open"], options=options)
+                refused.append(str(err.value))
+            await c.create("diceland-hex", ["open", "open"], options={"board": "classic"})
+            tables = await c.tables()
+            await c.close()
+            return refused, tables
+
+    refused, tables = run(create)
+    assert all("never its own files" in r for r in refused), refused
+    assert [t["options"]["board"] for t in tables] == ["classic"]
+
+
 def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
     """Another seat's action, a forged or missing token, malformed and oversized messages:
     each gets an error reply; the table's state, log and autosave stay as they were, and

@@ -239,6 +239,11 @@ class TableServer:
     async def _create(self, client: Client, msg: dict[str, Any]) -> None:
         if len(self.tables) >= self.max_tables:
             raise RulesError(f"create: the server holds its limit of {self.max_tables} tables")
+        for name, value in (msg.get("options") or {}).items():
+            if isinstance(value, str) and _names_a_file(value):
+                raise RulesError(f"create: options/{name}: {value[:60]!r}: the server plays "
+                                 "shipped crews, maps, boards and tribes by name, never its "
+                                 "own files")
         table_id = f"t{self._next}"
         self._next += 1
         game = await self._run(GameTable.create, table_id, msg["game"], list(msg["seats"]),
@@ -384,6 +389,15 @@ class TableServer:
         its step is taken does not stop the step."""
         loop = asyncio.get_running_loop()
         return await asyncio.shield(loop.run_in_executor(self._worker, fn, *args))
+
+
+def _names_a_file(value: str) -> bool:
+    """Would a game read `value` as a file path (a crew, map, board or tribe file)? A
+    client may not make the server read its files (`dice_models.files.resolve_named` takes
+    a path where a name has a separator or a YAML suffix)."""
+    parts = [p.strip() for p in value.split(",")]
+    return any("/" in p or "\\" in p or p.startswith(".") or p.endswith((".yaml", ".yml"))
+               for p in parts)
 
 
 def _snapshot(game: GameTable) -> tuple[list[dict[str, Any]], dict[str, Any]]:
