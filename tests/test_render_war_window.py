@@ -84,6 +84,14 @@ def test_the_window_shows_the_last_roll_in_a_close_up_inset(played) -> None:
 
 @pytest.mark.display
 @pytest.mark.slow
+def test_the_paper_die_just_thrown_is_60_px_across_in_the_window_inset(xvfb_display) -> None:
+    # Issue 14: "its top face at least 60 px across at 1280x720, or a close-up inset".
+    out = _run(xvfb_display, str(SCRIPT), "inset", "deep-white-sea", "-")
+    assert out["main_px"] < 60 <= out["inset_px"], out
+
+
+@pytest.mark.display
+@pytest.mark.slow
 def test_dday_clicks_on_pieces_apply_the_engine_actions(played) -> None:
     out, _log = played["dday"]
     assert out["gl"]

@@ -5,6 +5,7 @@ game's clicks.
 
     python tests/window_war_script.py play GAME LOG
     python tests/window_war_script.py replay GAME LOG
+    python tests/window_war_script.py inset deep-white-sea -   # bots throw; the close-up
 
 Prints one JSON object on its last line.
 """
@@ -181,10 +182,40 @@ def dday(app: Any, session: Any) -> dict[str, Any]:
     return out
 
 
+def dws_inset(game: str, _path: str) -> dict[str, Any]:
+    """Deep White Sea between two bots until a thrown die rests on the table: how wide (px)
+    its top face is seen in the window's close-up inset and in the main view."""
+    import time
+
+    from test_render_look import _top_face_px
+
+    from simulator.render.app import window_module
+
+    module = window_module(game)
+    assert module is not None
+    session = module.new_session(["random", "random"], 3, {})
+    app = module.App(session)
+    app.speed = base.SPEED
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        app.step_frames(1)
+        name = app.last_moved()
+        if app.idle() and app.inset_camera is not None and name in session.poses():
+            break
+    name = app.last_moved()
+    pose = session.poses()[name]
+    out = {"die": name,
+           "inset_px": _top_face_px(app.inset_camera, session.shape(name), pose,
+                                    app.inset_size()),
+           "main_px": _top_face_px(app.camera, session.shape(name), pose, app.win_size())}
+    app.cleanup()
+    return out
+
+
 base.SCRIPTS["dicewar"] = dicewar
 base.SCRIPTS["dday"] = dday
 
 if __name__ == "__main__":
     mode, game, path = sys.argv[1], sys.argv[2], sys.argv[3]
-    result = base.play(game, path) if mode == "play" else base.replay(game, path)
-    print(json.dumps(result))
+    modes = {"play": base.play, "replay": base.replay, "inset": dws_inset}
+    print(json.dumps(modes[mode](game, path)))

@@ -32,11 +32,12 @@ WINDOW_SIZE = (1280, 720)
 BACKGROUND = (0.16, 0.15, 0.14, 1)
 REPLAY_PAUSE_S = 0.6  # s between replayed steps at speed 1
 GLIDE_S = 0.6  # s: a change of view (thrower's, top, follow) glides this long
-# The close-up of the last throw or roll (left, right, bottom, top: fractions of the window),
-# a third of its size as in `tabletop render`'s pictures: the die just thrown is legible
-# (its top 60 px or more across at 1280x720) whatever the main camera shows. Between the
-# banner and the choices column, left of the seat panels.
-INSET = (0.44, 0.77, 0.47, 0.80)
+# The close-up of the last throw or roll (left, right, bottom, top: fractions of the window):
+# the die just thrown is legible (a paper d8's top about 60 px across at 1280x720) whatever
+# the main camera shows. At the right, under the first seat panels and over the choices
+# column, where it hides the table least; off on the game-over screen and under help.
+INSET = (0.67, 0.99, 0.42, 0.72)
+INSET_FRAME_PX, INSET_FRAME_COLOUR = 2, (0.96, 0.95, 0.9, 1.0)
 MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 Colour = tuple[float, float, float, float]
@@ -270,7 +271,7 @@ class GameWindow:
         base.taskMgr.add(self._frame, "tabletop-frame")
 
     def _make_inset(self) -> None:
-        from panda3d.core import Camera, PerspectiveLens
+        from panda3d.core import Camera, NodePath, PerspectiveLens
 
         lens = PerspectiveLens()
         lens.setNearFar(0.01, 30.0)
@@ -278,6 +279,18 @@ class GameWindow:
         node.setLens(lens)
         self._inset_np = self.base.render.attachNewNode(node)
         self._inset_lens = lens
+        # A pale frame round it: a region a little larger that only clears (its camera
+        # looks at an empty scene), so the close-up does not read as part of the table.
+        w, h = self.win_size()
+        fx, fy = INSET_FRAME_PX / w, INSET_FRAME_PX / h
+        frame = self.base.win.makeDisplayRegion(INSET[0] - fx, INSET[1] + fx, INSET[2] - fy,
+                                                INSET[3] + fy)
+        frame.setSort(19)
+        frame.setClearColorActive(True)
+        frame.setClearColor(INSET_FRAME_COLOUR)
+        frame.setCamera(NodePath("inset-frame").attachNewNode(Camera("inset-frame-camera")))
+        frame.setActive(False)
+        self._inset_frame = frame
         region = self.base.win.makeDisplayRegion(*INSET)
         region.setSort(20)
         region.setClearColorActive(True)
@@ -296,6 +309,7 @@ class GameWindow:
         base.taskMgr.remove("tabletop-frame")
         base.ignoreAll()
         base.win.removeDisplayRegion(self._inset_region)
+        base.win.removeDisplayRegion(self._inset_frame)
         self.scene.root.removeNode()
         self.session.close()
 
@@ -555,14 +569,16 @@ class GameWindow:
 
     def _update_inset(self) -> None:
         points = self.inset_points()
-        if not points or self.show_help:
+        if not points or self.show_help or self.session.state.is_terminal():
             self.inset_camera = None
             self._inset_region.setActive(False)
+            self._inset_frame.setActive(False)
             return
         size = self.inset_size()
         self.inset_camera = closeup_view(points, self.inset_die_size(), size[0] / size[1])
         apply_camera(self._inset_np, self._inset_lens, self.inset_camera, size)
         self._inset_region.setActive(True)
+        self._inset_frame.setActive(True)
 
     def _next_turn(self, now: float) -> None:
         s = self.session
