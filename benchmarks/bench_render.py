@@ -71,8 +71,7 @@ def main() -> int:
                   f"worst {100 * ratios[-1]:.0f}%; playback {statistics.median(lengths):.2f} s "
                   f"(median); finishes before its playback needs it: "
                   f"{sum(r < 1 for r in ratios)} of {len(ratios)}", flush=True)
-    # simplepbr, once started, lets textures be any size for the whole process, which the
-    # software renderer cannot draw: each path for every game in turn, simplepbr's last.
+    # Each path for every game in turn, the slowest (simplepbr) last.
     for path in paths:
         for game, (session, _throws) in played.items():
             fps, dice, detail = _frames(game, session, path, args.frames)

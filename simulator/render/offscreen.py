@@ -186,6 +186,12 @@ class OffscreenRenderer:
             self._tasks.step()  # type: ignore[attr-defined]  # simplepbr's per-frame inputs
         self.engine.renderFrame()
         self.engine.syncFrame()
+        if self._tasks is not None:
+            from panda3d.core import ATS_up, Texture
+
+            # simplepbr lets textures be any size for the whole process; its buffers are
+            # made by the first frame, and the software renderer needs powers of two.
+            Texture.setTexturesPower2(ATS_up)
 
     def render(self) -> np.ndarray:
         """Draw one frame; the picture as an (h, w, 3) uint8 array, row 0 at the top."""
@@ -270,9 +276,8 @@ def start_pbr(render_node: object, output: object, camera: object) -> object:
     simplepbr.Pipeline(render_node=render_node, window=output, camera_node=camera,
                        taskmgr=tasks, msaa_samples=0, enable_shadows=False,
                        exposure=PBR_EXPOSURE)
-    # simplepbr lets textures be any size from here on, for the whole process (its filter
-    # buffers are made at the first frame and need it); a software renderer made later in
-    # the same process complains, so `benchmarks/bench_render.py` draws with simplepbr last.
+    # simplepbr lets textures be any size for the whole process; `draw` puts powers of two
+    # back once its first frame has made simplepbr's buffers.
     return tasks
 
 
