@@ -94,7 +94,8 @@ def test_game_over_screen_starts_again_and_long_choice_lists_page(xvfb_display,
     # win", the engine's house limit): the result and a way to start again.
     assert out["over_text"].startswith("Game over:")
     assert out["again_shown"]
-    assert out["restarted"] == [True, 2, 0, True]  # a new game, seed one higher, no result
+    # A new game, seed one higher, no result shown, the tray empty.
+    assert out["restarted"] == [True, 2, 0, True, []]
     # Placing on the large board offers one line per empty tile: ten lines, the last one
     # 'more...'; its key shows the next page, whose first line places on that tile.
     assert out["pages"][0] == 10 and out["pages"][1].startswith("more...")

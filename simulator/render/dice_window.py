@@ -164,6 +164,10 @@ class DiceGameWindow(GameWindow):
 
     def new_session(self) -> DiceSession:
         s = self.session
+        # The last game's roll leaves the tray with it.
+        self.roll = None
+        for name in self.scene.die_names(TRAY_PREFIX):
+            self.scene.remove_die(name)
         return DiceSession(s.game, list(s.players), s.seed + 1, dict(s.options))
 
     def _tray_pose(self, pose: Any) -> Any:
