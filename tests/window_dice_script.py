@@ -46,6 +46,12 @@ def click(app: GameWindow, point: tuple[float, float, float]) -> None:
     app.on_left_up(pos)
 
 
+def applied_since(session: Any, before: int) -> list[Any] | None:
+    """The first engine action the session applied after its `before`-th step, or None."""
+    done = session.history[before:]
+    return list(done[0].action) if done else None
+
+
 def play(game: str, log_path: str) -> dict[str, Any]:
     module = window_module(game)
     assert module is not None
@@ -96,8 +102,7 @@ def diced(app: Any, session: Any) -> dict[str, Any]:
     out["commit"] = app.commit
     click(app, (*pool_spots(st.pool)[0], 0.008))
     settle(app)
-    out["pool_action"] = list(session.history[before].action) if len(session.history) > before \
-        else None
+    out["pool_action"] = applied_since(session, before)
     # Play on (by the choices list, as a person at the keyboard) until a player attack is
     # possible with the pool closed, or a few turns: end turns until someone has dice.
     for _ in range(200):
@@ -111,8 +116,7 @@ def diced(app: Any, session: Any) -> dict[str, Any]:
             before = len(session.history)
             click(app, (*seat_dice_spots(target, n, st.dice[target])[0], 0.008))
             settle(app)
-            out["attack_action"] = list(session.history[before].action) \
-                if len(session.history) > before else None
+            out["attack_action"] = applied_since(session, before)
             out["attack_expected"] = expected
             break
         if st.phase == "defend":
@@ -120,8 +124,7 @@ def diced(app: Any, session: Any) -> dict[str, Any]:
             before = len(session.history)
             click(app, (*seat_dice_spots(me, n, st.dice[me])[st.dice[me] - 1], 0.008))
             settle(app)
-            out.setdefault("defend_action", list(session.history[before].action)
-                           if len(session.history) > before else None)
+            out.setdefault("defend_action", applied_since(session, before))
             out.setdefault("defend_expected", ["defend", st.dice[me]])
             continue
         app.choose(0)
@@ -147,8 +150,7 @@ def hex_game(app: Any, session: Any) -> dict[str, Any]:
     click(app, app.scene.die_position(f"hand{me}:0"))
     click(app, (*lay.centres[tile], TILE_Z))
     settle(app)
-    out["place_action"] = list(session.history[before].action) if len(session.history) > before \
-        else None
+    out["place_action"] = applied_since(session, before)
     for _ in range(300):
         st = session.state
         if st.is_terminal():
@@ -160,8 +162,7 @@ def hex_game(app: Any, session: Any) -> dict[str, Any]:
             click(app, (*lay.centres[a], TILE_Z))
             click(app, (*lay.centres[t], TILE_Z))
             settle(app)
-            out["attack_action"] = list(session.history[before].action) \
-                if len(session.history) > before else None
+            out["attack_action"] = applied_since(session, before)
             break
         app.choose(0)
         app.step_frames(1)
