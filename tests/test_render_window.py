@@ -1,15 +1,14 @@
 """The Deep White Sea window for real: Panda3D's OpenGL on Mesa under Xvfb, driven through
 the window's own input handlers by `tests/window_script.py` in a process of its own.
-Skips cleanly where Xvfb is not installed (`.ci/run` installs it)."""
+Skips cleanly where Xvfb is not installed (`.ci/run` installs it; `xvfb_display` in
+tests/conftest.py)."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,31 +18,9 @@ SCRIPT = Path(__file__).with_name("window_script.py")
 
 
 @pytest.fixture(scope="module")
-def display():
-    if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb)")
-    number = next((n for n in range(90, 140) if not Path(f"/tmp/.X{n}-lock").exists()
-                   and not Path(f"/tmp/.X11-unix/X{n}").exists()), None)
-    if number is None:
-        pytest.skip("no free X display number for Xvfb")
-    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten",
-                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    socket = Path(f"/tmp/.X11-unix/X{number}")
-    deadline = time.monotonic() + 10
-    while not socket.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if not socket.exists():
-        proc.kill()
-        pytest.skip("Xvfb did not start")
-    yield f":{number}"
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def played(display, tmp_path_factory):
+def played(xvfb_display, tmp_path_factory):
     log = tmp_path_factory.mktemp("window") / "game.jsonl"
-    return _run(display, "play", log), log
+    return _run(xvfb_display, "play", log), log
 
 
 def test_a_throw_by_drag_and_a_shot_by_clicks(played) -> None:
@@ -67,9 +44,9 @@ def test_a_throw_by_drag_and_a_shot_by_clicks(played) -> None:
     assert out["help_lines"] >= 15
 
 
-def test_replay_viewer_opens_the_log_and_steps_through_it(played, display) -> None:
+def test_replay_viewer_opens_the_log_and_steps_through_it(played, xvfb_display) -> None:
     _out, log = played
-    result = _run(display, "replay", log)
+    result = _run(xvfb_display, "replay", log)
     assert result["actions"] >= 3
     assert result["stepped"] == [True] * len(result["stepped"])
     assert result["held_while_paused"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from simulator.physics.settings import TableSpec
 from simulator.render.camera import MIN_PITCH, OrbitCamera
@@ -214,3 +215,37 @@ def new_session(game: str, players: list[str], seed: int, options: dict[str, Any
 
 def replay_session(game: str, log_path: Any) -> tuple[DiceSession, list[Any], list[str | None]]:
     return dice_replay_session(game, log_path)
+
+
+class ModuleFunctions(NamedTuple):
+    """The functions of a d6 game's window module that are the same for every d6 game
+    (`simulator.render.app` calls them): a module says
+    `new_session, replay_session, picture, play_turns = module_functions(GAME, __name__)`."""
+
+    new_session: Callable[..., DiceSession]
+    replay_session: Callable[[Any], tuple[DiceSession, list[Any], list[str | None]]]
+    picture: Callable[..., Any]
+    play_turns: Callable[[DiceSession, int], int]
+
+
+def module_functions(game: str, module_name: str) -> ModuleFunctions:
+    def make(players: list[str], seed: int, options: dict[str, Any], log: Any = None,
+             bot_settings: dict[str, dict[str, Any]] | None = None) -> DiceSession:
+        return new_session(game, players, seed, options, log, bot_settings)
+
+    def replay(log_path: Any) -> tuple[DiceSession, list[Any], list[str | None]]:
+        return replay_session(game, log_path)
+
+    def picture(session: DiceSession, size: tuple[int, int], shading: str = "auto") -> Any:
+        import sys
+
+        from simulator.render.dice_picture import DicePicture
+
+        return DicePicture(session, size, sys.modules[module_name], shading)
+
+    def turns(session: DiceSession, count: int) -> int:
+        from simulator.render.dice_session import play_turns
+
+        return play_turns(session, count)
+
+    return ModuleFunctions(make, replay, picture, turns)

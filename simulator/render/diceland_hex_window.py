@@ -12,7 +12,6 @@ your army and then the empty tile. The choices list does every decision too.
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 from simulator.physics.settings import TableSpec
@@ -23,9 +22,7 @@ from simulator.render.dice_scene import (
     seat_colour,
 )
 from simulator.render.dice_session import DiceSession, Roll, d6_shape
-from simulator.render.dice_window import TRAY_PREFIX, DiceGameWindow
-from simulator.render.dice_window import new_session as _new_session
-from simulator.render.dice_window import replay_session as _replay_session
+from simulator.render.dice_window import TRAY_PREFIX, DiceGameWindow, module_functions
 from simulator.render.window import Choice, wrap
 
 GAME = "diceland-hex"
@@ -358,22 +355,4 @@ _CLICK_WORDS = {
 # -- the module interface (see simulator.render.app) ---------------------------------------
 
 
-def new_session(players: list[str], seed: int, options: dict[str, Any], log: Any = None,
-                bot_settings: dict[str, dict[str, Any]] | None = None) -> DiceSession:
-    return _new_session(GAME, players, seed, options, log, bot_settings)
-
-
-def replay_session(log_path: Any) -> tuple[DiceSession, list[Any], list[str | None]]:
-    return _replay_session(GAME, log_path)
-
-
-def picture(session: DiceSession, size: tuple[int, int], shading: str = "auto") -> Any:
-    from simulator.render.dice_picture import DicePicture
-
-    return DicePicture(session, size, sys.modules[__name__], shading)
-
-
-def play_turns(session: DiceSession, turns: int) -> int:
-    from simulator.render.dice_session import play_turns as play
-
-    return play(session, turns)
+new_session, replay_session, picture, play_turns = module_functions(GAME, __name__)
