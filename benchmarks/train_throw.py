@@ -4,19 +4,22 @@ in minutes, and show that it beats random throws.
     python -m benchmarks.train_throw [--iterations 12] [--population 20] [--episodes 4]
         [--table physics] [--opponent random] [--out throw_cem.png]
 
-The policy is one Gaussian over the 8 action numbers (the same throw for every position:
-the simplest policy that can learn where to release, how high, where to aim, how fast
-and with what spin). Each iteration draws `population` throws, scores each by its mean
-reward per throw over `episodes` seeded episodes (the same seeds for every candidate of
-an iteration: common random numbers), and refits the Gaussian to the best fifth (Rubinstein
-& Kroese, "The Cross-Entropy Method", 2004), with a little extra noise so it does not
-collapse early.
+The policy is one Gaussian over the 8 action numbers, the same for every position: each
+throw is drawn from it, so it learns where to release, how high, where to aim, how fast
+and with what spin, and how precisely (a single fixed throw is a poor policy on the
+physics table, where a throw that lands well among some dice falls off among others).
+Each iteration draws `population` candidate Gaussians' means around the current one,
+scores each by its mean reward per throw over `episodes` seeded episodes (the same seeds
+for every candidate of an iteration: common random numbers), and refits the Gaussian to
+the best fifth (Rubinstein & Kroese, "The Cross-Entropy Method", 2004), smoothed
+(`SMOOTHING` of the new fit) and with a little extra noise so it does not collapse early
+(Szita & Lorincz 2006).
 
-At the end the learned mean throw and uniform random throws each play `--test` fresh
+At the end the learned Gaussian and uniform random throws each play `--test` fresh
 seeded episodes (seeds no training episode used); it prints both mean rewards per throw
-with 95% intervals (normal approximation over episodes) and writes the learning curve
-(population mean and elite mean per iteration, with 95% intervals over the population)
-to `--out` as a PNG, written atomically.
+with 95% intervals (normal approximation over episodes), their paired difference, and
+writes the learning curve (population mean and elite mean per iteration, with 95%
+intervals over the population) to `--out` as a PNG, written atomically.
 """
 
 from __future__ import annotations
@@ -32,16 +35,20 @@ from simulator.ai import script_import
 
 ELITE_SHARE = 0.2
 EXTRA_NOISE = 0.05  # added to the refitted standard deviation (Szita & Lorincz 2006)
+SMOOTHING = 0.7  # share of the new fit in the next Gaussian
 
 
-def episode_reward(env: Any, policy: np.ndarray | None,
+def episode_reward(env: Any, policy: tuple[np.ndarray, np.ndarray] | None,
                    seed: int, rng: np.random.Generator) -> float:
-    """Mean reward per throw of one seeded episode; `policy` None throws at random."""
+    """Mean reward per throw of one seeded episode; `policy` (mean, std) draws each throw
+    from its Gaussian, None throws uniformly at random."""
     env.reset(seed=seed)
     rewards = []
     done = False
     while not done:
-        action = (rng.uniform(-1, 1, size=8) if policy is None else policy).astype(np.float32)
+        action = (rng.uniform(-1, 1, size=8) if policy is None
+                  else np.clip(policy[0] + policy[1] * rng.standard_normal(8), -1, 1))
+        action = action.astype(np.float32)
         _, reward, term, trunc, _ = env.step(action)
         rewards.append(reward)
         done = term or trunc
@@ -80,18 +87,19 @@ def main() -> None:
     for it in range(args.iterations):
         seeds = [10_000 + it * args.episodes + e for e in range(args.episodes)]
         cands = np.clip(mean + std * rng.standard_normal((args.population, 8)), -1, 1)
-        scores = [float(np.mean([episode_reward(env, c, s, rng) for s in seeds]))
+        scores = [float(np.mean([episode_reward(env, (c, std), s, rng) for s in seeds]))
                   for c in cands]
         order = np.argsort(scores)[::-1]
         elite = cands[order[:n_elite]]
-        mean, std = elite.mean(axis=0), elite.std(axis=0) + EXTRA_NOISE
+        mean = SMOOTHING * elite.mean(axis=0) + (1 - SMOOTHING) * mean
+        std = SMOOTHING * (elite.std(axis=0) + EXTRA_NOISE) + (1 - SMOOTHING) * std
         m, lo, hi = interval(scores)
         best = float(np.mean([scores[i] for i in order[:n_elite]]))
         curve.append((m, lo, hi, best))
         print(f"iteration {it + 1:2d}: population {m:+.2f} [95% {lo:+.2f}, {hi:+.2f}], elite "
               f"{best:+.2f} points a throw; {time.perf_counter() - t0:.0f} s", flush=True)
     test = [1_000_000 + k for k in range(args.test)]
-    learned = [episode_reward(env, mean, s, rng) for s in test]
+    learned = [episode_reward(env, (mean, std), s, rng) for s in test]
     random = [episode_reward(env, None, s, rng) for s in test]
     for name, values in (("learned throw", learned), ("random throws", random)):
         m, lo, hi = interval(values)
@@ -99,7 +107,8 @@ def main() -> None:
               "test episodes")
     diff = interval([a - b for a, b in zip(learned, random, strict=True)])
     print(f"learned - random (paired by seed): {diff[0]:+.2f} [95% {diff[1]:+.2f}, "
-          f"{diff[2]:+.2f}]; learned throw (scaled action) {np.round(mean, 2).tolist()}")
+          f"{diff[2]:+.2f}]; learned throws (scaled action): mean {np.round(mean, 2).tolist()}, "
+          f"sd {np.round(std, 2).tolist()}")
     plot(curve, args.out, f"{throw_env.ENV_ID}, {args.table} table")
     print(f"learning curve: {args.out}")
 
