@@ -96,7 +96,8 @@ def test_bad_input_is_one_line_exit_2(args, needle):
 
 @pytest.mark.parametrize(("text", "needle"), [
     ("name: x\ngeometry: {kind: octahedron, edge: 0.05\n", "malformed YAML"),
-    ("name: x\ngeometry: {kind: dodecahedron}\nmass: 1\n", "geometry.kind"),
+    ("name: x\ngeometry: {kind: rhombicosidodecahedron}\nmass: 1\n", "geometry.kind"),
+    ("name: x\ngeometry: {kind: dodecahedron}\nmass: 1\n", "geometry.edge"),  # issue 17: a kind now
     ("name: x\ngeometry: {kind: octahedron, edge: 0.05}\nmass: -3\n", "mass: must be a positive"),
     ("name: x\ngeometry: {kind: cube, side: 0.02}\nmass: 0.004\nvalues: [1, 2]\n", "values: needs 6"),
     ("name: x\ngeometry: {kind: octahedron, edge: 0.05}\nmass: 0.003\n"
