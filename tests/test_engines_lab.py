@@ -140,3 +140,17 @@ def test_the_bench_runs_on_either_engine_and_says_which():
     fp = make_env(engine="mujoco").fingerprint()
     assert fp["engine"] == "mujoco" and fp["engine_versions"]["mujoco"]
     assert make_env(engine="mujoco").settings.engine == "mujoco"
+
+
+def test_an_experiment_file_names_its_engine(tmp_path):
+    """`physics: {engine: mujoco}` in an experiment YAML; a wrong engine is one error naming
+    the file and physics.engine."""
+    base = (EXPERIMENTS / "fair-d6.yaml").read_text()
+    good = tmp_path / "on-mujoco.yaml"
+    good.write_text(base + "physics: {engine: mujoco}\n")
+    assert load_experiment(good).physics.engine == "mujoco"
+    bad = tmp_path / "on-havok.yaml"
+    bad.write_text(base + "physics: {engine: havok}\n")
+    with pytest.raises(DataError, match="physics.engine: must be one of pybullet, mujoco") as err:
+        load_experiment(bad)
+    assert str(bad) in str(err.value)

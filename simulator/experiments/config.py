@@ -23,14 +23,14 @@ from dice_models.files import read_yaml
 from dice_models.materials import check_fields
 from simulator.physics import DieShape, PhysicsSettings, TableSpec, Throw, die_shape
 from simulator.physics.contact import realize
-from simulator.physics.settings import parse_table, surface_from
+from simulator.physics.settings import ENGINES, parse_table, surface_from
 from simulator.physics.world import MAX_SPEED
 
 TOP_LEVEL = ("name", "description", "die", "table", "surface", "throw", "throws", "chunk_size",
              "seed", "physics", "stop", "alpha", "series")
 THROW_KEYS = ("height", "speed", "elevation_deg", "spin", "area", "orientation")
 PHYSICS_KEYS = ("time_step", "solver_iterations", "gravity", "settle_linear", "settle_angular",
-                "hold_time", "max_time")
+                "hold_time", "max_time", "engine")
 MAX_THROWS = 100_000_000
 
 
@@ -374,6 +374,10 @@ def _parse_physics(raw: Any, source: str) -> PhysicsSettings:
                             show_value=False)
         if key == "solver_iterations":
             changes[key] = _int(source, f"physics.{key}", value, 1, 10_000)
+        elif key == "engine":  # the physics engine (docs/engines.md)
+            if value not in ENGINES:
+                raise DataError(source, "physics.engine", f"must be one of {', '.join(ENGINES)}", value)
+            changes[key] = value
         elif not _finite(value) or float(value) <= 0:
             raise DataError(source, f"physics.{key}", "must be a positive number", value)
         else:
