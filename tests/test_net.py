@@ -25,7 +25,7 @@ import pytest
 from rules.core.runner import verify_log
 from simulator.net import protocol
 from simulator.net.client import Client, ClientError, TableRecord, make_chooser
-from simulator.net.load import run_load, start_server
+from simulator.net.load import run_load, server_said, start_server
 from simulator.net.server import TableServer, port_of
 from simulator.net.table import LOG_FILE, TABLE_FILE, GameTable
 
@@ -328,6 +328,17 @@ def test_a_frame_past_the_hard_limit_closes_only_that_connection(tmp_path: Path)
     assert closed is not None and closed.startswith("1009") and n == 0
 
 
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Interrupt a server as Ctrl-C does; it must be gone within a minute."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"tabletop serve did not stop on SIGINT; it said: "
+                             f"{server_said(proc)[-2000:]}") from None
+
+
 # -- reconnecting, and restarting the server ------------------------------------------------
 
 
@@ -421,8 +432,7 @@ def test_a_killed_server_restarts_and_resumes_every_table(tmp_path: Path) -> Non
 
         records = run(second)
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(10)
+        stop(proc)
     logged = log_lines(tmp_path / table)
     assert records[0].lines == records[1].lines == logged and logged[-1]["type"] == "end"
     result = verify_log(tmp_path / table / LOG_FILE)
@@ -494,8 +504,7 @@ def test_join_without_a_server_and_serve_on_a_taken_port_are_one_line(tmp_path: 
         assert "created table t2" in lobby.stdout and "did you mean random?" in lobby.stdout
         assert "End after" in lobby.stdout
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(10)
+        stop(proc)
     assert verify_log(tmp_path / "t1" / LOG_FILE).ok
 
 

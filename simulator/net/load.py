@@ -16,10 +16,12 @@ join --auto` does), plus `watchers` spectators. It measures:
 from __future__ import annotations
 
 import asyncio
+import collections
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +81,20 @@ def start_server(games_dir: Path, quiet: bool = True) -> tuple[subprocess.Popen[
     if "listening on" not in line:
         proc.kill()
         raise RuntimeError(f"tabletop serve did not start: {line.strip()}")
+    # Read the rest of its stderr as it comes, so a server with much to say never blocks on
+    # a full pipe; the last lines are kept (`server_said`).
+    said: collections.deque[str] = collections.deque(maxlen=200)
+    SAID[proc.pid] = said
+    threading.Thread(target=lambda: said.extend(proc.stderr or ()), daemon=True).start()
     return proc, line.split("listening on ")[1].split(";")[0].strip()
+
+
+SAID: dict[int, collections.deque[str]] = {}
+
+
+def server_said(proc: subprocess.Popen[str]) -> str:
+    """The last lines a server started by `start_server` wrote to stderr."""
+    return "".join(SAID.get(proc.pid, ()))
 
 
 def run_load(game: str = "dicewar", tables: int = 20, seats: int = 2, watchers: int = 0,
