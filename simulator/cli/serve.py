@@ -5,7 +5,8 @@
 Hosts any number of tables of any game (`tabletop join` makes and joins them). With
 `--games-dir` every table keeps its game log (`tabletop replay --verify` checks it) and its
 autosave there, and a server started again on the same folder resumes every table where it
-stood. It serves until interrupted (Ctrl-C).
+stood. It serves until interrupted (Ctrl-C, exit 130) or asked to stop with SIGTERM (it
+closes cleanly, exit 0).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -413,14 +414,23 @@ def port_of(server: Server) -> int:
 
 async def run_server(host: str, port: int, games_dir: Path | None,
                      ready: Callable[[int, list[str]], None] | None = None) -> None:
-    """`tabletop serve`: load the tables, listen, serve until cancelled."""
+    """`tabletop serve`: load the tables, listen, serve until interrupted (Ctrl-C) or
+    asked to stop (SIGTERM, as a service manager does: then it closes cleanly and the
+    command exits 0; a background job started by a script ignores SIGINT)."""
     tables = TableServer(games_dir)
     loaded = tables.load()
     server = await tables.start(host, port)
+    stop = asyncio.Event()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals here (Windows)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     if ready is not None:
         ready(port_of(server), loaded)
     try:
-        await server.serve_forever()
+        serving = asyncio.ensure_future(server.serve_forever())
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (serving, stopping):
+            task.cancel()
     finally:
         server.close()
         await tables.close()
