@@ -624,3 +624,17 @@ def test_a_d6_games_window_plays_through_the_server(xvfb_display: str, tmp_path:
     assert out["steps"] >= 30 and out["chosen"] > 0 and out["rolls_shown"]
     assert out["digest"] == logged[out["steps"]]["digest"]
     assert out["differed"] == []
+
+
+def test_the_load_bench_runs_deep_white_sea_tables_side_by_side(tmp_path: Path) -> None:
+    """`python -m benchmarks.bench_server` on two Deep White Sea tables at once (in a process
+    of its own: two tables' bots choosing together in one process once made PyBullet end it,
+    exit 0 and nothing printed)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_server", "--game",
+                           "deep-white-sea", "--tables", "2"], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("server load: 2 tables of deep-white-sea, 4 clients"), lines
+    assert "actions per second" in lines[2] and "median" in lines[3] and "p99" in lines[3]

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,11 @@ from simulator.cli.play import load_plugins
 from simulator.net import protocol
 
 Chooser = Callable[[dict[str, Any]], Any]
+# Choosers run in threads (a person may take their time while steps arrive), and a Deep
+# White Sea state brings a PyBullet world, which is not safe to use from two threads at
+# once: two tables' bots choosing together in one process (the load bench) made Bullet end
+# the process (exit 0, no traceback). One chooser works at a time.
+ENGINE_LOCK = threading.Lock()
 
 
 class ClientError(ValueError):
@@ -265,7 +271,8 @@ def make_chooser(game: str, kind: str, seed: int = 0,
             agent.output_fn = output_fn  # type: ignore[attr-defined]
 
     def choose(state: dict[str, Any]) -> Any:
-        return to_json(agent.step(module.deserialize(state)))
+        with ENGINE_LOCK:
+            return to_json(agent.step(module.deserialize(state)))
 
     return choose
 
