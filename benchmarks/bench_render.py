@@ -16,6 +16,7 @@ table with both crews in play; Diced: 8 seats; Diceland hex: the large board; D-
    recording is complete before a playback started at release would need its last frame.
 
     xvfb-run -a python -m benchmarks.bench_render [--games all] [--frames 40] [--turns 6]
+        [--paths software,gl,pbr]
 
 Prints one line per game and path, and one per game for the physics; no pass or fail.
 """
@@ -49,18 +50,21 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=40, help="frames timed per game and path")
     ap.add_argument("--turns", type=int, default=6, help="turns the bots play first")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--paths", default="software,gl,pbr",
+                    help="drawing paths to time, of software, gl, pbr (those the machine has)")
     args = ap.parse_args()
     games = GAMES if args.games == "all" else tuple(g.strip() for g in args.games.split(","))
     from simulator.render.offscreen import gl_unavailable, pbr_unavailable
 
-    paths = ["software"]
+    have = ["software"]
     why_not = gl_unavailable()
     if not why_not:
-        paths.append("gl")
+        have.append("gl")
         if not pbr_unavailable():
-            paths.append("pbr")
+            have.append("pbr")
     else:
         print(f"OpenGL paths left out: {why_not}")
+    paths = [p for p in have if p in args.paths.split(",")]
     played = {game: _played(game, args.seed, args.turns) for game in games}
     for game, (_session, throws) in played.items():
         if throws:

@@ -164,8 +164,9 @@ class OffscreenRenderer:
                                       GraphicsPipe.BF_refuse_window)
 
     def show(self, scene_root: object) -> None:
-        """Draw this scene (a `TableScene.root`) from now on. A scene drawn with physically
-        based shading is first given linear-light colours (`TableScene.use_pbr`)."""
+        """Draw this scene (a `TableScene.root`) from now on: its fixed geometry merged
+        (`TableScene.flatten_static`) and, drawn with physically based shading, in
+        linear-light colours (`TableScene.use_pbr`)."""
         from panda3d.core import NodePath
 
         assert isinstance(scene_root, NodePath)
@@ -173,6 +174,8 @@ class OffscreenRenderer:
         self.camera.reparentTo(self.root)
         scene = scene_root.getPythonTag("table-scene") if scene_root.hasPythonTag("table-scene") \
             else None
+        if scene is not None:
+            scene.flatten_static()
         if self.pbr and scene is not None:
             scene.use_pbr()
         scene_root.reparentTo(self.root)

@@ -257,6 +257,7 @@ class GameWindow:
     def setup(self) -> None:
         base = self.base
         self.scene = self.make_scene()
+        self.scene.flatten_static()  # fixed geometry in few pieces: frames per second
         self.scene.root.reparentTo(base.render)
         self.camera = self.thrower_camera(self._seen_seat)
         base.setBackgroundColor(*BACKGROUND)
