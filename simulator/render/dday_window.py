@@ -21,9 +21,7 @@ from rules.dday.game import START_COLOURS, SYMBOL_NAMES
 from simulator.physics.settings import TableSpec
 from simulator.render.dice_scene import DiceTableScene, seat_colour
 from simulator.render.dice_session import DiceSession, Roll, d6_shape
-from simulator.render.dice_window import DiceGameWindow
-from simulator.render.dice_window import new_session as _new_session
-from simulator.render.dice_window import replay_session as _replay_session
+from simulator.render.dice_window import DiceGameWindow, module_functions
 from simulator.render.scene import _box
 from simulator.render.window import Choice, wrap
 
@@ -380,24 +378,4 @@ class App(DiceGameWindow):
 # -- the module interface (see simulator.render.app) ---------------------------------------
 
 
-def new_session(players: list[str], seed: int, options: dict[str, Any], log: Any = None,
-                bot_settings: dict[str, dict[str, Any]] | None = None) -> DiceSession:
-    return _new_session(GAME, players, seed, options, log, bot_settings)
-
-
-def replay_session(log_path: Any) -> tuple[DiceSession, list[Any], list[str | None]]:
-    return _replay_session(GAME, log_path)
-
-
-def picture(session: DiceSession, size: tuple[int, int], shading: str = "auto") -> Any:
-    import sys
-
-    from simulator.render.dice_picture import DicePicture
-
-    return DicePicture(session, size, sys.modules[__name__], shading)
-
-
-def play_turns(session: DiceSession, turns: int) -> int:
-    from simulator.render.dice_session import play_turns as play
-
-    return play(session, turns)
+new_session, replay_session, picture, play_turns = module_functions(GAME, __name__)
