@@ -43,6 +43,13 @@ def test_exact_throw_lands_and_summary_reads(tmp_path: Path):
     assert "legal release" in text and f"face {j['outcome']['face']} up" in text
 
 
+def test_a_d4_is_reported_by_the_number_at_its_top_corner():
+    """A die read at its top vertex has no face up: the summary says what it shows."""
+    j = json.loads(run("throw", "--die", "d4", "--seed", "3", "--json").stdout)
+    text = run("throw", "--die", "d4", "--seed", "3").stdout
+    assert f"rests on the table: shows {j['outcome']['face']} (at its top corner) at (" in text
+
+
 def test_player_two_and_foul_reported():
     j = json.loads(run("throw", "--player", "2", "--release", "0", "0.5", "0.1", "--velocity",
                        "0", "-1.5", "1", "--json").stdout)

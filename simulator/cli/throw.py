@@ -96,7 +96,7 @@ def _run_throw(args: argparse.Namespace, model: Any) -> int:
     if args.json:
         print(json.dumps(out, sort_keys=True))
     else:
-        _print_summary(out)
+        _print_summary(out, model.reading)
     return 0
 
 
@@ -172,7 +172,12 @@ def _load_scene(path: Path, world: Any) -> list[tuple[str, int]]:
     return placed
 
 
-def _print_summary(out: dict[str, Any]) -> None:
+# How a result reads by the die's declared reading (a d4 is read at its top corner).
+SHOWN = {"top_face": "face {} up", "bottom_face": "shows {} (the face it lies on)",
+         "top_vertex": "shows {} (at its top corner)"}
+
+
+def _print_summary(out: dict[str, Any], reading: str = "top_face") -> None:
     th, o = out["throw"], out["outcome"]
     speed = float(np.linalg.norm(th["velocity"]))
     spin = float(np.linalg.norm(th["spin"]))
@@ -186,7 +191,8 @@ def _print_summary(out: dict[str, Any]) -> None:
               f"horizontal axis, as no hand lets go exactly level")
     x, y, z = o["position"]
     where = "on the table" if o["status"] == "on_table" else f"OFF the table ({o['reason']})"
-    print(f"rests {where}: face {o['face']} up at ({x:.3f}, {y:.3f}) m, yaw {o['yaw_deg']:.1f} deg; "
+    shown = SHOWN.get(reading, SHOWN["top_face"]).format(o["face"])
+    print(f"rests {where}: {shown} at ({x:.3f}, {y:.3f}) m, yaw {o['yaw_deg']:.1f} deg; "
           f"at rest after {out['sim_time_s']:.2f} s simulated ({out['steps']} steps)")
     if out["disturbed"]:
         for d in out["disturbed"]:
