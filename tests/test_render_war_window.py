@@ -77,9 +77,9 @@ def test_the_window_shows_the_last_roll_in_a_close_up_inset(played) -> None:
     assert inset is not None
     assert inset["inside"] == [True, True]
     assert inset["first_colour"] < 0.2, inset
-    # A 16 mm d6 in a 427x240 inset framing two dice in the tray is seen 15 to 30 px wide:
-    # legible pips, short of the 60 px a lone paper d8 gets.
-    assert min(inset["widths"]) > 12, inset
+    # Each die of the roll in a cell of its own, seen from above: a 16 mm d6's top face 60 px
+    # or more across (framing both dice at once showed it 15 to 30 px wide).
+    assert min(inset["widths"]) >= 60, inset
 
 
 @pytest.mark.display

@@ -66,20 +66,21 @@ def inset(app: Any) -> dict[str, Any] | None:
     from window_dice_script import colour_distance
 
     from simulator.render.dice_session import d6_shape
-    from simulator.render.window import INSET
 
-    cam = app.inset_camera
-    if cam is None:
+    if not app.inset_views:
         return None
-    size = app.inset_size()
     shape = d6_shape()
-    widths, inside = [], []
-    for name in app.scene.die_names("roll:"):
+    names = app.scene.die_names("roll:")
+    # One view per die (a cell each), or one view framing them all.
+    views = app.inset_views if len(app.inset_views) == len(names) else app.inset_views * len(names)
+    widths, inside, where = [], [], []
+    for name, (cam, box, size) in zip(names, views, strict=True):
         q = app.scene.dice[name].pose.getQuat()
         pose = (app.scene.die_position(name), (q.getI(), q.getJ(), q.getK(), q.getR()))
         widths.append(_top_face_px(cam, shape, pose, size))
         col, row = cam.project(pose[0], size)
         inside.append(bool(0 <= col < size[0] and 0 <= row < size[1]))
+        where.append((box, col, row))
     app.base.graphicsEngine.renderFrame()
     image = PNMImage()
     app.base.win.getScreenshot(image)
@@ -88,9 +89,8 @@ def inset(app: Any) -> dict[str, Any] | None:
 
     pixels = np.array([[[int(255 * c) for c in image.getXel(x, y)] for x in range(w)]
                        for y in range(h)])
-    first = app.scene.die_names("roll:")[0]
-    col, row = cam.project(app.scene.die_position(first), size)
-    xy = (INSET[0] * w + col, (1 - INSET[3]) * h + row)
+    box, col, row = where[0]
+    xy = (box[0] * w + col, (1 - box[3]) * h + row)
     return {"widths": widths, "inside": inside,
             "first_colour": colour_distance(pixels, xy, (0.82, 0.12, 0.1), 2)}
 

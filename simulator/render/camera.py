@@ -135,6 +135,20 @@ def closeup_view(points: list[tuple[float, float, float]], die_size: float,
                        distance=min(MAX_DISTANCE, max(MIN_DISTANCE, distance)), fov=CLOSEUP_FOV)
 
 
+DIE_VIEW_DISTANCE = 0.2  # m: a die's own close-up looks from here through a narrow lens
+
+
+def die_view(point: tuple[float, float, float], die_size: float, aspect: float,
+             heading: float = 20.0) -> OrbitCamera:
+    """One die seen from straight above, as large as its picture allows: the narrower side
+    of the picture holds exactly `die_size` (the die's width across its corners, so a die
+    in any pose fits). A 16 mm d6's top face then fills about 0.58 of that side."""
+    half = die_size / 2 / min(1.0, aspect)  # half the vertical extent to show (m)
+    fov = math.degrees(2 * math.atan(half / DIE_VIEW_DISTANCE))
+    return OrbitCamera(target=(float(point[0]), float(point[1]), max(0.0, float(point[2]))),
+                       heading=heading, pitch=MIN_PITCH, distance=DIE_VIEW_DISTANCE, fov=fov)
+
+
 @dataclass(frozen=True)
 class CameraMove:
     """A smooth move from one view to another over `duration` seconds (eased at both ends,

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from rules.core.runner import digest
-from simulator.render.camera import CameraMove, OrbitCamera, closeup_view, follow_view
+from simulator.render.camera import CameraMove, OrbitCamera, closeup_view, die_view, follow_view
 from simulator.render.offscreen import apply_camera, configure_panda
 
 WINDOW_SIZE = (1280, 720)
@@ -38,6 +38,19 @@ GLIDE_S = 0.6  # s: a change of view (thrower's, top, follow) glides this long
 # column, where it hides the table least; off on the game-over screen and under help.
 INSET = (0.67, 0.99, 0.42, 0.72)
 INSET_FRAME_PX, INSET_FRAME_COLOUR = 2, (0.96, 0.95, 0.9, 1.0)
+# A roll of several dice is shown die by die, each in a cell of the inset seen from above
+# (framing all of a tray's dice at once showed a 16 mm d6 18-20 px wide); up to this many.
+INSET_CELLS = 8
+
+
+def inset_cells(n: int) -> list[tuple[float, float, float, float]]:
+    """The inset's cells (left, right, bottom, top in window fractions) for n dice, in
+    reading order: one row of up to four, else two rows."""
+    cols = n if n <= 4 else math.ceil(n / 2)
+    rows = math.ceil(n / cols)
+    w, h = (INSET[1] - INSET[0]) / cols, (INSET[3] - INSET[2]) / rows
+    return [(INSET[0] + c * w, INSET[0] + (c + 1) * w, INSET[3] - (r + 1) * h, INSET[3] - r * h)
+            for k in range(n) for r, c in [divmod(k, cols)]]
 MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 Colour = tuple[float, float, float, float]
@@ -301,6 +314,26 @@ class GameWindow:
         region.setActive(False)
         self._inset_region = region
         self.inset_camera: OrbitCamera | None = None  # the close-up shown, None when off
+        # The cells of a roll of several dice: a region and a camera each.
+        self._cell_cams: list[tuple[Any, Any, Any]] = []  # (region, camera node, lens)
+        for _k in range(INSET_CELLS):
+            cell_lens = PerspectiveLens()
+            cell_lens.setNearFar(0.01, 30.0)
+            cell_node = Camera("inset-cell-camera")
+            cell_node.setLens(cell_lens)
+            cell_np = self.base.render.attachNewNode(cell_node)
+            cell = self.base.win.makeDisplayRegion(*INSET)
+            cell.setSort(21)
+            cell.setClearColorActive(True)
+            cell.setClearColor(BACKGROUND)
+            cell.setClearDepthActive(True)
+            cell.setCamera(cell_np)
+            cell.setActive(False)
+            self._cell_cams.append((cell, cell_np, cell_lens))
+        # What the inset shows: (camera, cell in window fractions, cell size px) per die of
+        # the last roll in inset_points' order, or one camera framing them all.
+        self.inset_views: list[tuple[OrbitCamera, tuple[float, float, float, float],
+                                     tuple[int, int]]] = []
 
     def cleanup(self) -> None:
         if self._cleaned:
@@ -311,6 +344,8 @@ class GameWindow:
         base.ignoreAll()
         base.win.removeDisplayRegion(self._inset_region)
         base.win.removeDisplayRegion(self._inset_frame)
+        for cell, _np, _lens in self._cell_cams:
+            base.win.removeDisplayRegion(cell)
         self.scene.root.removeNode()
         self.session.close()
 
@@ -570,16 +605,33 @@ class GameWindow:
 
     def _update_inset(self) -> None:
         points = self.inset_points()
+        for cell, _np, _lens in self._cell_cams:
+            cell.setActive(False)
         if not points or self.show_help or self.session.state.is_terminal():
             self.inset_camera = None
+            self.inset_views = []
             self._inset_region.setActive(False)
             self._inset_frame.setActive(False)
             return
         size = self.inset_size()
         self.inset_camera = closeup_view(points, self.inset_die_size(), size[0] / size[1])
-        apply_camera(self._inset_np, self._inset_lens, self.inset_camera, size)
-        self._inset_region.setActive(True)
         self._inset_frame.setActive(True)
+        if len(points) == 1 or len(points) > INSET_CELLS:  # one die, or too many for cells
+            apply_camera(self._inset_np, self._inset_lens, self.inset_camera, size)
+            self._inset_region.setActive(True)
+            self.inset_views = [(self.inset_camera, INSET, size)]
+            return
+        self._inset_region.setActive(False)
+        w, h = self.win_size()
+        self.inset_views = []
+        for point, box, (cell, cam_np, lens) in zip(points, inset_cells(len(points)),
+                                                    self._cell_cams, strict=False):
+            cell_size = (max(1, round(w * (box[1] - box[0]))), max(1, round(h * (box[3] - box[2]))))
+            cam = die_view(point, self.inset_die_size(), cell_size[0] / cell_size[1])
+            cell.setDimensions(*box)
+            apply_camera(cam_np, lens, cam, cell_size)
+            cell.setActive(True)
+            self.inset_views.append((cam, box, cell_size))
 
     def _next_turn(self, now: float) -> None:
         s = self.session
