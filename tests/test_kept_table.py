@@ -184,6 +184,23 @@ def test_tray_groups_match_a_fresh_world_bit_for_bit(n):
     assert _digest(kept) == _digest(fresh)
 
 
+TABLES = (TableSpec(), TableSpec(obstacles=(Obstacle("block", "box", (0.1, 0.05), (0.12, 0.08, 0.1)),)))
+
+
+def _lone_throws(table: TableSpec, rng: np.random.Generator, at_0: dict, at_5: dict) -> list:
+    """60 throws of one die each onto an empty table, cycling through the shipped dice; throws
+    0, 10, 20, ... changed by `at_0` and 5, 15, ... by `at_5`."""
+    script: list = []
+    for i in range(60):
+        die = available()[i % len(available())]
+        throw = random_throw(table, 1 + i % 2, rng)
+        if i % 10 in (0, 5):
+            throw = replace(throw, **(at_0 if i % 10 == 0 else at_5))
+        script.append(("throw", [(f"t{i}", load_die(die), throw)]))
+        script.append(("clear",))
+    return script
+
+
 def test_coasting_through_the_air_gives_the_bits_of_watching_every_step(monkeypatch):
     coasts: list[int] = []
     real = world_module.coast_steps
@@ -195,19 +212,11 @@ def test_coasting_through_the_air_gives_the_bits_of_watching_every_step(monkeypa
 
     monkeypatch.setattr(world_module, "coast_steps", counted)
     rng = np.random.default_rng(31)
-    block = Obstacle("block", "box", (0.1, 0.05), (0.12, 0.08, 0.1))
-    for table in (TableSpec(), TableSpec(obstacles=(block,))):
-        script = []
-        for i in range(60):
-            die = available()[i % len(available())]
-            throw = random_throw(table, 1 + i % 2, rng)
-            if i % 10 == 0:  # a drop straight down from rest, a lob straight up
-                throw = replace(throw, release=(0.0, 0.0, 0.3), velocity=(0.0, 0.0, 0.0),
-                                spin=(0.0, 0.0, 0.0))
-            elif i % 10 == 5:
-                throw = replace(throw, release=(0.05, -0.1, 0.05), velocity=(0.0, 0.0, 3.0))
-            script.append(("throw", [(f"t{i}", load_die(die), throw)]))
-            script.append(("clear",))
+    for table in TABLES:
+        # every tenth a drop straight down from rest, every tenth a lob straight up
+        script = _lone_throws(table, rng, dict(release=(0.0, 0.0, 0.3), velocity=(0.0, 0.0, 0.0),
+                                               spin=(0.0, 0.0, 0.0)),
+                              dict(release=(0.05, -0.1, 0.05), velocity=(0.0, 0.0, 3.0)))
         coasts.clear()
         watched = _play(True, table, script, coast=False)
         assert not coasts, "with coast off no step goes unwatched"
@@ -246,19 +255,11 @@ def test_the_lone_die_loop_gives_the_bits_of_the_general_loop(monkeypatch):
 
     monkeypatch.setattr(World, "_poised", seen)
     rng = np.random.default_rng(47)
-    block = Obstacle("block", "box", (0.1, 0.05), (0.12, 0.08, 0.1))
-    for table in (TableSpec(), TableSpec(obstacles=(block,))):
-        script = []
-        for i in range(60):
-            die = available()[i % len(available())]
-            throw = random_throw(table, 1 + i % 2, rng)
-            if i % 10 == 0:  # a drop from rest: often onto a point or an edge (poised)
-                throw = replace(throw, release=(0.0, 0.0, 0.2), velocity=(0.0, 0.0, 0.0),
-                                spin=(0.0, 0.0, 0.0), orientation=(0.0, 0.0, 0.0, 1.0))
-            elif i % 10 == 5:  # straight off the edge
-                throw = replace(throw, release=(0.55, 0.0, 0.1), velocity=(3.0, 0.0, 0.0))
-            script.append(("throw", [(f"t{i}", load_die(die), throw)]))
-            script.append(("clear",))
+    for table in TABLES:
+        # every tenth a drop from rest, every tenth straight off the edge
+        script = _lone_throws(table, rng, dict(release=(0.0, 0.0, 0.2), velocity=(0.0, 0.0, 0.0),
+                                               spin=(0.0, 0.0, 0.0), orientation=(0.0, 0.0, 0.0, 1.0)),
+                              dict(release=(0.55, 0.0, 0.1), velocity=(3.0, 0.0, 0.0)))
         for die, z, q in POISED_DROPS:  # drops that pause on an edge or a point (World._poised)
             script.append(("throw", [("poised", load_die(die), Throw((0.0, 0.0, z), (0.0, 0.0, 0.0),
                                                                       (0.0, 0.0, 0.0), q))]))
