@@ -31,7 +31,7 @@ from rules.registry import lookup
 from simulator.net.client import Client, ClientError, TableRecord
 from simulator.physics.world import Frame, Throw
 from simulator.render.playback import playback_of
-from simulator.render.session import GAME, GameSession, Outcome, ThrowAnim, _spec_of
+from simulator.render.session import GAME, GameSession, StepResult, ThrowAnim, _spec_of
 
 STEP, REFUSED, CLOSED = "step", "refused", "closed"
 
@@ -118,7 +118,7 @@ class NetSession(GameSession):
         self.state = self.module.deserialize(record.state or {})
         self.state.take_events()
         self.agents = [None, None]
-        self.history: list[Outcome] = []
+        self.history: list[StepResult] = []
         self.step = max(0, len(record.lines) - 1)
         self._log = None
         self.to_move = record.to_move
@@ -138,7 +138,7 @@ class NetSession(GameSession):
         self.pending = True
         self.bridge.send_act(action)
 
-    def apply(self, action: Any) -> Outcome:
+    def apply(self, action: Any) -> StepResult:
         """Take one of the server's steps (`action` is its `step` event) and work out what
         to show."""
         event = action
@@ -150,11 +150,11 @@ class NetSession(GameSession):
             act = from_json(line["action"])
             throw_anim = self._throw_anim(act, line, event.get("trajectory"))
             self.state = state
-            out = Outcome(act, str(line["text"]), int(line["player"]), list(line["events"]))
+            out = StepResult(act, str(line["text"]), int(line["player"]), list(line["events"]))
             out.anims = self._animations(act, before, self.poses(), throw_anim)
         else:  # the header, a roll (not in this game), the end
             self.state = state
-            out = Outcome(None, "", -1, list(line.get("events", [])))
+            out = StepResult(None, "", -1, list(line.get("events", [])))
         self.step, self.to_move, self.pending = event["index"], event["to_move"], False
         self.history.append(out)
         return out
@@ -237,7 +237,7 @@ def net_app(app_class: Any) -> Any:
             self.session.send(action)
 
         def take_step(self, event: dict[str, Any]) -> None:
-            app_class.take_result(self, event)  # applied as a bot's step: the Outcome shown
+            app_class.take_result(self, event)  # applied as a bot's step: the StepResult shown
 
         def waiting(self) -> bool:
             return bool(self.session.pending)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,7 @@ from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.tray import TrayRoll, roll_tray, tray_table
 from simulator.physics.world import Frame
 from simulator.render.playback import Playback, PoseT, playback_of
+from simulator.render.session import StepResult
 
 ROUND_PAUSE_S = 0.5  # s a cocked die is seen resting before it is thrown again
 ROLLER = "physics"  # the log header's roller: every roll in the window is thrown
@@ -65,18 +66,6 @@ class Roll:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(f"d{i}" for i in range(len(self.faces)))
-
-
-@dataclass
-class Outcome:
-    """What one step did: the action (None for a roll), the engine's words, the seat
-    (-1 for a roll) and the animations in order."""
-
-    action: Any
-    text: str
-    player: int
-    events: list[str]
-    anims: list[Any] = field(default_factory=list)
 
 
 class DiceSession:
@@ -100,7 +89,7 @@ class DiceSession:
         self.agents = [None if kind == "human" else
                        make_agent(kind, self.module, seat_rngs[i], **self.bots[kind])
                        for i, kind in enumerate(self.players)]
-        self.history: list[Outcome] = []
+        self.history: list[StepResult] = []
         self.step = 0
         self.last_player = 0  # the seat that decided last: whose roll the next one is
         self.last_roll: Roll | None = None  # the roll given to the engine last
@@ -131,7 +120,7 @@ class DiceSession:
         assert agent is not None
         return agent.step(self.state)
 
-    def apply(self, action: Any) -> Outcome:
+    def apply(self, action: Any) -> StepResult:
         """A decision (a person's or a bot's)."""
         action = from_json(to_json(action))
         player = self.state.current_player()
@@ -141,7 +130,7 @@ class DiceSession:
         self.step += 1
         self.last_player = player
         self._write(action_line(self.step, player, action, text, events, self.state))
-        return self._done(Outcome(action, text, player, events))
+        return self._done(StepResult(action, text, player, events))
 
     def throw(self) -> Roll:
         """Throw the dice the state asks for into the tray; nothing is applied yet."""
@@ -156,7 +145,7 @@ class DiceSession:
         tray = roll_tray(d6_model(), len(faces), rng, record=True)
         return roll_of(kind, tray, faces)
 
-    def apply_roll(self, roll: Roll) -> Outcome:
+    def apply_roll(self, roll: Roll) -> StepResult:
         """Give a thrown roll's faces to the engine."""
         kind, n = self.state.chance_request()
         self.state.apply_chance(roll.faces)
@@ -168,7 +157,7 @@ class DiceSession:
         if roll.rethrows:
             text += f" ({roll.rethrows} cocked {'die' if roll.rethrows == 1 else 'dice'} " \
                     "thrown again)"
-        return self._done(Outcome(None, text, -1, events))
+        return self._done(StepResult(None, text, -1, events))
 
     def close(self) -> None:
         if self._log is not None:
@@ -176,7 +165,7 @@ class DiceSession:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _done(self, out: Outcome) -> Outcome:
+    def _done(self, out: StepResult) -> StepResult:
         self.history.append(out)
         if self.state.is_terminal():
             self._write(end_line(self.step, self.state))
@@ -299,7 +288,7 @@ def replay_session(game: str, log_path: Any) -> tuple[DiceSession, list[dict[str
     return session, steps, [line.get("digest") for line in steps]
 
 
-def replay_step(session: DiceSession, line: dict[str, Any]) -> Outcome | Roll:
+def replay_step(session: DiceSession, line: dict[str, Any]) -> StepResult | Roll:
     """One logged step: an action is applied; a roll comes back to be shown first."""
     from rules.core.protocols import RulesError
 

@@ -43,7 +43,7 @@ from rules.registry import GameSpec, lookup
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import Pose, Throw, ThrowReport, World, tip_poses
-from simulator.render.playback import Playback, playback_of
+from simulator.render.playback import Playback, PoseT, playback_of
 
 GAME = "deep-white-sea"
 PLAYER_KINDS = ("human", "random", "greedy", "planner")
@@ -51,7 +51,6 @@ TIP_SECONDS = 0.45  # one roll over an edge, as a hand presses a corner
 VANISH_SECONDS = 0.6
 DROP_SECONDS = 0.35
 
-PoseT = tuple[tuple[float, float, float], tuple[float, float, float, float]]
 
 
 # -- animations -------------------------------------------------------------------------------
@@ -96,14 +95,16 @@ Anim = ThrowAnim | TipAnim | VanishAnim | DropAnim
 
 
 @dataclass
-class Outcome:
-    """What applying one action did: the animations in order and the engine's words."""
+class StepResult:
+    """What one step of a window's game did (every game's session gives these): the action
+    (None for a roll), the engine's words, the seat (-1 for a roll) and the animations in
+    order. The physics' resting pose of a die is `simulator.physics.world.StepResult`."""
 
     action: Any
     text: str
     player: int
     events: list[str]
-    anims: list[Anim] = field(default_factory=list)
+    anims: list[Any] = field(default_factory=list)
 
 
 # -- the session ------------------------------------------------------------------------------
@@ -128,7 +129,7 @@ class GameSession:
         self.agents = [None if kind == "human" else
                        make_agent(kind, self.module, seat_rngs[i], **bots[kind])
                        for i, kind in enumerate(self.players)]
-        self.history: list[Outcome] = []
+        self.history: list[StepResult] = []
         self.step = 0
         self._log = log
         # The runner's log format (`rules.core.runner`), so `tabletop replay --verify` and
@@ -178,7 +179,7 @@ class GameSession:
         assert agent is not None
         return agent.step(self.state)
 
-    def apply(self, action: Any) -> Outcome:
+    def apply(self, action: Any) -> StepResult:
         """Apply an action and work out what to show."""
         action = from_json(to_json(action))
         before = self.poses()
@@ -191,7 +192,7 @@ class GameSession:
         events = self.state.take_events()
         self.step += 1
         self._write(action_line(self.step, player, action, text, events, self.state))
-        out = Outcome(action, text, player, events)
+        out = StepResult(action, text, player, events)
         out.anims = self._animations(action, before, self.poses(), throw_anim)
         self.history.append(out)
         if self.state.is_terminal():
@@ -265,7 +266,7 @@ class GameSession:
         return TipAnim(name, poses)  # type: ignore[arg-type]
 
 
-def play_turns(session: GameSession, turns: int, on_action: Callable[[Outcome], None] | None = None,
+def play_turns(session: GameSession, turns: int, on_action: Callable[[StepResult], None] | None = None,
                max_actions: int = 2000) -> int:
     """Let the bots play until `turns` turns are complete (or the game ends); the number of
     actions applied."""

@@ -521,7 +521,7 @@ class GameWindow:
         return out
 
     def after_apply(self, out: Any, bot: bool) -> None:
-        """Log lines, banner and the outcome's animations (`out`: an Outcome-like value with
+        """Log lines, banner and the outcome's animations (`out`: a StepResult with
         `player`, `text`, `events`, `anims`)."""
         self.message = ""
         self.page = 0
