@@ -183,8 +183,11 @@ def dday(app: Any, session: Any) -> dict[str, Any]:
 
 
 def dws_inset(game: str, _path: str) -> dict[str, Any]:
-    """Deep White Sea between two bots until a thrown die rests on the table: how wide (px)
-    its top face is seen in the window's close-up inset and in the main view."""
+    """Deep White Sea, a bot against a person, until the bot's thrown die rests on the table
+    and the window waits for the person: how wide (px) its top face is seen in the window's
+    close-up inset and in the main view. (Between two bots the game ran on: whether a check
+    caught a moment between two throws depended on the machine's speed, and a game that had
+    ended showed no inset.)"""
     import time
 
     from test_render_look import _top_face_px
@@ -193,7 +196,7 @@ def dws_inset(game: str, _path: str) -> dict[str, Any]:
 
     module = window_module(game)
     assert module is not None
-    session = module.new_session(["random", "random"], 3, {})
+    session = module.new_session(["human", "random"], 3, {})
     app = module.App(session)
     app.speed = base.SPEED
     end = time.monotonic() + 120
