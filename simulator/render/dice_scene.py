@@ -13,12 +13,6 @@ import math
 
 import numpy as np
 from panda3d.core import (
-    Geom,
-    GeomNode,
-    GeomTriangles,
-    GeomVertexData,
-    GeomVertexFormat,
-    GeomVertexWriter,
     NodePath,
     TextNode,
     TransparencyAttrib,
@@ -30,7 +24,7 @@ from simulator.physics.settings import TableSpec
 from simulator.physics.tray import tray_table
 from simulator.render.looks import ATLAS_COLS, ATLAS_ROWS, CELL, MARK_Z, DieLook
 from simulator.render.playback import PoseT
-from simulator.render.scene import TableScene, _box, _mesh
+from simulator.render.scene import TableScene, _box, _mesh, polygon_mesh
 
 Colour = tuple[float, float, float, float]
 RGB = tuple[float, float, float]
@@ -170,10 +164,7 @@ class DiceTableScene(TableScene):
         if cached is not None:
             return cached  # type: ignore[no-any-return]
         poly = shape.poly
-        data = GeomVertexData("d6", GeomVertexFormat.getV3n3t2(), Geom.UH_static)
-        vw, nw, tw = (GeomVertexWriter(data, c) for c in ("vertex", "normal", "texcoord"))
-        prim = GeomTriangles(Geom.UH_static)
-        row = 0
+        uvs = []
         for f, face in enumerate(poly.faces):
             normal = np.asarray(poly.normals[f], dtype=float)
             cell = side_of_face[f] - 1
@@ -187,20 +178,10 @@ class DiceTableScene(TableScene):
             us = [float((p - v0) @ u_axis) for p in pts]
             vs = [float((p - v0) @ v_axis) for p in pts]
             span_u, span_v = max(us) - min(us), max(vs) - min(vs)
-            for k, p in enumerate(pts):
-                vw.addData3(*map(float, p))
-                nw.addData3(*map(float, normal))
-                fu = (us[k] - min(us)) / span_u
-                fv = (vs[k] - min(vs)) / span_v
-                tw.addData2((col + fu) / ATLAS_COLS, 1.0 - (rw + 1 - fv) / ATLAS_ROWS)
-            for k in range(1, len(face) - 1):
-                prim.addVertices(row, row + k, row + k + 1)
-            row += len(face)
-        geom = Geom(data)
-        geom.addPrimitive(prim)
-        gn = GeomNode("d6-mesh")
-        gn.addGeom(geom)
-        mesh = NodePath(gn)
+            uvs.append([((col + (us[k] - min(us)) / span_u) / ATLAS_COLS,
+                         1.0 - (rw + 1 - (vs[k] - min(vs)) / span_v) / ATLAS_ROWS)
+                        for k in range(len(face))])
+        mesh = polygon_mesh(poly, uvs, "d6-mesh")
         self._meshes[key] = mesh  # type: ignore[index]
         return mesh
 

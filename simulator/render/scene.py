@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from panda3d.core import (
@@ -87,6 +88,29 @@ class DieNodes:
     pose: NodePath  # carries the die's pose; its child is the textured octahedron
     shadow: NodePath  # holder of the instance under the shadow projection
 
+
+
+def polygon_mesh(poly: Any, uvs: Any, name: str) -> NodePath:
+    """A die's faces as one flat-shaded mesh: face f's k-th corner at texture point
+    uvs[f][k], each face fanned into triangles."""
+    data = GeomVertexData(name, GeomVertexFormat.getV3n3t2(), Geom.UH_static)
+    vw, nw, tw = (GeomVertexWriter(data, c) for c in ("vertex", "normal", "texcoord"))
+    prim = GeomTriangles(Geom.UH_static)
+    row = 0
+    for f, face in enumerate(poly.faces):
+        normal = poly.normals[f]
+        for k, v in enumerate(face):
+            vw.addData3(*map(float, poly.vertices[v]))
+            nw.addData3(*map(float, normal))
+            tw.addData2(*map(float, uvs[f][k]))
+        for k in range(1, len(face) - 1):
+            prim.addVertices(row, row + k, row + k + 1)
+        row += len(face)
+    geom = Geom(data)
+    geom.addPrimitive(prim)
+    node = GeomNode(name)
+    node.addGeom(geom)
+    return NodePath(node)
 
 class TableScene:
     """Everything in the room. `root` is what a camera renders (attach it to `render`)."""
@@ -324,25 +348,7 @@ class TableScene:
             uvs = face_uvs(side_of_face, poly.faces, poly.vertices)
         else:  # any other die: face f in cell f of its value atlas (looks.value_look)
             uvs = polygon_uvs(poly.vertices, poly.faces, poly.normals)
-        fmt = GeomVertexFormat.getV3n3t2()
-        data = GeomVertexData("die", fmt, Geom.UH_static)
-        vw, nw, tw = (GeomVertexWriter(data, c) for c in ("vertex", "normal", "texcoord"))
-        prim = GeomTriangles(Geom.UH_static)
-        row = 0
-        for f, face in enumerate(poly.faces):
-            normal = poly.normals[f]
-            for k, v in enumerate(face):
-                vw.addData3(*map(float, poly.vertices[v]))
-                nw.addData3(*map(float, normal))
-                tw.addData2(*uvs[f][k])
-            for k in range(1, len(face) - 1):
-                prim.addVertices(row, row + k, row + k + 1)
-            row += len(face)
-        geom = Geom(data)
-        geom.addPrimitive(prim)
-        node = GeomNode("die-mesh")
-        node.addGeom(geom)
-        mesh = NodePath(node)
+        mesh = polygon_mesh(poly, uvs, "die-mesh")
         self._meshes[key] = mesh  # type: ignore[index]
         return mesh
 
