@@ -29,7 +29,7 @@ from pathlib import Path
 from benchmarks.bare_pybullet import BareLoop
 from simulator.experiments import Store, load_experiment, run_experiment
 from simulator.experiments.config import draw_throw
-from simulator.experiments.runner import ThrowSimulator
+from simulator.experiments.dispatch import ThrowSimulator
 from simulator.physics import World, die_shape
 
 HERE = Path(__file__).resolve().parent

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 Vec = NDArray[np.float64]
+Point = tuple[float, float]  # a point in a plane: on the table (m) or on a net
 
 AXES = ("x", "y", "z")  # octahedron corners are named by the body axis they lie on
 # m: a tip is refused when the rolling die would penetrate another deeper than this at any

@@ -30,16 +30,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numpy.typing import NDArray
 
 from dice_models.geometry import (
     MassProperties,
     Polyhedron,
+    Vec,
     convex_from_vertices,
     triangle_mass_properties,
 )
-
-Vec = NDArray[np.float64]
 
 MASS_KINDS = ("solid", "shell", "printed")
 PIP_SHAPES = ("spherical", "cylindrical")

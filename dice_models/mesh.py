@@ -25,9 +25,7 @@ from numpy.typing import NDArray
 
 from dice_models.errors import DataError
 from dice_models.files import decode_utf8, read_bytes
-from dice_models.geometry import Polyhedron, canonical_order, triangle_mass_properties
-
-Vec = NDArray[np.float64]
+from dice_models.geometry import Polyhedron, Vec, canonical_order, triangle_mass_properties
 
 UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
 SUFFIXES = {".stl": "stl", ".obj": "obj", ".gltf": "gltf", ".glb": "glb"}

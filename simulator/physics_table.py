@@ -26,12 +26,11 @@ from simulator.physics import (
     PhysicsSettings,
     PlacementError,
     TableSpec,
-    Throw,
     World,
     die_shape,
 )
 from simulator.physics.settings import Obstacle, Surface, surface_from
-from simulator.physics.world import Outcome, PlacedDie, Pose, tip_poses
+from simulator.physics.world import PlacedDie, Pose, tip_poses
 
 DIE_MODEL = "paper-d8"
 NEAR_M = 0.15  # m: dice centres farther apart cannot touch while one tips (50 mm dice)
@@ -50,23 +49,21 @@ class PhysicsTable:
     # -- the Table protocol -------------------------------------------------------------
 
     def throw(self, die: str, spec: ThrowSpec, player: int = 1) -> ThrowResult:
-        throw = Throw(release=spec.release, velocity=spec.velocity, spin=spec.spin,
-                      orientation=spec.orientation)
         world = self._enter()
         try:
-            report = world.throw(die, self.model, throw, player=player)
+            report = world.throw(die, self.model, spec, player=player)
         except PhysicsError as exc:
             world.scene = self.scene
             raise TableError(f"physics: {exc}") from exc
         except PlacementError as exc:
             raise RulesError(str(exc)) from None
         self.scene = dict(world.scene)
-        outcome = _pose(report.outcome)
-        disturbed = tuple((_pose(b), _pose(a)) for b, a in report.disturbed)
-        for p in (outcome, *(a for _b, a in disturbed)):
+        for p in (report.outcome, *(a for _b, a in report.disturbed)):
             if p.status != "on_table":
                 self.scene.pop(p.die, None)
-        return ThrowResult(report.foul, report.foul_reason, outcome, disturbed, report.physics)
+        # The rules' part of the report (a game log records ThrowResult.to_json).
+        return ThrowResult(report.foul, report.foul_reason, report.outcome, report.disturbed,
+                           report.physics)
 
     def tip(self, die: str, corner: str) -> TipResult:
         world = self._enter()
@@ -75,7 +72,7 @@ class PhysicsTable:
         except PlacementError as exc:
             raise RulesError(str(exc)) from None
         self.scene = dict(world.scene)
-        return TipResult(report.rolled, _pose(report.after), report.blocked_by)
+        return TipResult(report.rolled, report.pose, report.blocked_by)
 
     def can_tip(self, die: str, corner: str) -> str | None:
         if die in self.scene and not self._near(die):
@@ -96,13 +93,13 @@ class PhysicsTable:
         except PlacementError as exc:
             raise RulesError(str(exc)) from None
         self.scene = dict(world.scene)
-        return _pose(outcome)
+        return outcome
 
     def remove(self, die: str) -> None:
         self.scene.pop(die, None)
 
     def snapshot(self) -> list[DiePose]:
-        return [_pose(o) for o in self._enter().snapshot()]
+        return self._enter().snapshot()
 
     def clone(self) -> PhysicsTable:
         c = PhysicsTable.__new__(PhysicsTable)
@@ -174,11 +171,6 @@ def make(options: dict[str, Any]) -> PhysicsTable:
     if surface:
         table = table.with_surface(surface_from(str(surface), "--surface"))
     return PhysicsTable(table, PhysicsSettings())
-
-
-def _pose(o: Outcome) -> DiePose:
-    return DiePose(die=o.die, status=o.status, reason=o.reason, face=o.face,
-                   position=o.position, yaw_deg=o.yaw_deg, top_corners=dict(o.top_corners))
 
 
 def _table_from_json(d: dict[str, Any]) -> TableSpec:

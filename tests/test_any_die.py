@@ -401,7 +401,7 @@ def _d20_counts(die: object, throws: int) -> np.ndarray:
     """Face counts (1..20) of the on-table throws of a fairness experiment on felt, run by
     the lab's own simulator."""
     from simulator.experiments.config import parse_experiment
-    from simulator.experiments.runner import ThrowSimulator
+    from simulator.experiments.dispatch import ThrowSimulator
 
     exp = parse_experiment({
         "name": "d20", "die": die, "surface": "felt", "throws": throws, "seed": 5,

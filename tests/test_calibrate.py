@@ -13,11 +13,11 @@ import yaml
 
 from dice_models import DataError, load_die
 from dice_models import materials as mats
+from rules.core.protocols import ThrowSpec
 from simulator.cli.main import main
 from simulator.experiments import calibrate as cal
 from simulator.physics import World, die_shape
 from simulator.physics.settings import load_table
-from simulator.physics.world import Throw
 
 DATASETS = Path(__file__).resolve().parent.parent / "dice_models" / "datasets"
 TRUE_SCALE = 0.6  # the throw_scale the synthetic counts are generated with
@@ -181,7 +181,7 @@ def test_the_calibrated_materials_file_loads_and_reaches_a_world(fitted, tmp_pat
     table_file.write_text(yaml.safe_dump({"surface": {"file": str(out / "materials.yaml"),
                                                       "preset": names["surface"]}}))
     w = World(load_table(table_file))
-    r = w.throw("d", load_die(die_file), Throw((0.0, 0.0, 0.05), (0.3, 0.0, 0.0), (2.0, 1.0, 0.0)))
+    r = w.throw("d", load_die(die_file), ThrowSpec((0.0, 0.0, 0.05), (0.3, 0.0, 0.0), (2.0, 1.0, 0.0)))
     w.close()
     pair = r.physics["contact"]["pairs"][f"{names['surface']}/{names['die']}"]
     assert pair["friction"] == pytest.approx(rep["values"]["friction"], abs=1e-6)
@@ -209,7 +209,7 @@ def test_a_material_files_pair_takes_effect_in_the_pair_lookup_and_the_world(tmp
     from simulator.physics.settings import TableSpec
 
     w = World(TableSpec(surface=oak))
-    r = w.throw("d", replace(die, material=steel), Throw((0.0, 0.0, 0.05), (0.3, 0.0, 0.0)))
+    r = w.throw("d", replace(die, material=steel), ThrowSpec((0.0, 0.0, 0.05), (0.3, 0.0, 0.0)))
     w.close()
     got = r.physics["contact"]["pairs"]["oak-t/steel-t"]
     assert got["friction"] == pytest.approx(0.3131) and got["restitution"] == pytest.approx(0.7171)

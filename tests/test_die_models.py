@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dice_models import available, load_die
-from simulator.physics import Outcome, Throw, World, die_shape
+from simulator.physics import DiePose, ThrowSpec, World, die_shape
 from simulator.physics.dice import DieShape
 
 SHIPPED = available()
@@ -78,7 +78,7 @@ def test_mass_properties_match_a_monte_carlo_integral(name: str) -> None:
     assert shape.principal_moments.min() > 0
 
 
-def _placed_and_settled(name: str) -> tuple[DieShape, list[Outcome]]:
+def _placed_and_settled(name: str) -> tuple[DieShape, list[DiePose]]:
     """Every value of the die placed up, side by side on one table, then settled."""
     model = load_die(name)
     shape = die_shape(model)
@@ -114,10 +114,10 @@ def test_placing_a_value_up_shows_that_value(name: str) -> None:
 @pytest.mark.parametrize("name", SHIPPED)
 def test_the_same_throw_gives_the_same_bits(name: str) -> None:
     model = load_die(name)
-    throw = Throw((0.05, -0.7, 0.3), (0.1, 1.6, 0.4), (9.0, -5.0, 3.0), (0.1, 0.2, 0.3, 0.927))
+    throw = ThrowSpec((0.05, -0.7, 0.3), (0.1, 1.6, 0.4), (9.0, -5.0, 3.0), (0.1, 0.2, 0.3, 0.927))
     first = World().throw("a", model, throw).to_json()
     again = World()
-    again.throw("other", model, Throw((-0.2, -0.8, 0.4), (0.0, 1.5, 0.5)))
+    again.throw("other", model, ThrowSpec((-0.2, -0.8, 0.4), (0.0, 1.5, 0.5)))
     again.scene.clear()
     assert again.throw("a", model, throw).to_json() == first
     assert first["outcome"]["status"] in ("on_table", "off_table")

@@ -4,9 +4,10 @@ the result must be what physics says, not what the shortcut allows."""
 from __future__ import annotations
 
 from dice_models import load_die
+from rules.core.protocols import ThrowSpec
 from simulator.physics import World
 from simulator.physics.settings import TableSpec
-from simulator.physics.world import MOVED_M, Throw
+from simulator.physics.world import MOVED_M
 
 D8 = load_die("paper-d8")
 
@@ -16,7 +17,7 @@ def _world() -> World:
 
 
 def test_a_throw_far_from_resting_dice_lands_as_on_an_empty_table():
-    throw = Throw((0.3, 0.2, 0.15), (0.3, 0.1, 0.0), (5.0, -3.0, 2.0))
+    throw = ThrowSpec((0.3, 0.2, 0.15), (0.3, 0.1, 0.0), (5.0, -3.0, 2.0))
     alone = _world().throw("t", D8, throw)
     w = _world()
     w.place("far", D8, 3, 10.0, (-0.3, -0.2))
@@ -34,7 +35,7 @@ def test_a_die_thrown_into_a_resting_die_knocks_it_and_the_next_one():
     w.place("b", D8, 2, 0.0, (0.08, 0.0))  # 80 mm on, in line: a pushed into b
     w.place("far", D8, 3, 0.0, (-0.3, -0.2))
     before = {n: pd.pose.position for n, pd in w.scene.items()}
-    report = w.throw("t", D8, Throw((-0.2, 0.0, 0.045), (3.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
+    report = w.throw("t", D8, ThrowSpec((-0.2, 0.0, 0.045), (3.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
     moved = {b.die for b, _a in report.disturbed}
     assert {"a", "b"} <= moved and "far" not in moved
     for name in ("a", "b"):
@@ -48,7 +49,7 @@ def test_a_die_dropped_onto_a_resting_die_moves_it():
     w = _world()
     w.place("a", D8, 1, 0.0, (0.0, 0.0))
     start = w.scene["a"].pose.position
-    report = w.throw("t", D8, Throw((0.015, 0.005, 0.15), (0.0, 0.0, -1.5), (5.0, -4.0, 1.0),
+    report = w.throw("t", D8, ThrowSpec((0.015, 0.005, 0.15), (0.0, 0.0, -1.5), (5.0, -4.0, 1.0),
                                     (0.3, 0.0, 0.1, 0.948)))
     assert [b.die for b, _a in report.disturbed] == ["a"]
     if "a" in w.scene:

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 from dice_models import available, load_die
+from rules.core.protocols import ThrowSpec
 from simulator.physics import PhysicsError, World
 from simulator.physics import world as world_module
 from simulator.physics.settings import Obstacle, TableSpec
 from simulator.physics.throws import random_throw
 from simulator.physics.tray import _tray_throw as tray_throw
 from simulator.physics.tray import tray_table
-from simulator.physics.world import Throw
 
 
 def _digest(reports: list) -> str:
@@ -43,7 +43,7 @@ def _play(keep: bool, table: TableSpec, script: list, coast: bool = True,
                 out.append([_Out(w.place(*op[1]))])
             elif op[0] == "tip":
                 t = w.tip(*op[1])
-                out.append([_Out(t.before), _Out(t.after), _Err(ValueError(t.blocked_by))])
+                out.append([_Out(t.before), _Out(t.pose), _Err(ValueError(t.blocked_by))])
             elif op[0] == "remove":
                 w.remove(op[1])
             elif op[0] == "snapshot":
@@ -67,7 +67,7 @@ class _Err:
 
 
 class _Out:
-    """An outcome with its quaternion (Outcome.to_json leaves it out)."""
+    """An outcome with its quaternion (DiePose.to_json leaves it out)."""
 
     def __init__(self, o) -> None:
         self.o = o
@@ -261,7 +261,7 @@ def test_the_lone_die_loop_gives_the_bits_of_the_general_loop(monkeypatch):
                                                spin=(0.0, 0.0, 0.0), orientation=(0.0, 0.0, 0.0, 1.0)),
                               dict(release=(0.55, 0.0, 0.1), velocity=(3.0, 0.0, 0.0)))
         for die, z, q in POISED_DROPS:  # drops that pause on an edge or a point (World._poised)
-            script.append(("throw", [("poised", load_die(die), Throw((0.0, 0.0, z), (0.0, 0.0, 0.0),
+            script.append(("throw", [("poised", load_die(die), ThrowSpec((0.0, 0.0, z), (0.0, 0.0, 0.0),
                                                                       (0.0, 0.0, 0.0), q))]))
             script.append(("clear",))
         calls.clear()

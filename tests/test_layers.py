@@ -116,3 +116,48 @@ def test_an_upward_or_sideways_import_is_caught(tmp_path: Path) -> None:
     bad.write_text("from rules.diced.game import DicedState\nfrom rules.core import Table\n")
     assert _upward("simulator.physics.fake", bad) == [
         "line 1: rules.diced.game (the physics sees only rules.core's types)"]
+
+
+# Classes that share a name on purpose: each game's own bots and each d6 table's window
+# module plug in under one name (the registry and GameWindow look them up by it).
+SAME_NAME_BY_DESIGN = {"GreedyBot", "RandomBot", "HumanPlayer", "App"}
+
+
+def test_one_class_per_name() -> None:
+    """Issue 16: one value type per concept. A second class of one name (the physics'
+    `Outcome` beside the rules' `DiePose`, two `Outcome`s, two `PoseT`s, the server's and the
+    client's `Client`) is a second type for one idea, converted field by field where the
+    layers meet."""
+    seen: dict[str, list[str]] = {}
+    for module, path in MODULES:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in tree.body:
+            names = []
+            if isinstance(node, ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id] if node.target.id[:1].isupper() and \
+                    node.target.id[1:2].islower() else []
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)
+                         and t.id[:1].isupper() and t.id[1:2].islower()]
+            for name in names:
+                seen.setdefault(name, []).append(module)
+    twice = {n: ms for n, ms in seen.items() if len(ms) > 1 and n not in SAME_NAME_BY_DESIGN}
+    assert twice == {}
+
+
+def test_the_physics_speaks_the_rules_types() -> None:
+    """The physics throws the rules' `ThrowSpec` and reports `DiePose`s; its reports are the
+    rules' results with more fields, not parallel classes."""
+    from dice_models import load_die
+    from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
+    from simulator.physics import ThrowReport, TipReport, World
+    from simulator.physics.settings import TableSpec
+
+    assert issubclass(ThrowReport, ThrowResult) and issubclass(TipReport, TipResult)
+    world = World(TableSpec())
+    report = world.throw("d", load_die("paper-d8"),
+                         ThrowSpec((0.0, -0.8, 0.4), (0.0, 1.5, 0.5), (3.0, 1.0, 0.0)))
+    assert type(report.outcome) is DiePose and type(report.throw) is ThrowSpec
+    assert all(type(p) is DiePose for p in world.snapshot())

@@ -10,10 +10,10 @@ import pytest
 
 from dice_models import DataError, load_die, parse_die
 from dice_models.materials import combine, library, material_from, parse_library
+from rules.core.protocols import ThrowSpec
 from simulator.physics import PhysicsSettings, World
 from simulator.physics.contact import realize
 from simulator.physics.settings import SURFACES, TableSpec, load_table, parse_table, surface_from
-from simulator.physics.world import Throw
 
 
 def test_every_preset_and_pair_names_its_source():
@@ -90,7 +90,7 @@ def test_material_values_reach_bullet_for_each_body(die, surface):
 
 def test_effective_values_are_recorded_in_every_result():
     w = World(TableSpec(surface=SURFACES["hardwood"]))
-    r = w.throw("t", load_die("d6"), Throw((0.0, 0.0, 0.1), (0.2, 0.0, 0.0), (3.0, 1.0, 0.0)))
+    r = w.throw("t", load_die("d6"), ThrowSpec((0.0, 0.0, 0.1), (0.2, 0.0, 0.0), (3.0, 1.0, 0.0)))
     pairs = r.physics["contact"]["pairs"]
     assert set(pairs) == {"plastic/plastic", "hardwood/plastic"}
     want = library().pair(library().materials["plastic"], SURFACES["hardwood"])
@@ -108,7 +108,7 @@ def test_restitution_of_a_pair_is_the_bounce_bullet_gives():
     def rebound(surface):
         w = World(TableSpec(surface=surface), PhysicsSettings(frame_rate=240.0))
         # a hair of sideways speed: a pure drop would get the symmetry-breaking tilt
-        r = w.throw("d", load_die("d6"), Throw((0.0, 0.0, h0), (1e-5, 0.0, -v0)), record=True)
+        r = w.throw("d", load_die("d6"), ThrowSpec((0.0, 0.0, h0), (1e-5, 0.0, -v0)), record=True)
         w.close()
         z = [f.poses["d"][0][2] for f in r.trajectory if "d" in f.poses]
         low = next(k for k in range(len(z) - 1) if z[k + 1] > z[k])  # the first impact
@@ -203,6 +203,6 @@ def test_two_custom_materials_in_one_world_get_names_of_their_own():
                                         "material": {"preset": "felt", "friction": 0.5}}]}, "t.yaml")
     assert die.contact_material.name != table.surface.name
     w = World(table)
-    r = w.throw("d", die, Throw((0.0, 0.0, 0.1), (0.3, 0.0, 0.0), (2.0, 1.0, 0.0)))
+    r = w.throw("d", die, ThrowSpec((0.0, 0.0, 0.1), (0.3, 0.0, 0.0), (2.0, 1.0, 0.0)))
     assert len(r.physics["contact"]["pairs"]) == 3  # die/die, die/table, die/obstacle
     w.close()

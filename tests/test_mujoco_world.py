@@ -22,7 +22,7 @@ pytest.importorskip("mujoco", reason="the mujoco engine needs the engines extra 
 
 from dice_models import DataError, available, load_die  # noqa: E402
 from simulator.bench import stuck  # noqa: E402
-from simulator.physics import PhysicsSettings, TableSpec, Throw, die_shape  # noqa: E402
+from simulator.physics import PhysicsSettings, TableSpec, ThrowSpec, die_shape  # noqa: E402
 from simulator.physics.engines import make_world  # noqa: E402
 from simulator.physics.mujoco_world import MujocoWorld, damping_ratio  # noqa: E402
 from simulator.physics.world import World, _quat_from_matrix  # noqa: E402
@@ -39,7 +39,8 @@ def _flat(model, value_down_index: int, yaw: float = 0.0):
 def test_the_engine_setting_picks_the_world_and_is_recorded():
     assert isinstance(make_world(None, MUJOCO), MujocoWorld)
     assert isinstance(make_world(None, PhysicsSettings()), World)
-    rep = make_world(None, MUJOCO).throw("a", D8, Throw((0.0, -0.1, 0.2), (0.2, 0.5, 0.0), (3.0, 1.0, 0.0)))
+    rep = make_world(None, MUJOCO).throw("a", D8, ThrowSpec((0.0, -0.1, 0.2), (0.2, 0.5, 0.0),
+                                                            (3.0, 1.0, 0.0)))
     assert rep.physics["engine"] == "mujoco"
     assert rep.physics["versions"]["mujoco"]
 
@@ -99,10 +100,10 @@ def test_the_model_carries_the_dies_mass_centre_and_inertia(name):
 @pytest.mark.parametrize("name", ["paper-d8", "tampered-d8", "d6", "d20", "bipyramid-d10"])
 def test_the_same_throw_gives_the_same_bits(name):
     model = load_die(name)
-    throw = Throw((0.05, -0.7, 0.3), (0.1, 1.6, 0.4), (9.0, -5.0, 3.0), (0.1, 0.2, 0.3, 0.927))
+    throw = ThrowSpec((0.05, -0.7, 0.3), (0.1, 1.6, 0.4), (9.0, -5.0, 3.0), (0.1, 0.2, 0.3, 0.927))
     first = MujocoWorld(None, MUJOCO).throw("a", model, throw).to_json()
     again = MujocoWorld(None, MUJOCO)
-    again.throw("other", model, Throw((-0.2, -0.8, 0.4), (0.0, 1.5, 0.5)))
+    again.throw("other", model, ThrowSpec((-0.2, -0.8, 0.4), (0.0, 1.5, 0.5)))
     again.scene.clear()
     assert again.throw("a", model, throw).to_json() == first
     assert first["outcome"]["status"] in ("on_table", "off_table")
@@ -111,7 +112,7 @@ def test_the_same_throw_gives_the_same_bits(name):
 @pytest.mark.parametrize("height", [0.036, 0.3, 1.0])
 def test_fastest_legal_throw_straight_down_does_not_tunnel(height):
     world = MujocoWorld(None, MUJOCO)
-    rep = world.throw("a", D8, Throw((0.0, 0.0, height), (0.0, 0.0, -49.9), (5.0, 3.0, 0.0)))
+    rep = world.throw("a", D8, ThrowSpec((0.0, 0.0, height), (0.0, 0.0, -49.9), (5.0, 3.0, 0.0)))
     x, y, z = rep.outcome.position
     if rep.outcome.reason == "fell_off":  # it may bounce far, but over the edge, not through
         assert not TableSpec().contains_xy(x, y)
@@ -121,7 +122,7 @@ def test_fastest_legal_throw_straight_down_does_not_tunnel(height):
 
 def test_throw_aimed_off_the_table_falls_off():
     world = MujocoWorld(None, MUJOCO)
-    rep = world.throw("a", D8, Throw((0.3, -0.8, 0.4), (3.0, 2.0, 0.0), (5.0, 0.0, 0.0)))
+    rep = world.throw("a", D8, ThrowSpec((0.3, -0.8, 0.4), (3.0, 2.0, 0.0), (5.0, 0.0, 0.0)))
     assert (rep.outcome.status, rep.outcome.reason) == ("off_table", "fell_off")
     assert "a" not in world.scene
 
@@ -129,13 +130,13 @@ def test_throw_aimed_off_the_table_falls_off():
 def test_die_thrown_onto_a_resting_die_leans():
     world = MujocoWorld(None, MUJOCO)
     world.place("a", D8, 1, 0.0, (0.0, 0.0))
-    rep = world.throw("b", D8, Throw((0.0, 0.0, 0.09), (1e-4, 0.0, 0.0), orientation=_flat(D8, 2, 15.0)))
+    rep = world.throw("b", D8, ThrowSpec((0.0, 0.0, 0.09), (1e-4, 0.0, 0.0), orientation=_flat(D8, 2, 15.0)))
     assert (rep.outcome.status, rep.outcome.reason) == ("off_table", "leaning")
 
 
 def test_die_resting_across_the_edge_overhangs():
     world = MujocoWorld(None, MUJOCO)
-    rep = world.throw("a", D8, Throw((0.59, 0.0, 0.025), (0.0, 0.0, 0.0), orientation=_flat(D8, 0)))
+    rep = world.throw("a", D8, ThrowSpec((0.59, 0.0, 0.025), (0.0, 0.0, 0.0), orientation=_flat(D8, 0)))
     assert (rep.outcome.status, rep.outcome.reason) == ("off_table", "overhang")
 
 
@@ -143,7 +144,7 @@ def test_knocked_die_is_reported_with_before_and_after():
     world = MujocoWorld(None, MUJOCO)
     world.place("target", D8, 4, 0.0, (0.0, 0.0))
     # slid flat straight at it (a tumbling throw's path differs between the engines)
-    rep = world.throw("hammer", D8, Throw((0.0, -0.12, 0.021), (0.0, 1.5, 0.0), orientation=_flat(D8, 0)))
+    rep = world.throw("hammer", D8, ThrowSpec((0.0, -0.12, 0.021), (0.0, 1.5, 0.0), orientation=_flat(D8, 0)))
     before, after = next((b, a) for b, a in rep.disturbed if b.die == "target")
     assert before.face == 4 and before.status == "on_table"
     assert float(np.linalg.norm(np.subtract(after.position, before.position))) > 0.0005
@@ -160,7 +161,7 @@ def test_place_refuses_overlap():
 
 
 def test_trajectory_is_recorded_at_60_hz():
-    rep = MujocoWorld(None, MUJOCO).throw("a", D8, Throw((0.0, -0.1, 0.2), (0.2, 0.5, 0.0)), record=True)
+    rep = MujocoWorld(None, MUJOCO).throw("a", D8, ThrowSpec((0.0, -0.1, 0.2), (0.2, 0.5, 0.0)), record=True)
     assert rep.trajectory is not None and len(rep.trajectory) > 5
     assert rep.trajectory[1].t == pytest.approx(1 / 60)
 
@@ -194,7 +195,7 @@ def test_restitution_past_the_table_is_clamped_and_recorded():
     from simulator.physics.settings import SURFACES
 
     rep = MujocoWorld(TableSpec(surface=SURFACES["slick"]), MUJOCO).throw(
-        "a", D6, Throw((0.0, -0.1, 0.2), (0.2, 0.5, 0.0), (3.0, 1.0, 0.0)))
+        "a", D6, ThrowSpec((0.0, -0.1, 0.2), (0.2, 0.5, 0.0), (3.0, 1.0, 0.0)))
     pair = next(v for k, v in rep.physics["contact"]["pairs"].items() if "slick" in k)
     assert pair["restitution"] == 0.3 and pair["mujoco"]["restitution_at_2_m_s"] == 0.2
     assert rep.physics["contact"]["exact"] is False

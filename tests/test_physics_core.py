@@ -12,7 +12,7 @@ from dice_models.geometry import TIP_ANGLE, cube, cuboid, octahedron
 from simulator.physics import (
     FOOT,
     PlacementError,
-    Throw,
+    ThrowSpec,
     World,
     check_release,
     die_shape,
@@ -101,19 +101,19 @@ def test_every_tip_lands_on_the_predicted_face(face):
         before = world.place("a", D8, face, 20.0, (0.0, 0.0))
         rep = world.tip("a", corner)
         assert rep.rolled and rep.blocked_by is None
-        assert rep.after.face == _predicted_up(shape, face, axis)
-        assert rep.after.status == "on_table"
-        assert abs(rep.after.position[2] - shape.poly.face_offsets[0]) < 1e-9
+        assert rep.pose.face == _predicted_up(shape, face, axis)
+        assert rep.pose.status == "on_table"
+        assert abs(rep.pose.position[2] - shape.poly.face_offsets[0]) < 1e-9
         # The die rolls toward the pressed corner: its centre moves that way.
         cx, cy = before.top_corners[corner]
         toward = np.array([cx, cy]) - np.array(before.position[:2])
-        moved = np.array(rep.after.position[:2]) - np.array(before.position[:2])
+        moved = np.array(rep.pose.position[:2]) - np.array(before.position[:2])
         assert float(moved @ toward) > 0
         # The tipped die is at rest where the kinematic roll put it.
         world.settle()
         after = world.outcome_of("a")
-        assert after.face == rep.after.face
-        assert np.linalg.norm(np.subtract(after.position, rep.after.position)) < 0.0005
+        assert after.face == rep.pose.face
+        assert np.linalg.norm(np.subtract(after.position, rep.pose.position)) < 0.0005
 
 
 def test_tip_angle_is_supplement_of_dihedral():
@@ -195,7 +195,7 @@ EPS = 1e-4
 def _release(player, behind, z, table=None):
     table = table or TableSpec()
     y = -table.edge_y - behind if player == 1 else table.edge_y + behind
-    return Throw((0.1, y, z), (0.0, 0.0, 0.0))
+    return ThrowSpec((0.1, y, z), (0.0, 0.0, 0.0))
 
 
 @pytest.mark.parametrize("player", [1, 2])
@@ -228,7 +228,7 @@ def _flat(face_index, yaw=0.0):
 
 def test_throw_aimed_off_the_table_falls_off():
     world = World()
-    rep = world.throw("a", D8, Throw((0.3, -0.8, 0.4), (3.0, 2.0, 0.0), (5.0, 0.0, 0.0)))
+    rep = world.throw("a", D8, ThrowSpec((0.3, -0.8, 0.4), (3.0, 2.0, 0.0), (5.0, 0.0, 0.0)))
     assert rep.outcome.status == "off_table" and rep.outcome.reason == "fell_off"
     assert "a" not in world.scene
 
@@ -237,7 +237,7 @@ def test_die_thrown_onto_a_resting_die_leans():
     world = World()
     world.place("a", D8, 1, 0.0, (0.0, 0.0))
     # A little sideways speed: a pure drop would get the symmetry-breaking tilt.
-    rep = world.throw("b", D8, Throw((0.0, 0.0, 0.09), (1e-4, 0.0, 0.0), orientation=_flat(2, 15.0)))
+    rep = world.throw("b", D8, ThrowSpec((0.0, 0.0, 0.09), (1e-4, 0.0, 0.0), orientation=_flat(2, 15.0)))
     assert rep.outcome.status == "off_table" and rep.outcome.reason == "leaning"
     # (a die landing this softly need not move the one below it by MOVED_M: a thrown die
     # knocking others is test_frozen_scene's)
@@ -245,14 +245,14 @@ def test_die_thrown_onto_a_resting_die_leans():
 
 def test_die_resting_across_the_edge_overhangs():
     world = World()
-    rep = world.throw("a", D8, Throw((0.59, 0.0, 0.025), (0.0, 0.0, 0.0), orientation=_flat(0)))
+    rep = world.throw("a", D8, ThrowSpec((0.59, 0.0, 0.025), (0.0, 0.0, 0.0), orientation=_flat(0)))
     assert rep.outcome.status == "off_table" and rep.outcome.reason == "overhang"
 
 
 def test_knocked_die_is_reported_with_before_and_after():
     world = World()
     world.place("target", D8, 4, 0.0, (0.0, 0.0))
-    rep = world.throw("hammer", D8, Throw((0.0, -0.6, 0.05), (0.0, 2.2, 0.5), (0.0, 0.0, 0.0)))
+    rep = world.throw("hammer", D8, ThrowSpec((0.0, -0.6, 0.05), (0.0, 2.2, 0.5), (0.0, 0.0, 0.0)))
     moved = {b.die: float(np.linalg.norm(np.subtract(a.position, b.position))) for b, a in rep.disturbed}
     assert moved.get("target", 0.0) > 0.0005
     before, after = rep.disturbed[0]
@@ -262,7 +262,7 @@ def test_knocked_die_is_reported_with_before_and_after():
 
 def test_trajectory_is_recorded_at_60_hz():
     world = World()
-    rep = world.throw("a", D8, Throw((0.0, -0.8, 0.4), (0.0, 1.5, 0.5), (3.0, 1.0, 0.0)), record=True)
+    rep = world.throw("a", D8, ThrowSpec((0.0, -0.8, 0.4), (0.0, 1.5, 0.5), (3.0, 1.0, 0.0)), record=True)
     assert rep.trajectory is not None
     times = [f.t for f in rep.trajectory]
     assert times[0] == 0.0
@@ -272,11 +272,11 @@ def test_trajectory_is_recorded_at_60_hz():
 
 
 def test_same_throw_same_bits_after_other_work():
-    th = Throw((0.1, -0.8, 0.4), (0.0, 1.8, 0.5), (10.0, -4.0, 2.0), (0.1, 0.2, 0.3, 0.927))
+    th = ThrowSpec((0.1, -0.8, 0.4), (0.0, 1.8, 0.5), (10.0, -4.0, 2.0), (0.1, 0.2, 0.3, 0.927))
     w1 = World()
     r1 = w1.throw("a", D8, th).to_json()
     w2 = World()
-    w2.throw("z", D8, Throw((0.0, -0.8, 0.4), (0.0, 1.5, 0.5)))
+    w2.throw("z", D8, ThrowSpec((0.0, -0.8, 0.4), (0.0, 1.5, 0.5)))
     w2.scene.clear()
     assert w2.throw("a", D8, th).to_json() == r1
 
@@ -319,7 +319,7 @@ def test_die_on_a_die_in_the_tray_is_cocked():
     d6 = load_die("d6")
     world = World(tray_table())
     world.place("a", d6, 1, 0.0, (0.0, 0.0))
-    rep = world.throw("b", d6, Throw((0.001, 0.0, 0.026), (0.0, 0.0, 0.0)))
+    rep = world.throw("b", d6, ThrowSpec((0.001, 0.0, 0.026), (0.0, 0.0, 0.0)))
     assert rep.outcome.status == "off_table" and rep.outcome.reason == "leaning"
 
 
@@ -330,7 +330,7 @@ def test_die_that_never_settles_raises():
 
     world = World(settings=PhysicsSettings(max_time=0.2))
     with pytest.raises(NotSettledError, match="did not come to rest within 0.2 s"):
-        world.throw("a", D8, Throw((0.0, -0.8, 0.4), (0.0, 1.5, 0.5), (3.0, 1.0, 0.0)))
+        world.throw("a", D8, ThrowSpec((0.0, -0.8, 0.4), (0.0, 1.5, 0.5), (3.0, 1.0, 0.0)))
 
 
 # 0.036 m: the lowest release of the paper d8 (circumradius 35.4 mm, a corner straight down)
@@ -338,7 +338,7 @@ def test_die_that_never_settles_raises():
 @pytest.mark.parametrize("height", [0.036, 0.05, 0.3, 0.5, 1.0])
 def test_fastest_legal_throw_straight_down_does_not_tunnel(height):
     world = World()
-    rep = world.throw("a", D8, Throw((0.0, 0.0, height), (0.0, 0.0, -49.9), (5.0, 3.0, 0.0)))
+    rep = world.throw("a", D8, ThrowSpec((0.0, 0.0, height), (0.0, 0.0, -49.9), (5.0, 3.0, 0.0)))
     assert rep.settled
     x, y, z = rep.outcome.position
     if rep.outcome.reason == "fell_off":  # it may bounce far, but over the edge, not through

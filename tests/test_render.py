@@ -13,8 +13,9 @@ import pytest
 
 from dice_models import load_die
 from dice_models.crews import load_crews
+from rules.core.protocols import ThrowSpec
 from simulator.physics import TableSpec, World, die_shape
-from simulator.physics.world import FOOT, Frame, Throw
+from simulator.physics.world import FOOT, Frame
 from simulator.render.camera import OrbitCamera, overview, thrower_view, top_view
 from simulator.render.gesture import GestureSettings, throw_from_drag
 from simulator.render.looks import crew_look, solid_look
@@ -201,7 +202,7 @@ def test_playback_interpolates_and_holds_resting_dice() -> None:
 def test_recorded_throw_played_back_ends_where_the_physics_left_the_die() -> None:
     world = World(TABLE)
     model = load_die("paper-d8")
-    throw = Throw(release=(0.0, -0.8, 0.15), velocity=(0.0, 1.6, 1.8), spin=(8.0, 0.0, 3.0))
+    throw = ThrowSpec(release=(0.0, -0.8, 0.15), velocity=(0.0, 1.6, 1.8), spin=(8.0, 0.0, 3.0))
     report = world.throw("d", model, throw, record=True)
     pb = playback_of(report.trajectory or ())
     end = pb.poses_at(pb.duration)["d"]

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from dice_models import available, load_die
+from rules.core.protocols import ThrowSpec
 from simulator.physics import World, die_shape
 from simulator.physics.settings import SURFACES, TableSpec
-from simulator.physics.world import SYMMETRY_TILT_DEG, Throw, _quat_from_matrix, symmetry_break
+from simulator.physics.world import SYMMETRY_TILT_DEG, _quat_from_matrix, symmetry_break
 
 
 def _down(direction: np.ndarray) -> tuple[float, float, float, float]:
@@ -50,7 +51,7 @@ def test_a_symmetric_drop_never_rests_on_a_point_or_an_edge(die, surface):
     bad = []
     for name, direction in _features(die):
         for seed in (1, 2):
-            throw = Throw((0.0, 0.0, shape.poly.circumradius + 0.02), (0.0, 0.0, 0.0),
+            throw = ThrowSpec((0.0, 0.0, shape.poly.circumradius + 0.02), (0.0, 0.0, 0.0),
                           orientation=_down(direction), seed=seed)
             report = world.throw("d", model, throw)
             world.remove("d")
@@ -63,18 +64,18 @@ def test_a_symmetric_drop_never_rests_on_a_point_or_an_edge(die, surface):
 
 
 def test_the_tilt_is_seeded_and_only_for_pure_drops():
-    drop = Throw((0.0, 0.0, 0.1), (0.0, 0.0, -1.0), seed=5)
+    drop = ThrowSpec((0.0, 0.0, 0.1), (0.0, 0.0, -1.0), seed=5)
     a, pa = symmetry_break(drop)
     b, pb = symmetry_break(drop)
-    c, pc = symmetry_break(Throw((0.0, 0.0, 0.1), (0.0, 0.0, -1.0), seed=6))
+    c, pc = symmetry_break(ThrowSpec((0.0, 0.0, 0.1), (0.0, 0.0, -1.0), seed=6))
     assert a == b and pa == pb and a.orientation != c.orientation
     assert pa is not None and pc is not None
     q = np.array(a.orientation)
     angle = math.degrees(2 * math.acos(min(1.0, abs(q[3]))))
     assert angle == pytest.approx(pa["angle_deg"])
     assert abs(pa["axis"][2]) < 1e-12  # tilted about a horizontal axis
-    moving = Throw((0.0, 0.0, 0.1), (0.1, 0.0, 0.0))
-    spinning = Throw((0.0, 0.0, 0.1), (0.0, 0.0, 0.0), (0.0, 0.0, 1e-6))
+    moving = ThrowSpec((0.0, 0.0, 0.1), (0.1, 0.0, 0.0))
+    spinning = ThrowSpec((0.0, 0.0, 0.1), (0.0, 0.0, 0.0), (0.0, 0.0, 1e-6))
     assert symmetry_break(moving) == (moving, None)
     assert symmetry_break(spinning) == (spinning, None)
 
@@ -82,7 +83,7 @@ def test_the_tilt_is_seeded_and_only_for_pure_drops():
 def test_the_cli_drop_of_the_paper_d8_on_its_point_lands_on_a_face():
     """`tabletop throw --release 0 0 0.2 --velocity 0 0 0` once left it standing on its point."""
     w = World()
-    r = w.throw("d", load_die("paper-d8"), Throw((0.0, 0.0, 0.2), (0.0, 0.0, 0.0)))
+    r = w.throw("d", load_die("paper-d8"), ThrowSpec((0.0, 0.0, 0.2), (0.0, 0.0, 0.0)))
     assert r.outcome.status == "on_table" and r.perturbation is not None
     assert r.to_json()["perturbation"]["kind"] == "tilt"
 
@@ -99,7 +100,7 @@ def test_a_tilted_die_far_from_a_throw_does_not_hold_the_throw_up():
     poly = die_shape(d8).poly
     tilted = quat(axis_angle(np.array([1.0, 0.0, 0.0]), math.radians(30)) @ poly.rest_rotation(0, 0.0))
     flat = quat(poly.rest_rotation(2, 15.0))
-    throw = Throw((0.3, -0.2, 0.0305), (1e-4, 0.0, 0.0), orientation=flat)  # set down from 1 cm
+    throw = ThrowSpec((0.3, -0.2, 0.0305), (1e-4, 0.0, 0.0), orientation=flat)  # set down from 1 cm
     w = World()
     w.scene["tilted"] = PlacedDie("tilted", d8, Pose((-0.3, 0.2, 0.03), tilted))
     near = w.throw("c", d8, throw)

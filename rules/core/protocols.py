@@ -39,21 +39,28 @@ class DiceRoller(Protocol):
 
 @dataclass(frozen=True)
 class ThrowSpec:
-    """A throw as data. Position in m (z above the table surface), velocity in m/s,
-    spin in rad/s, orientation as a quaternion (x, y, z, w), all in table coordinates."""
+    """A throw as data, the one type for it in every layer (the rules, the physics, the lab,
+    the window). Release position of the die's centre in m (z above the table surface),
+    velocity in m/s, spin in rad/s, orientation as a quaternion (x, y, z, w), all in table
+    coordinates. `seed` seeds the physics' symmetry-breaking tilt of a pure drop
+    (`simulator.physics.world.symmetry_break`); 0 unless a caller sets it."""
 
     release: tuple[float, float, float]
     velocity: tuple[float, float, float]
     spin: tuple[float, float, float] = (0.0, 0.0, 0.0)
     orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+    seed: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "release": list(self.release),
             "velocity": list(self.velocity),
             "spin": list(self.spin),
             "orientation": list(self.orientation),
         }
+        if self.seed:
+            out["seed"] = self.seed
+        return out
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> ThrowSpec:
@@ -62,15 +69,19 @@ class ThrowSpec:
             velocity=tuple(d["velocity"]),  # type: ignore[arg-type]
             spin=tuple(d.get("spin", (0.0, 0.0, 0.0))),  # type: ignore[arg-type]
             orientation=tuple(d.get("orientation", (0.0, 0.0, 0.0, 1.0))),  # type: ignore[arg-type]
+            seed=int(d.get("seed", 0)),
         )
 
 
 @dataclass(frozen=True)
 class DiePose:
-    """Where a die is and how it lies. `status` is 'on_table' or 'off_table'; `reason` is
-    None on the table, else 'fell_off', 'leaning' or 'overhang'. `face` is the side
-    number up; `top_corners` maps corner axis name ('x', 'y', 'z' for the d8) to the
-    (x, y) table position of that top-face corner, in m."""
+    """Where a die is and how it lies, the one type for it in every layer (what a rule
+    engine sees and what the physics reports). `status` is 'on_table' or 'off_table';
+    `reason` is None on the table, else 'fell_off', 'leaning' or 'overhang'. `face` is the
+    value the die shows; `top_corners` maps corner axis name ('x', 'y', 'z' for the d8) to
+    the (x, y) table position of that top-face corner, in m. `quaternion` (x, y, z, w) is
+    the physics' full orientation (the kinematic table, which reasons in faces and yaw,
+    leaves the identity); `to_json` leaves it out, as game logs always have."""
 
     die: str
     status: str
@@ -79,6 +90,7 @@ class DiePose:
     position: tuple[float, float, float]
     yaw_deg: float
     top_corners: dict[str, tuple[float, float]] = field(default_factory=dict)
+    quaternion: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,7 +107,8 @@ class DiePose:
 @dataclass(frozen=True)
 class ThrowResult:
     """Outcome of a throw: foul flag and reason, the thrown die's pose, and for every other
-    die it disturbed a (before, after) pair."""
+    die it disturbed a (before, after) pair. The physics' `ThrowReport` is this with what
+    only the physics knows added (steps, trajectory, ...)."""
 
     foul: bool
     foul_reason: str | None
@@ -117,7 +130,9 @@ class ThrowResult:
 
 @dataclass(frozen=True)
 class TipResult:
-    """A tip over a corner: rolled (with the new pose) or blocked by what."""
+    """A tip over a corner: rolled (with the new pose) or blocked by what (the pose is then
+    the unchanged one). The physics' `TipReport` adds the die, the corner and the pose
+    before."""
 
     rolled: bool
     pose: DiePose

@@ -20,11 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.protocols import RulesError, TableError, ThrowSpec
+from rules.core.protocols import Action, RulesError, TableError, ThrowSpec
 from rules.deep_white_sea.game import DWSState, spec_to_tuple
 from rules.deep_white_sea.kinematic import FOOT, GRAVITY, KinematicTable, Resting
-
-Action = tuple[Any, ...]
 
 # Position value weights (points): what my dice threaten next turn counts less than what
 # the opponent threatens, because the opponent moves first.

@@ -24,6 +24,7 @@ import numpy as np
 from dice_models.geometry import (
     AXES,
     SWEEP_TOLERANCE_M,
+    Point,
     Solid,
     corner_vertices,
     gray_sign_vector,
@@ -36,7 +37,6 @@ from dice_models.geometry import (
 SIGHT_EPS = 1e-9  # m: a top face must reach past the baseline by more than this
 TOUCH_M = SWEEP_TOLERANCE_M  # m: the numerical tolerance of a tip's sweep (the book: no brush)
 
-Point = tuple[float, float]
 
 SIGNS = tuple(gray_sign_vector(i) for i in range(8))
 

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from rules.core.protocols import Action
 from rules.core.rollers import FACES
 
-Action = tuple[Any, ...]
 Encoder = Callable[[Any], dict[str, np.ndarray]]
 
 # Deep White Sea: aims of the discrete throws, as shares of the table's width and depth

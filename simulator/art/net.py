@@ -24,10 +24,9 @@ from xml.sax.saxutils import escape
 from PIL import Image, ImageDraw
 
 from dice_models.crews import AXES, CORNER_UV, CORNERS, CrewDie, sign_vector
+from dice_models.geometry import Point
 from dice_models.outfiles import write_text, write_with
 from simulator.art.faces import art_font, render_side
-
-Point = tuple[float, float]
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}  # mm
 TAB_DEPTH = 6.0  # mm

@@ -22,11 +22,10 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from dice_models.geometry import Polyhedron, segment_distance
+from dice_models.geometry import Point, Polyhedron, segment_distance
 from dice_models.outfiles import write_text
 from simulator.art.net import CUT_WIDTH, FOLD_WIDTH, PAPERS, TAB_DEPTH
 
-Point = tuple[float, float]
 MARGIN = 12.0  # mm around the page's edge
 TITLE_SPACE = 20.0  # mm kept at the top for the title and scale bar
 GAP = 4.0 + TAB_DEPTH  # mm between pieces

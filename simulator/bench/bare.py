@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from rules.core.protocols import ThrowSpec
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape
@@ -33,7 +34,6 @@ from simulator.physics.world import (
     FLAT_DEG,
     TABLE_THICKNESS,
     Stepper,
-    Throw,
     _jitter,
     _near_split,
     coast_steps,
@@ -62,7 +62,7 @@ class BareLoop:
         self.die_col = collision_shape(c, shape)
         self.stepper = Stepper(c, settings)
 
-    def throw(self, throw: Throw) -> tuple[int, int]:
+    def throw(self, throw: ThrowSpec) -> tuple[int, int]:
         """(face value up, or -1 if the die fell off; steps to rest)."""
         c, s, sh, k = self.c, self.s, self.shape, self.k_die
         throw, _tilt = symmetry_break(throw)

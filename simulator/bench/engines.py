@@ -14,7 +14,7 @@ from typing import Any
 from dice_models import load_die
 from simulator.experiments import load_experiment
 from simulator.experiments.config import Experiment, draw_throw
-from simulator.physics import PhysicsSettings, TableSpec, Throw, die_shape
+from simulator.physics import PhysicsSettings, TableSpec, ThrowSpec, die_shape
 from simulator.physics.engines import make_world
 from simulator.physics.throws import random_throw
 
@@ -28,7 +28,7 @@ def lab_experiment(die: str = "paper-d8") -> Experiment:
     return exp if die == "paper-d8" else exp.with_(die=load_die(die))
 
 
-def throws_for(kind: str, die: str, n: int) -> tuple[TableSpec, list[Throw]]:
+def throws_for(kind: str, die: str, n: int) -> tuple[TableSpec, list[ThrowSpec]]:
     """`n` throws of a kind: 'lab' (the fairness lab's distribution: released over the
     table's middle) or 'table' (random legal throws from player 1's edge)."""
     if kind == "lab":

@@ -19,7 +19,7 @@ from scipy.spatial.transform import Rotation
 from dice_models import load_die
 from simulator.bench.bare import BareLoop
 from simulator.bench.suite import DICE, BenchEnv, GoldenCase, SuiteSpec, convergence_variants
-from simulator.physics import Outcome, PhysicsError, PhysicsSettings, Throw, die_shape
+from simulator.physics import DiePose, PhysicsError, PhysicsSettings, ThrowSpec, die_shape
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.engines import make_world
 from simulator.physics.throws import random_throw
@@ -66,7 +66,7 @@ def run_golden_case(env: BenchEnv, case: GoldenCase) -> dict[str, Any]:
         return {"case": case.name, "error": f"{type(exc).__name__}: {exc}", "dice": []}
     finally:
         world.close()
-    final: dict[str, Outcome] = {r.die: r.outcome for r in reports}
+    final: dict[str, DiePose] = {r.die: r.outcome for r in reports}
     for _before, after in reports[0].disturbed:
         final[after.die] = after
     disturbed = sorted(after.die for _b, after in reports[0].disturbed)
@@ -85,7 +85,7 @@ def run_golden_case(env: BenchEnv, case: GoldenCase) -> dict[str, Any]:
 # -- distributions ------------------------------------------------------------------------
 
 
-def category(o: Outcome) -> str:
+def category(o: DiePose) -> str:
     """A throw's outcome as one category: the face up if it rests on the table, else why not."""
     return str(o.face) if o.status == "on_table" else str(o.reason)
 
@@ -209,9 +209,9 @@ def tunnelling(env: BenchEnv, die: str) -> dict[str, Any]:
         return (d[0] * k, d[1] * k, d[2] * k)
 
     throws = {
-        "straight_down": Throw((0.0, 0.0, 0.35), at_speed((0.0, 0.0, -1.0)), (0.0, 20.0, 0.0)),
-        "steep": Throw((0.0, -0.8, 0.4), at_speed((0.0, 0.8, -0.4)), (0.0, 30.0, 0.0)),
-        "shallow": Throw((0.1, -0.8, 0.35), at_speed((-0.1, 1.0, -0.35)), (40.0, 0.0, 10.0)),
+        "straight_down": ThrowSpec((0.0, 0.0, 0.35), at_speed((0.0, 0.0, -1.0)), (0.0, 20.0, 0.0)),
+        "steep": ThrowSpec((0.0, -0.8, 0.4), at_speed((0.0, 0.8, -0.4)), (0.0, 30.0, 0.0)),
+        "shallow": ThrowSpec((0.1, -0.8, 0.35), at_speed((-0.1, 1.0, -0.35)), (40.0, 0.0, 10.0)),
     }
     result: dict[str, Any] = {}
     for surface in ("felt", "slick"):
@@ -240,7 +240,7 @@ def _lowest_failing_speed(env: BenchEnv, model: Any) -> float | None:
     for v in ONSET_SPEEDS:
         world = make_world(env.table("rect", "felt"), env.settings)
         try:
-            world.throw("die", model, Throw((0.0, 0.0, 0.35), (0.0, 0.0, -v)))
+            world.throw("die", model, ThrowSpec((0.0, 0.0, 0.35), (0.0, 0.0, -v)))
         except PhysicsError:
             return v
         finally:
@@ -264,7 +264,7 @@ def rest_stays(env: BenchEnv, die: str) -> dict[str, Any]:
         world.place(f"r{k}", model, face, 17.0 * k, xy)
     before = {n: pd.pose for n, pd in world.scene.items()}
     try:
-        world.throw("probe", load_die("d6"), Throw((0.5, 0.35, 0.02), (0.0, 0.0, 0.0)))
+        world.throw("probe", load_die("d6"), ThrowSpec((0.5, 0.35, 0.02), (0.0, 0.0, 0.0)))
         world.settle()
     except PhysicsError as exc:
         return {"max_move_m": math.inf, "max_turn_deg": math.inf,
@@ -320,7 +320,7 @@ def speed(env: BenchEnv, spec: SuiteSpec) -> dict[str, Any]:
 # -- helpers ------------------------------------------------------------------------------
 
 
-def _height_error(shape: Any, o: Outcome) -> float:
+def _height_error(shape: Any, o: DiePose) -> float:
     rot = Rotation.from_quat(o.quaternion).as_matrix()
     bottom, _tilt = shape.poly.face_down(rot)
     return float(o.position[2] - shape.poly.face_offsets[bottom])

@@ -17,7 +17,7 @@ from typing import Any
 from dice_models import DataError
 from simulator.bench.names import GROUPS as GROUPS  # re-exported: simulator.bench.baseline
 from simulator.bench.names import SUITE_NAMES
-from simulator.physics import SURFACES, PhysicsSettings, Surface, TableSpec, Throw
+from simulator.physics import SURFACES, PhysicsSettings, Surface, TableSpec, ThrowSpec
 from simulator.physics.settings import Obstacle, versions
 from simulator.physics.tray import tray_table
 from simulator.physics.world import FOOT
@@ -225,7 +225,7 @@ class GoldenCase:
     table: str  # a BenchEnv.table kind
     surface: str
     scene: tuple[Placement, ...]
-    throws: tuple[tuple[str, str, Throw], ...]  # (die name, die model, throw), thrown together
+    throws: tuple[tuple[str, str, ThrowSpec], ...]  # (die name, die model, throw), thrown together
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "table": self.table, "surface": self.surface,
@@ -259,31 +259,31 @@ def _scene_cases() -> list[GoldenCase]:
     return [
         # A low fast throw skimming into a cluster of resting d8s: knocks and turns.
         GoldenCase("scene/knock-cluster", "rect", "felt", cluster,
-                   (("t", "paper-d8", Throw((0.0, -0.8, 0.06), (0.0, 3.2, 0.9), (0.0, 8.0, 0.0))),)),
+                   (("t", "paper-d8", ThrowSpec((0.0, -0.8, 0.06), (0.0, 3.2, 0.9), (0.0, 8.0, 0.0))),)),
         # A heavy solid d8 driven at a d8 resting near the far edge knocks it off.
         GoldenCase("scene/knock-off-edge", "rect", "felt",
                    (Placement("a", "paper-d8", 5, 10.0, (0.0, 0.39)),),
-                   (("t", "solid-d8", Throw((0.0, -0.8, 0.05), (0.0, 4.2, 0.8))),)),
+                   (("t", "solid-d8", ThrowSpec((0.0, -0.8, 0.05), (0.0, 4.2, 0.8))),)),
         # A d6 dropped onto the top face of a resting d8 rests on it: leaning.
         GoldenCase("scene/lean-on-die", "rect", "felt",
                    (Placement("a", "paper-d8", 1, 0.0, (0.0, 0.0)),),
-                   (("t", "d6", Throw((0.005, 0.0, 0.07), (0.0, 0.0, 0.0))),)),
+                   (("t", "d6", ThrowSpec((0.005, 0.0, 0.07), (0.0, 0.0, 0.0))),)),
         # A d6 dropped into the gap between two d8s wedges there, leaning on both.
         GoldenCase("scene/wedge", "rect", "felt",
                    (Placement("a", "paper-d8", 1, 0.0, (-0.0325, 0.0)),
                     Placement("b", "paper-d8", 1, 180.0, (0.0325, 0.0))),
-                   (("t", "d6", Throw((0.0, 0.0, 0.07), (0.0, 0.0, 0.0))),)),
+                   (("t", "d6", ThrowSpec((0.0, 0.0, 0.07), (0.0, 0.0, 0.0))),)),
         # A long cuboid dropped tilted toward a crate comes to lean on it (sin/cos of 25 deg).
         GoldenCase("scene/lean-on-obstacle", "obstacles", "felt", (),
-                   (("t", "cuboid-d6-long", Throw((0.075, 0.05, 0.025), (0.0, 0.0, 0.0),
+                   (("t", "cuboid-d6-long", ThrowSpec((0.075, 0.05, 0.025), (0.0, 0.0, 0.0),
                                                    orientation=(0.0, 0.42261826174069944, 0.0,
                                                                 0.9063077870366499))),)),
         # A d6 dropped astride the far edge rests overhanging it.
         GoldenCase("scene/overhang", "rect", "felt", (),
-                   (("t", "d6", Throw((0.0, 0.44, 0.03), (0.0, 0.0, 0.0))),)),
+                   (("t", "d6", ThrowSpec((0.0, 0.44, 0.03), (0.0, 0.0, 0.0))),)),
         # Overthrown: the die flies past the far edge.
         GoldenCase("scene/fall-off-far", "rect", "slick", (),
-                   (("t", "paper-d8", Throw((0.2, -0.8, 0.3), (0.0, 6.0, 2.0), (5.0, 0.0, 3.0))),)),
+                   (("t", "paper-d8", ThrowSpec((0.2, -0.8, 0.3), (0.0, 6.0, 2.0), (5.0, 0.0, 3.0))),)),
         # Five d8s of a crew thrown at once from one hand.
         GoldenCase("scene/crew-of-five", "rect", "felt", (),
                    tuple((f"t{i}", "paper-d8", _from_hand(_weyl_throw(TableSpec(), 200 + i),
@@ -291,13 +291,13 @@ def _scene_cases() -> list[GoldenCase]:
                          for i in range(5))),
         # Three d6 into the walled tray (dice may end cocked against a wall).
         GoldenCase("scene/tray-three-d6", "tray", "felt", (),
-                   tuple((f"t{i}", "d6", Throw((-0.06 + 0.06 * i, -0.03, 0.05 + 0.03 * i),
+                   tuple((f"t{i}", "d6", ThrowSpec((-0.06 + 0.06 * i, -0.03, 0.05 + 0.03 * i),
                                               (0.3 - 0.25 * i, 0.4, -0.3), (12.0, -9.0, 4.0 * i)))
                          for i in range(3))),
         # A throw into the obstacle table: hits the crate or the tower on the way.
         GoldenCase("scene/obstacles", "obstacles", "felt",
                    (Placement("a", "paper-d8", 8, 45.0, (0.0, -0.05)),),
-                   (("t", "paper-d8", Throw((0.0, -0.8, 0.08), (0.45, 3.0, 1.0), (0.0, 0.0, 15.0))),)),
+                   (("t", "paper-d8", ThrowSpec((0.0, -0.8, 0.08), (0.45, 3.0, 1.0), (0.0, 0.0, 15.0))),)),
     ]
 
 
@@ -310,11 +310,11 @@ def _weyl(i: int) -> list[float]:
     return [(0.5 + (i + 1) * a) % 1.0 for a in _STEPS]
 
 
-def _from_hand(throw: Throw, release: tuple[float, float, float]) -> Throw:
+def _from_hand(throw: ThrowSpec, release: tuple[float, float, float]) -> ThrowSpec:
     return replace(throw, release=release)
 
 
-def _weyl_throw(table: TableSpec, i: int) -> Throw:
+def _weyl_throw(table: TableSpec, i: int) -> ThrowSpec:
     """A legal throw for player 1 much like physics.throws.random_throw draws, from the
     i-th point of the sequence."""
     u = _weyl(i)
@@ -335,4 +335,4 @@ def _weyl_throw(table: TableSpec, i: int) -> Throw:
     s1, s2 = math.sqrt(1 - a), math.sqrt(a)
     q = (s1 * math.sin(2 * math.pi * b), s1 * math.cos(2 * math.pi * b),
          s2 * math.sin(2 * math.pi * c), s2 * math.cos(2 * math.pi * c))
-    return Throw(release, vel, spin, q)  # type: ignore[arg-type]
+    return ThrowSpec(release, vel, spin, q)  # type: ignore[arg-type]

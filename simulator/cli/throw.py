@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_throw(args: argparse.Namespace, model: Any) -> int:
-    from simulator.physics import PhysicsSettings, Throw, load_table, validate_throw
+    from simulator.physics import PhysicsSettings, ThrowSpec, load_table, validate_throw
     from simulator.physics.engines import check_engine, make_world
     from simulator.physics.throws import random_throw
 
@@ -75,14 +76,14 @@ def _run_throw(args: argparse.Namespace, model: Any) -> int:
             raise DataError("command line", "--release/--velocity",
                             "an exact throw needs both --release X Y Z and --velocity VX VY VZ",
                             show_value=False)
-        throw = Throw(tuple(args.release), tuple(args.velocity),
-                      tuple(args.spin or (0.0, 0.0, 0.0)),
-                      tuple(args.orientation or (0.0, 0.0, 0.0, 1.0)),
-                      seed=args.seed)  # seeds the tilt of a pure drop (docs/physics.md)
+        throw = ThrowSpec(tuple(args.release), tuple(args.velocity),
+                          tuple(args.spin or (0.0, 0.0, 0.0)),
+                          tuple(args.orientation or (0.0, 0.0, 0.0, 1.0)),
+                          seed=args.seed)  # seeds the tilt of a pure drop (docs/physics.md)
     else:
         throw = random_throw(table, args.player, np.random.default_rng(args.seed))
         if args.orientation:
-            throw = Throw(throw.release, throw.velocity, throw.spin, tuple(args.orientation))
+            throw = replace(throw, orientation=tuple(args.orientation))
     validate_throw(throw, "command line")
     name = model.name if model.name not in {d for d, _ in scene} else f"{model.name}-thrown"
     report = world.throw(name, model, throw, args.player, record=args.trajectory is not None)

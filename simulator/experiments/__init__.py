@@ -2,7 +2,7 @@
 results, statistics, plots."""
 
 from simulator.experiments.config import Experiment, load_experiment, parse_experiment
-from simulator.experiments.runner import RunSummary, run_experiment
+from simulator.experiments.dispatch import RunSummary, run_experiment
 from simulator.experiments.store import Store, ThrowRow
 
 __all__ = ["Experiment", "RunSummary", "Store", "ThrowRow", "load_experiment", "parse_experiment",

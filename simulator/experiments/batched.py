@@ -27,7 +27,7 @@ import numpy as np
 
 from dice_models import DataError
 from simulator.experiments.config import DrawnThrow, Experiment, draw_throw
-from simulator.experiments.runner import error_row, row_of
+from simulator.experiments.dispatch import error_row, row_of
 from simulator.experiments.store import ThrowRow
 from simulator.physics import die_shape
 from simulator.physics._bullet import quiet_fds as _quiet  # Warp prints its banner there
@@ -177,7 +177,7 @@ def _within_jitter(qpos: np.ndarray, anchor: np.ndarray, max_m2: float, min_cos:
 
 def batched_stream(exp: Experiment, chunks: list[list[int]], backend: str,
                    batch: int | None = None) -> Iterator[list[ThrowRow]]:
-    """The runner's stream for a batched backend: the chunks' throws in batches, each batch's
+    """The dispatcher's stream for a batched backend: the chunks' throws in batches, each batch's
     rows as they come."""
     sim = BatchedSimulator(exp, backend, batch)
     todo = [i for chunk in chunks for i in chunk]

@@ -399,7 +399,7 @@ def simulate(obj: DataObject, params: dict[str, float], seed: int, indices: Sequ
              engine: str = "pybullet") -> SimCounts:
     """Throw `obj` at `params` for the given throw indices on `engine`; count on-table
     outcomes by group."""
-    from simulator.experiments.runner import ThrowSimulator
+    from simulator.experiments.dispatch import ThrowSimulator
 
     exp = experiment_for(obj, params, seed, engine)
     group_of = {v: gi for gi, (_, vals) in enumerate(obj.groups) for v in vals}

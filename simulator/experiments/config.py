@@ -21,7 +21,7 @@ from scipy.spatial.transform import Rotation
 from dice_models import DataError, DieModel, load_die, parse_die
 from dice_models.files import read_yaml
 from dice_models.materials import check_fields
-from simulator.physics import DieShape, PhysicsSettings, TableSpec, Throw, die_shape
+from simulator.physics import DieShape, PhysicsSettings, TableSpec, ThrowSpec, die_shape
 from simulator.physics.contact import realize
 from simulator.physics.settings import ENGINES, parse_table, surface_from
 from simulator.physics.world import MAX_SPEED
@@ -147,7 +147,7 @@ class DrawnThrow:
     """One drawn throw and the facts about its release that the report bins by."""
 
     index: int
-    throw: Throw
+    throw: ThrowSpec
     initial_down: int  # face value pointing down at release
     height: float  # m
     speed: float  # m/s
@@ -251,7 +251,7 @@ def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> Dr
     m = shape.mass.mass
     energy = (0.5 * m * (vel[0] ** 2 + vel[1] ** 2 + vel[2] ** 2)
               + 0.5 * float(w @ inertia_world @ w) + m * exp.physics.gravity * h)
-    throw = Throw(release=(x, y, h), velocity=vel, spin=spin, orientation=q)
+    throw = ThrowSpec(release=(x, y, h), velocity=vel, spin=spin, orientation=q)
     return DrawnThrow(index=index, throw=throw, initial_down=shape.values[down], height=h,
                       speed=speed, spin=spin_mag, energy_j=float(energy))
 

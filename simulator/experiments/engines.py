@@ -22,8 +22,8 @@ from dice_models import DataError
 from dice_models.files import read_yaml
 from dice_models.materials import check_fields
 from simulator.experiments.config import Experiment, load_experiment
+from simulator.experiments.dispatch import run_experiment
 from simulator.experiments.report import build_report, compare
-from simulator.experiments.runner import run_experiment
 
 SERIES_FIELDS = ("name", "description", "experiments", "engines", "throws")
 

@@ -13,7 +13,7 @@ import numpy as np
 from dice_models import DataError
 from simulator.experiments import stats
 from simulator.experiments.config import StopRule
-from simulator.experiments.runner import sprt_over
+from simulator.experiments.dispatch import sprt_over
 from simulator.experiments.store import Store, ThrowRow
 
 OFF_TABLE_REASONS = ("fell_off", "leaning", "overhang")

@@ -229,7 +229,7 @@ def physics_code() -> str:
     import simulator.physics
 
     here = Path(__file__).parent
-    files = [here / "config.py", here / "runner.py"]
+    files = [here / "config.py", here / "dispatch.py"]
     for pkg in (simulator.physics, dice_models):
         files += sorted(Path(str(pkg.__file__)).parent.glob("*.py"))
     h = hashlib.sha256()

@@ -55,7 +55,7 @@ SAVERS = 8  # autosaves written at once
 
 
 @dataclass(eq=False)
-class Client:
+class Peer:
     """One connection: its outbox (a writer task sends it in order), its flood bucket, and
     the tables it follows."""
 
@@ -95,8 +95,8 @@ class LiveTable:
     """A table being served: the game, who follows it, and the persons' queued actions."""
 
     game: GameTable
-    followers: set[Client] = field(default_factory=set)
-    queue: asyncio.Queue[tuple[Client, int, Any, int | None]] = field(
+    followers: set[Peer] = field(default_factory=set)
+    queue: asyncio.Queue[tuple[Peer, int, Any, int | None]] = field(
         default_factory=lambda: asyncio.Queue(QUEUE))
     to_move: int | None = None  # the seat a person must act for (read by the handlers)
     driver: asyncio.Task[None] | None = None
@@ -109,7 +109,7 @@ class TableServer:
         self.games_dir = games_dir
         self.max_tables = max_tables
         self.tables: dict[str, LiveTable] = {}
-        self.clients: set[Client] = set()
+        self.clients: set[Peer] = set()
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="tabletop-table")
         # Autosaves wait on the disk (fsync), not on Python: several at once, each table's
         # in order (its driver waits for its save before telling the step).
@@ -165,7 +165,7 @@ class TableServer:
     # -- a connection ---------------------------------------------------------------------
 
     async def handle(self, ws: ServerConnection) -> None:
-        client = Client(ws)
+        client = Peer(ws)
         self.clients.add(client)
         writer = asyncio.create_task(self._write(client))
         client.send("welcome", protocol=protocol.PROTOCOL, games=registry.names())
@@ -195,12 +195,12 @@ class TableServer:
                 live.followers.discard(client)
             writer.cancel()
 
-    async def _write(self, client: Client) -> None:
+    async def _write(self, client: Peer) -> None:
         with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
             while True:
                 await client.ws.send(await client.outbox.get())
 
-    def _refuse(self, client: Client, request: dict[str, Any] | None, message: str) -> None:
+    def _refuse(self, client: Peer, request: dict[str, Any] | None, message: str) -> None:
         self.refused += 1
         log.info("%s: refused: %s", client.peer, message)
         reply: dict[str, Any] = {"message": message}
@@ -211,7 +211,7 @@ class TableServer:
                 reply["id"] = request["id"]
         client.send("error", **reply)
 
-    async def _dispatch(self, client: Client, msg: dict[str, Any]) -> None:
+    async def _dispatch(self, client: Peer, msg: dict[str, Any]) -> None:
         kind = msg["type"]
         try:
             if kind == "hello":
@@ -232,12 +232,12 @@ class TableServer:
         except TableError as exc:
             self._refuse(client, msg, f"{kind}: the table could not settle it, try another: {exc}")
 
-    def _reply(self, client: Client, request: dict[str, Any], kind: str, **fields: Any) -> None:
+    def _reply(self, client: Peer, request: dict[str, Any], kind: str, **fields: Any) -> None:
         if "id" in request:
             fields["id"] = request["id"]
         client.send(kind, **fields)
 
-    async def _create(self, client: Client, msg: dict[str, Any]) -> None:
+    async def _create(self, client: Peer, msg: dict[str, Any]) -> None:
         if len(self.tables) >= self.max_tables:
             raise RulesError(f"create: the server holds its limit of {self.max_tables} tables")
         for name, value in (msg.get("options") or {}).items():
@@ -259,23 +259,23 @@ class TableServer:
         if game.started:  # bots only: it plays at once
             self._tell_start(live)
 
-    async def _join(self, client: Client, msg: dict[str, Any], live: LiveTable) -> None:
+    async def _join(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         seat = msg["seat"]
         token = await self._run(live.game.take_seat, seat, msg.get("name") or client.name or
                                 f"seat {seat}")
         await self._follow(client, msg, live, seat, token)
         self._seats_changed(live)
 
-    async def _watch(self, client: Client, msg: dict[str, Any], live: LiveTable) -> None:
+    async def _watch(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         await self._follow(client, msg, live, None, None)
 
-    async def _rejoin(self, client: Client, msg: dict[str, Any], live: LiveTable) -> None:
+    async def _rejoin(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         if not live.game.owns(msg["seat"], msg["token"]):
             raise RulesError(f"rejoin: token: not the token of seat {msg['seat']} of "
                              f"table {live.game.id}")
         await self._follow(client, msg, live, msg["seat"], None)
 
-    async def _bot(self, client: Client, msg: dict[str, Any], live: LiveTable) -> None:
+    async def _bot(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         if not any(live.game.owns(i, msg["token"]) for i in range(len(live.game.seats))):
             raise RulesError(f"bot: token: only a player seated at table {live.game.id} may "
                              "add a bot")
@@ -283,7 +283,7 @@ class TableServer:
         self._reply(client, msg, "seats", table=live.game.summary())
         self._seats_changed(live)
 
-    async def _act(self, client: Client, msg: dict[str, Any], live: LiveTable) -> None:
+    async def _act(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         seat, table = msg["seat"], live.game.id
         if not live.game.owns(seat, msg["token"]):
             raise RulesError(f"act: token: not the token of seat {seat} of table {table}")
@@ -299,7 +299,7 @@ class TableServer:
 
     # -- tables ---------------------------------------------------------------------------
 
-    async def _follow(self, client: Client, msg: dict[str, Any], live: LiveTable,
+    async def _follow(self, client: Peer, msg: dict[str, Any], live: LiveTable,
                       seat: int | None, token: str | None) -> None:
         """Send the client the table so far (every log line, the state now) and follow it.
         The snapshot is taken in the worker, after any step under way, and the client

@@ -29,7 +29,7 @@ from typing import Any
 from rules.core.runner import from_json, to_json
 from rules.registry import lookup
 from simulator.net.client import Client, ClientError, TableRecord
-from simulator.physics.world import Frame, Throw
+from simulator.physics.world import Frame
 from simulator.render.playback import playback_of
 from simulator.render.session import GAME, GameSession, StepResult, ThrowAnim, _spec_of
 
@@ -168,8 +168,7 @@ class NetSession(GameSession):
         table falling on to the floor."""
         if not (action[0] == "throw" and len(action) == 3 and trajectory):
             return None
-        spec = _spec_of(action[2])
-        throw = Throw(spec.release, spec.velocity, spec.spin, spec.orientation)
+        throw = _spec_of(action[2])
         frames = [Frame(float(f["t"]), {n: (tuple(p), tuple(q)) for n, (p, q) in f["poses"].items()})
                   for f in trajectory.get("frames", [])]
         result = (line.get("results") or [{}])[0]

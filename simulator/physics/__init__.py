@@ -1,16 +1,16 @@
-"""The PyBullet world: table, dice, throws, fouls, tips and d6 trays."""
+"""The PyBullet world: table, dice, throws, fouls, tips and d6 trays. A throw and a die's pose
+are the rules' own types (`rules.core.protocols.ThrowSpec`, `DiePose`), re-exported here."""
 
+from rules.core.protocols import DiePose, ThrowSpec
 from simulator.physics.dice import DieShape, die_shape, shape_by_name
 from simulator.physics.settings import SURFACES, PhysicsSettings, Surface, TableSpec, load_table
 from simulator.physics.world import (
     FOOT,
     NonFiniteError,
     NotSettledError,
-    Outcome,
     PhysicsError,
     PlacementError,
     Pose,
-    Throw,
     ThrowReport,
     TipReport,
     TunnelError,
@@ -25,14 +25,14 @@ __all__ = [
     "DieShape",
     "NonFiniteError",
     "NotSettledError",
-    "Outcome",
+    "DiePose",
     "PhysicsError",
     "PhysicsSettings",
     "PlacementError",
     "Pose",
     "Surface",
     "TableSpec",
-    "Throw",
+    "ThrowSpec",
     "ThrowReport",
     "TipReport",
     "TunnelError",

@@ -9,7 +9,7 @@ overhang), the disturbed-die rule and the free-flight bound (`world.coast_steps`
 MuJoCo's own is the model and the stepping loop.
 
 The model. Every die is a free body whose frame is its geometric frame (MuJoCo's qpos is
-then the pose `Outcome` reports), with an explicit inertial (mass, centre of mass and
+then the pose a `DiePose` reports), with an explicit inertial (mass, centre of mass and
 principal moments from dice.py: shell inertia, tampering included); a cube or cuboid is a
 box geom, any other die its hull as a mesh geom. The table is a slab TABLE_THICKNESS deep
 (as in Bullet) and obstacles are boxes and cylinders. Contacts are explicit pairs (die with
@@ -29,6 +29,7 @@ import numpy as np
 
 from dice_models import DieModel
 from dice_models.materials import library, material_from
+from rules.core.protocols import DiePose, ThrowSpec
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.engines import import_mujoco
@@ -41,11 +42,9 @@ from simulator.physics.world import (
     Frame,
     NonFiniteError,
     NotSettledError,
-    Outcome,
     PlacedDie,
     PlacementError,
     Pose,
-    Throw,
     ThrowReport,
     TunnelError,
     _describe,
@@ -158,7 +157,7 @@ class MujocoWorld:
         return self._physics_json[1]
 
     def place(self, name: str, model: DieModel, face: int, yaw_deg: float,
-              xy: tuple[float, float]) -> Outcome:
+              xy: tuple[float, float]) -> DiePose:
         """Put a die down flat with `face` up at `xy` (m) turned by `yaw_deg` (World.place)."""
         shape = die_shape(model)
         if name in self.scene:
@@ -179,22 +178,22 @@ class MujocoWorld:
             raise PlacementError(f"die {name!r} is not on the table")
         del self.scene[name]
 
-    def snapshot(self) -> list[Outcome]:
+    def snapshot(self) -> list[DiePose]:
         names = sorted(self.scene)
         mm = self._load(names, self.scene)
         return [self._classify(mm, names, i, removed={}) for i in range(len(names))]
 
-    def outcome_of(self, name: str) -> Outcome:
+    def outcome_of(self, name: str) -> DiePose:
         names = sorted(self.scene)
         mm = self._load(names, self.scene)
         return self._classify(mm, names, names.index(name), removed={})
 
-    def throw(self, name: str, model: DieModel, throw: Throw, player: int = 1,
+    def throw(self, name: str, model: DieModel, throw: ThrowSpec, player: int = 1,
               record: bool = False) -> ThrowReport:
         """Simulate a throw until every die rests (World.throw)."""
         return self.throw_group([(name, model, throw)], player, record)[0]
 
-    def throw_group(self, dice: list[tuple[str, DieModel, Throw]], player: int = 1,
+    def throw_group(self, dice: list[tuple[str, DieModel, ThrowSpec]], player: int = 1,
                     record: bool = False) -> list[ThrowReport]:
         """Throw several dice at once; one report per thrown die (World.throw_group)."""
         check_group(self.table, self.scene, dice)
@@ -381,10 +380,10 @@ class MujocoWorld:
     def _pose(self, mm: _Model, i: int) -> Pose:
         return pose_from_qpos(mm.data.qpos[7 * i:7 * i + 7])
 
-    def _set_velocity(self, mm: _Model, i: int, throw: Throw) -> None:
+    def _set_velocity(self, mm: _Model, i: int, throw: ThrowSpec) -> None:
         mm.data.qvel[6 * i:6 * i + 6] = free_velocity(mm.shapes[i], throw)
 
-    def _classify(self, mm: _Model, names: list[str], i: int, removed: dict[int, Pose]) -> Outcome:
+    def _classify(self, mm: _Model, names: list[str], i: int, removed: dict[int, Pose]) -> DiePose:
         shape = mm.shapes[i]
         gone = i in removed
         pose = removed[i] if gone else self._pose(mm, i)
@@ -577,7 +576,7 @@ def free_position(pose: Pose) -> np.ndarray:
     return np.array([*pose.position, w, x, y, z])
 
 
-def free_velocity(shape: DieShape, throw: Throw) -> np.ndarray:
+def free_velocity(shape: DieShape, throw: ThrowSpec) -> np.ndarray:
     """A free joint's qvel for a throw. The throw's velocity is the centre of mass's and its
     spin is in the table frame (as Bullet takes them); MuJoCo's free joint takes the body
     origin's velocity and the spin in the body frame."""

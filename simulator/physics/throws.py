@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rules.core.protocols import ThrowSpec
 from simulator.physics.settings import TableSpec
-from simulator.physics.world import FOOT, Throw
+from simulator.physics.world import FOOT
 
 # Throw energy ranges of a person tossing a paper die underhand: flight 0.45-0.8 s,
 # spin up to 25 rad/s per axis (about 4 turns a second).
@@ -17,7 +18,7 @@ SPIN_MAX = 25.0
 def random_throw(table: TableSpec, player: int, rng: np.random.Generator,
                  spin_max: float = SPIN_MAX,
                  flight_time: tuple[float, float] = FLIGHT_TIME,
-                 gravity: float = 9.81) -> Throw:
+                 gravity: float = 9.81) -> ThrowSpec:
     """A legal throw from `player`'s side aimed at the middle 60% of the table."""
     half_w = table.width / 2 if table.shape == "rect" else table.radius * 0.7
     if rng.random() < 0.5:  # from well back, at any height up to shoulder-ish
@@ -39,7 +40,7 @@ def random_throw(table: TableSpec, player: int, rng: np.random.Generator,
     q /= np.linalg.norm(q)
     if player == 2:  # mirror through the table's x axis: y -> -y
         release[1], vel[1] = -release[1], -vel[1]
-    return Throw(release=_t3(release), velocity=_t3(vel), spin=_t3(spin),
+    return ThrowSpec(release=_t3(release), velocity=_t3(vel), spin=_t3(spin),
                  orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
 
 

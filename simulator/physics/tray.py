@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dice_models import DieModel, load_die
+from rules.core.protocols import ThrowSpec
 from simulator.physics.settings import SURFACES, Obstacle, PhysicsSettings, TableSpec
-from simulator.physics.world import Frame, NotSettledError, PhysicsError, Throw, World
+from simulator.physics.world import Frame, NotSettledError, PhysicsError, World
 
 TRAY_WALL = 0.06  # m high, 2 cm thick
 MAX_ROUNDS = 30  # throws that came to rest, per roll, before cocked dice are given up on
@@ -98,7 +99,7 @@ def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
     raise PhysicsError(f"{len(pending)} dice still cocked after {MAX_ROUNDS} throws into the tray")
 
 
-def _tray_throw(tray: TableSpec, k: int, count: int, rng: np.random.Generator) -> Throw:
+def _tray_throw(tray: TableSpec, k: int, count: int, rng: np.random.Generator) -> ThrowSpec:
     # Stagger release heights so dice released together never start overlapping.
     x = rng.uniform(-0.3, 0.3) * tray.width
     y = rng.uniform(-0.3, 0.3) * tray.depth
@@ -108,7 +109,7 @@ def _tray_throw(tray: TableSpec, k: int, count: int, rng: np.random.Generator) -
     v = rng.uniform(-0.6, 0.6, size=3)
     v[2] = rng.uniform(-0.5, 0.0)
     w = rng.uniform(-20.0, 20.0, size=3)
-    return Throw((float(x), float(y), float(z)), (float(v[0]), float(v[1]), float(v[2])),
+    return ThrowSpec((float(x), float(y), float(z)), (float(v[0]), float(v[1]), float(v[2])),
                  (float(w[0]), float(w[1]), float(w[2])),
                  (float(q[0]), float(q[1]), float(q[2]), float(q[3])))
 

@@ -33,6 +33,7 @@ from dice_models.geometry import (
     tip_turns,
 )
 from dice_models.materials import library, material_from
+from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import ContactModel, realize
 from simulator.physics.dice import DieShape, die_shape
@@ -83,25 +84,6 @@ class PlacementError(ValueError):
     """A placement or tip the table refuses (overlap, off the table, die not resting)."""
 
 
-@dataclass(frozen=True)
-class Throw:
-    """Release position of the die's centre (m, z above the table surface), orientation
-    quaternion (x, y, z, w), linear velocity (m/s) and spin (rad/s), table frame."""
-
-    release: tuple[float, float, float]
-    velocity: tuple[float, float, float]
-    spin: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    orientation: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
-    seed: int = 0  # seeds the symmetry-breaking tilt of a pure drop (see symmetry_break)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"release": list(self.release), "velocity": list(self.velocity),
-                               "spin": list(self.spin), "orientation": list(self.orientation)}
-        if self.seed:
-            out["seed"] = self.seed
-        return out
-
-
 # A pure drop (no spin, no sideways speed) can be exactly symmetric: a d8 let go point
 # down stands on its point for ever in exact arithmetic, where a real hand is never that
 # true. Such a throw is tilted about a random horizontal axis by an angle in this range
@@ -113,7 +95,7 @@ class Throw:
 SYMMETRY_TILT_DEG = (2.0, 4.0)
 
 
-def symmetry_break(throw: Throw) -> tuple[Throw, dict[str, Any] | None]:
+def symmetry_break(throw: ThrowSpec) -> tuple[ThrowSpec, dict[str, Any] | None]:
     """The throw as simulated, and the perturbation applied (None for any throw that moves
     sideways or spins)."""
     vx, vy, _vz = throw.velocity
@@ -148,49 +130,24 @@ class PlacedDie:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """How a die lies: status 'on_table' or 'off_table' (reason 'fell_off', 'leaning' or
-    'overhang'), the face value up, position (m), yaw (deg) and the up face's corners."""
-
-    die: str
-    status: str
-    reason: str | None
-    face: int
-    position: tuple[float, float, float]
-    yaw_deg: float
-    top_corners: dict[str, tuple[float, float]]
-    quaternion: tuple[float, float, float, float]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "die": self.die,
-            "status": self.status,
-            "reason": self.reason,
-            "face": self.face,
-            "position": list(self.position),
-            "yaw_deg": self.yaw_deg,
-            "top_corners": {k: list(v) for k, v in self.top_corners.items()},
-        }
-
-
-@dataclass(frozen=True)
 class Frame:
     t: float  # s since release
     poses: dict[str, tuple[tuple[float, float, float], tuple[float, float, float, float]]]
 
 
-@dataclass(frozen=True)
-class ThrowReport:
+@dataclass(frozen=True, kw_only=True)
+class ThrowReport(ThrowResult):
+    """A throw as the physics saw it: the rules' `ThrowResult` (foul, the thrown die's pose,
+    the disturbed dice, the physics record) plus the die, the throw as given, the seat,
+    whether and when everything came to rest, the trajectory when recorded and the
+    symmetry-breaking perturbation. `to_json` is the `tabletop throw` record."""
+
     die: str
-    throw: Throw
+    throw: ThrowSpec
     player: int
-    foul: bool
-    foul_reason: str | None
     settled: bool
     steps: int
     sim_time_s: float
-    outcome: Outcome
-    disturbed: tuple[tuple[Outcome, Outcome], ...]
     physics: dict[str, Any]
     trajectory: tuple[Frame, ...] | None = None
     perturbation: dict[str, Any] | None = None  # see symmetry_break
@@ -213,14 +170,14 @@ class ThrowReport:
         }
 
 
-@dataclass(frozen=True)
-class TipReport:
+@dataclass(frozen=True, kw_only=True)
+class TipReport(TipResult):
+    """A tip as the physics saw it: the rules' `TipResult` (rolled, the pose after, what
+    blocked it) plus the die, the corner and the pose before."""
+
     die: str
     corner: str
-    rolled: bool
-    blocked_by: str | None
-    before: Outcome
-    after: Outcome
+    before: DiePose
 
 
 def collision_shape(client: Any, shape: DieShape) -> int:
@@ -246,7 +203,7 @@ def configure_engine(client: Any, s: PhysicsSettings) -> None:
     client.setGravity(0, 0, -s.gravity)
 
 
-def check_release(table: TableSpec, player: int, throw: Throw) -> tuple[bool, str | None]:
+def check_release(table: TableSpec, player: int, throw: ThrowSpec) -> tuple[bool, str | None]:
     """Foul or not, and why (DESIGN.md): release behind the thrower's edge line, and either
     more than a foot back from it or higher than a foot above the table surface."""
     x, y, z = throw.release
@@ -260,7 +217,7 @@ def check_release(table: TableSpec, player: int, throw: Throw) -> tuple[bool, st
     return False, None
 
 
-def validate_throw(throw: Throw, source: str = "throw") -> None:
+def validate_throw(throw: ThrowSpec, source: str = "throw") -> None:
     """Refuse throws no person could make: non-finite values, absurd speeds, a release
     below the table surface."""
     for name, vec in (("release", throw.release), ("velocity", throw.velocity),
@@ -609,7 +566,7 @@ class World:
         return self._physics_json[1]
 
     def place(self, name: str, model: DieModel, face: int, yaw_deg: float,
-              xy: tuple[float, float]) -> Outcome:
+              xy: tuple[float, float]) -> DiePose:
         """Put a die down flat with `face` up at `xy` (m) turned by `yaw_deg`; refuses a spot
         off the table or overlapping another die or an obstacle."""
         shape = die_shape(model)
@@ -652,22 +609,22 @@ class World:
             raise PlacementError(f"die {name!r} is not on the table")
         del self.scene[name]
 
-    def snapshot(self) -> list[Outcome]:
+    def snapshot(self) -> list[DiePose]:
         self._build(self.scene)
         touching = self._touching_ids()
         return [self._classify(name, touching) for name in sorted(self.scene)]
 
-    def outcome_of(self, name: str) -> Outcome:
+    def outcome_of(self, name: str) -> DiePose:
         self._build(self.scene)
         return self._classify(name)
 
-    def throw(self, name: str, model: DieModel, throw: Throw, player: int = 1,
+    def throw(self, name: str, model: DieModel, throw: ThrowSpec, player: int = 1,
               record: bool = False) -> ThrowReport:
         """Simulate a throw until every die rests; the thrown die joins the scene (dice that
         fell off the table leave it). Raises PhysicsError rather than report a bad face."""
         return self.throw_group([(name, model, throw)], player, record)[0]
 
-    def throw_group(self, dice: list[tuple[str, DieModel, Throw]], player: int = 1,
+    def throw_group(self, dice: list[tuple[str, DieModel, ThrowSpec]], player: int = 1,
                     record: bool = False) -> list[ThrowReport]:
         """Throw several dice at once (a handful into a tray); one report per thrown die,
         each listing the resting dice the group disturbed."""
@@ -754,10 +711,12 @@ class World:
                 blocker = "table_edge"
         if blocker is not None:
             self._set_pose(body, placed.pose)
-            return TipReport(name, corner, False, blocker, before, before)
+            return TipReport(rolled=False, pose=before, blocked_by=blocker, die=name,
+                             corner=corner, before=before)
         self.scene[name] = replace(placed, pose=final)
         self._set_pose(body, final)
-        return TipReport(name, corner, True, None, before, self._classify(name))
+        return TipReport(rolled=True, pose=self._classify(name), die=name, corner=corner,
+                         before=before)
 
     # -- building the Bullet world -------------------------------------------------------
 
@@ -1260,7 +1219,7 @@ class World:
             new[name] = pd if keep and name in keep else replace(pd, pose=self._pose_of(body))
         self.scene = new
 
-    def _classify(self, name: str, touching_ids: set[int] | None = None) -> Outcome:
+    def _classify(self, name: str, touching_ids: set[int] | None = None) -> DiePose:
         """How die `name` lies; `touching_ids` (from _touching_ids) when classifying many."""
         body = self._bodies[name]
         touching = False
@@ -1359,7 +1318,7 @@ def flat_pose(name: str, shape: DieShape, face: int, yaw_deg: float, xy: tuple[f
 
 
 def check_group(table: TableSpec, scene: dict[str, PlacedDie],
-                dice: list[tuple[str, DieModel, Throw]]) -> None:
+                dice: list[tuple[str, DieModel, ThrowSpec]]) -> None:
     """Refuse a group throw before anything is simulated: a throw no person could make, a
     name already on the table, a release inside the table, an obstacle or a resting die.
     (Both engines throw through this: simulator/physics/mujoco_world.py.)"""
@@ -1374,7 +1333,7 @@ def check_group(table: TableSpec, scene: dict[str, PlacedDie],
 
 
 def release_blocker(table: TableSpec, scene: dict[str, PlacedDie], model: DieModel,
-                    throw: Throw) -> str | None:
+                    throw: ThrowSpec) -> str | None:
     """What a die released at `throw`'s pose would start inside, deeper than TOUCH_M: 'the
     table', 'obstacle NAME' or 'die NAME' (a resting die); None when it starts clear. Such a
     release was accepted, and Bullet pushed the die out of the solid by no law at all.
@@ -1479,7 +1438,7 @@ def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Po
 
 
 def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching: bool,
-              removed: bool) -> Outcome:
+              removed: bool) -> DiePose:
     """Classify a die's pose. This runs after every throw, so past the two small matrix
     products it works on Python lists (a numpy call on 8 numbers costs more than the sum)."""
     poly = shape.poly
@@ -1513,13 +1472,13 @@ def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching
     # d10, with no parallel faces, the highest is one of two nearly level faces that traded
     # places with a hair of drift (its face shares then depended on the time step,
     # benchmarks/convergence.py).
-    return Outcome(
+    return DiePose(
         die=name, status=status, reason=reason, face=shape.value_shown(bottom, up, tilt < FLAT_DEG),
         position=pose.position, yaw_deg=_yaw_deg(poly, rot, bottom),
         top_corners=top_corners, quaternion=pose.quaternion)
 
 
-def _disturbed(before: Outcome, after: Outcome) -> bool:
+def _disturbed(before: DiePose, after: DiePose) -> bool:
     moved = float(np.linalg.norm(np.subtract(after.position, before.position)))
     q1, q2 = np.array(before.quaternion), np.array(after.quaternion)
     turned = math.degrees(2 * math.acos(min(1.0, abs(float(q1 @ q2)))))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.protocols import DiePose, ThrowSpec
+from rules.core.protocols import DiePose
 from rules.core.runner import from_json, read_log
 from rules.deep_white_sea.geometry import baseline
 from simulator.render.camera import OrbitCamera, thrower_view, top_view
@@ -158,11 +158,9 @@ class TableApp(GameWindow):
                                   self.gesture)
         self.preview = None
         self.armed = None
-        t = preview.throw
-        spec = ThrowSpec(t.release, t.velocity, t.spin, t.orientation)
         from rules.deep_white_sea import spec_to_tuple
 
-        self.apply(("throw", die, spec_to_tuple(spec)))
+        self.apply(("throw", die, spec_to_tuple(preview.throw)))
 
     # -- keys -------------------------------------------------------------------------------
 

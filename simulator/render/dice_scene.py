@@ -24,9 +24,8 @@ from simulator.physics.settings import TableSpec
 from simulator.physics.tray import tray_table
 from simulator.render.looks import ATLAS_COLS, ATLAS_ROWS, CELL, MARK_Z, DieLook
 from simulator.render.playback import PoseT
-from simulator.render.scene import TableScene, _box, _mesh, polygon_mesh
+from simulator.render.scene import Colour, TableScene, _box, _mesh, polygon_mesh
 
-Colour = tuple[float, float, float, float]
 RGB = tuple[float, float, float]
 
 # Seat colours of the d6 games (HUD text, dice, seat marks): distinct at a glance, up to 8.

@@ -1,5 +1,5 @@
 """The throw gesture as data: from a press, a drag and a release on the table plane to a
-`Throw`, and the preview the window draws while the mouse is still down.
+`ThrowSpec`, and the preview the window draws while the mouse is still down.
 
 The gesture: press where the hand lets go of the die (the release point, on the plane of
 the table top; behind your edge it is in the air over the floor), drag to where the die
@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rules.core.protocols import ThrowSpec
 from simulator.physics.settings import TableSpec
-from simulator.physics.world import MAX_SPEED, Throw, check_release
+from simulator.physics.world import MAX_SPEED, check_release
 
 GRAVITY = 9.81
 DEFAULT_HEIGHT = 0.12  # m: a hand low over the floor behind the edge
@@ -34,7 +35,7 @@ SPIN_LIMIT = 40.0  # rad/s per axis: no one flicks a paper die faster
 
 @dataclass(frozen=True)
 class ThrowPreview:
-    throw: Throw
+    throw: ThrowSpec
     foul: bool
     foul_reason: str | None
     arc: tuple[tuple[float, float, float], ...]  # flight to the landing point
@@ -77,7 +78,7 @@ def throw_from_drag(table: TableSpec, player: int, path: list[tuple[float, float
     spin = roll_axis * ROLL_SPIN * speed
     spin[2] += SIDE_SPIN * _bow(path)
     spin = np.clip(spin, -SPIN_LIMIT, SPIN_LIMIT)
-    throw = Throw(release=_t3(release), velocity=_t3(vel), spin=_t3(spin),
+    throw = ThrowSpec(release=_t3(release), velocity=_t3(vel), spin=_t3(spin),
                   orientation=_orientation(start, end))
     foul, why = check_release(table, player, throw)
     arc = tuple(_t3(release + vel * s + np.array([0.0, 0.0, -0.5 * GRAVITY * s * s]))
@@ -85,7 +86,7 @@ def throw_from_drag(table: TableSpec, player: int, path: list[tuple[float, float
     return ThrowPreview(throw, foul, why, arc, speed, float(np.linalg.norm(spin)))
 
 
-def arc_of(throw: Throw, flight: float, steps: int = 24) -> tuple[tuple[float, float, float], ...]:
+def arc_of(throw: ThrowSpec, flight: float, steps: int = 24) -> tuple[tuple[float, float, float], ...]:
     """The ballistic path of a throw for `flight` seconds (or until it meets the table)."""
     out = []
     r = np.array(throw.release)
@@ -98,7 +99,7 @@ def arc_of(throw: Throw, flight: float, steps: int = 24) -> tuple[tuple[float, f
     return tuple(out)
 
 
-def flight_time(throw: Throw, z_end: float = 0.02) -> float:
+def flight_time(throw: ThrowSpec, z_end: float = 0.02) -> float:
     """Seconds until the die's centre falls to `z_end` (m), ignoring what it meets."""
     z0, vz = throw.release[2], throw.velocity[2]
     disc = vz * vz + 2 * GRAVITY * (z0 - z_end)

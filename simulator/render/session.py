@@ -42,7 +42,7 @@ from rules.core.runner import (
 from rules.registry import GameSpec, lookup
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import TableSpec
-from simulator.physics.world import Pose, Throw, ThrowReport, World, tip_poses
+from simulator.physics.world import Pose, ThrowReport, World, tip_poses
 from simulator.render.playback import Playback, PoseT, playback_of
 
 GAME = "deep-white-sea"
@@ -59,7 +59,7 @@ DROP_SECONDS = 0.35
 @dataclass(frozen=True)
 class ThrowAnim:
     die: str
-    throw: Throw
+    throw: ThrowSpec
     playback: Playback
     physics_s: float  # wall time the physics took to reach rest (s)
     foul: bool
@@ -280,15 +280,14 @@ def play_turns(session: GameSession, turns: int, on_action: Callable[[StepResult
 
 
 def record_throw(state: Any, die: str, spec_values: Any,
-                 player: int) -> tuple[Throw, ThrowReport | None, float]:
+                 player: int) -> tuple[ThrowSpec, ThrowReport | None, float]:
     """Simulate `die`'s throw (`spec_values`: the 13 numbers of a throw action) by table
     `player` (1 or 2) with its 60 Hz trajectory recorded, in a copy of the physics world
     behind `state.table`: the physics gives the same bits for the same scene and throw, so
     the recording is exactly what the engine's table then computes. The throw, the report
     (None for a table without physics) and the wall time it took (s). The window and the
     table server both show throws this way."""
-    spec = _spec_of(spec_values)
-    throw = Throw(spec.release, spec.velocity, spec.spin, spec.orientation)
+    throw = _spec_of(spec_values)
     world = physics_world(state.table)
     if world is None:
         return throw, None, 0.0

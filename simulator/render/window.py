@@ -53,7 +53,6 @@ def inset_cells(n: int) -> list[tuple[float, float, float, float]]:
             for k in range(n) for r, c in [divmod(k, cols)]]
 MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
-Colour = tuple[float, float, float, float]
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from simulator.experiments.config import (
 )
 from simulator.experiments.stats import Sprt
 from simulator.experiments.store import Store, ThrowRow
-from simulator.physics import DieShape, Outcome, PhysicsError, die_shape
+from simulator.physics import DiePose, DieShape, PhysicsError, die_shape
 from simulator.physics.engines import make_world
 from simulator.physics.settings import versions
 
@@ -79,7 +79,7 @@ class ThrowSimulator:
         return row_of(drawn, self.shape, report.outcome, report.sim_time_s, report.steps)
 
 
-def row_of(drawn: DrawnThrow, shape: DieShape, out: Outcome, sim_time_s: float, steps: int) -> ThrowRow:
+def row_of(drawn: DrawnThrow, shape: DieShape, out: DiePose, sim_time_s: float, steps: int) -> ThrowRow:
     """A stored row: the drawn throw's facts and how the die came to rest (every backend)."""
     rot = quat_matrix(out.quaternion)
     down = int(np.argmin(shape.poly.normals @ rot[2]))  # lowest world normal
