@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
+import rules.diced as diced
 from rules.core.bots import GreedyBot, RandomBot
 from rules.core.rollers import SeededRoller
-from rules.diced import game as diced
 from rules.diced.best_response import (
     BestResponseAgent,
     Graph,

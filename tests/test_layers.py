@@ -161,3 +161,23 @@ def test_the_physics_speaks_the_rules_types() -> None:
                          ThrowSpec((0.0, -0.8, 0.4), (0.0, 1.5, 0.5), (3.0, 1.0, 0.0)))
     assert type(report.outcome) is DiePose and type(report.throw) is ThrowSpec
     assert all(type(p) is DiePose for p in world.snapshot())
+
+
+def test_every_game_package_has_the_same_layout() -> None:
+    """Issue 16, item 2: every game is `game.py` (the state and its rules), `bots.py` (its
+    judgement for bots: heuristic, greedy, its own players), `README.md` (the rules as
+    implemented, every decision) and an `__init__.py` plug-in surface that takes the bots'
+    functions from `bots.py`, not from the engine."""
+    import importlib
+
+    from rules.registry import GAMES
+
+    for spec in GAMES.values():
+        folder = ROOT / Path(*spec.package.split("."))
+        assert {"game.py", "bots.py", "README.md", "__init__.py"} <= {
+            p.name for p in folder.iterdir()}, spec.package
+        package = importlib.import_module(spec.package)
+        bots = importlib.import_module(f"{spec.package}.bots")
+        for name in ("heuristic", "greedy_action"):
+            assert getattr(package, name) is getattr(bots, name), (spec.package, name)
+        assert not hasattr(importlib.import_module(f"{spec.package}.game"), "heuristic")

@@ -1,18 +1,8 @@
 """Diced (3 to 8 players, d6): the engine in `rules.diced.game`; its rules and decisions
 are in that module's docstring."""
 
-from rules.diced.game import (
-    DicedState,
-    candidate_actions,
-    deserialize,
-    exact_steal_probability,
-    greedy_action,
-    heuristic,
-    new_game,
-)
-
-BOT_SETTINGS = {"mcts": {"iterations": 200, "rollout_depth": 0, "exploration": 0.5,
-                         "prior_weight": 2.0}}
+from rules.diced.bots import BOT_SETTINGS, candidate_actions, greedy_action, heuristic
+from rules.diced.game import DicedState, deserialize, exact_steal_probability, new_game
 
 __all__ = [
     "BOT_SETTINGS",

@@ -38,7 +38,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from rules.diced.game import REROLL_CHOICE, TURN, DicedState, greedy_action
+from rules.diced.bots import greedy_action
+from rules.diced.game import REROLL_CHOICE, TURN, DicedState
 
 N = 3  # seats; the tested player is seat 0, then 1 and 2 in turn order
 MAX_TOKENS = 3

@@ -3,10 +3,8 @@
 presets in `boards/`."""
 
 from rules.diceland_hex.board import Board, load_board, make_board, presets, random_board
-from rules.diceland_hex.game import HexState, deserialize, greedy_action, heuristic, new_game
-
-BOT_SETTINGS = {"mcts": {"iterations": 300, "rollout_depth": 0, "exploration": 0.6,
-                         "prior_weight": 2.0}}
+from rules.diceland_hex.bots import BOT_SETTINGS, greedy_action, heuristic
+from rules.diceland_hex.game import HexState, deserialize, new_game
 
 __all__ = [
     "BOT_SETTINGS",
