@@ -239,18 +239,22 @@ def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> Dr
     if d.orientation == "uniform":  # a normalized Gaussian 4-vector: uniform over rotations
         qn = math.sqrt(g[3] ** 2 + g[4] ** 2 + g[5] ** 2 + g[6] ** 2)
         q = (g[3] / qn, g[4] / qn, g[5] / qn, g[6] / qn)
-        rot = quat_matrix(q)
+        rot = quat_rows(q)
     else:
         bottom = shape.values.index(int(d.orientation))
-        rot = shape.poly.rest_rotation(bottom, 360.0 * u[7])
-        qa = Rotation.from_matrix(rot).as_quat()
+        rot_np = shape.poly.rest_rotation(bottom, 360.0 * u[7])
+        qa = Rotation.from_matrix(rot_np).as_quat()
         q = (float(qa[0]), float(qa[1]), float(qa[2]), float(qa[3]))
-    down = int(np.argmin(shape.poly.normals @ rot[2]))  # face_down's face, without its angle
-    w = np.array(spin)
-    inertia_world = rot @ shape.mass.inertia @ rot.T
+        rot = rot_np.tolist()
+    down = lowest_face(shape.poly.normals.tolist(), rot[2])  # face_down's, without its angle
+    # The spin in the die's frame, b = R^T w, and its energy b . I b / 2; plain floats, as
+    # numpy's per-call cost on 3-vectors was a quarter of a throw's drawing.
+    b = [rot[0][j] * spin[0] + rot[1][j] * spin[1] + rot[2][j] * spin[2] for j in range(3)]
+    inertia = shape.mass.inertia.tolist()
+    spin_energy = sum(b[i] * inertia[i][j] * b[j] for i in range(3) for j in range(3))
     m = shape.mass.mass
     energy = (0.5 * m * (vel[0] ** 2 + vel[1] ** 2 + vel[2] ** 2)
-              + 0.5 * float(w @ inertia_world @ w) + m * exp.physics.gravity * h)
+              + 0.5 * spin_energy + m * exp.physics.gravity * h)
     throw = ThrowSpec(release=(x, y, h), velocity=vel, spin=spin, orientation=q)
     return DrawnThrow(index=index, throw=throw, initial_down=shape.values[down], height=h,
                       speed=speed, spin=spin_mag, energy_j=float(energy))
@@ -260,14 +264,23 @@ def _lerp(r: tuple[float, float], u: float) -> float:
     return r[0] + (r[1] - r[0]) * u
 
 
-def quat_matrix(q: tuple[float, float, float, float]) -> np.ndarray:
-    """Rotation matrix of a unit quaternion (x, y, z, w)."""
+def quat_rows(q: tuple[float, float, float, float]) -> list[list[float]]:
+    """Rotation matrix of a unit quaternion (x, y, z, w), as rows of floats (the lab reads a
+    few numbers of it per throw, where a numpy array costs more than the arithmetic)."""
     x, y, z, w = q
-    return np.array([
+    return [
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
+    ]
+
+
+def lowest_face(normals: list[list[float]], up: list[float]) -> int:
+    """Index of the face whose normal points most nearly down, given each face normal in
+    the die's frame and the world's up axis in that frame (row 2 of the rotation): the
+    first of equals, as numpy's argmin."""
+    heights = [n[0] * up[0] + n[1] * up[1] + n[2] * up[2] for n in normals]
+    return heights.index(min(heights))
 
 
 # -- helpers ------------------------------------------------------------------------------

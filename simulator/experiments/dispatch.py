@@ -21,15 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from dice_models import DataError
 from simulator.experiments.config import (
     DrawnThrow,
     Experiment,
     StopRule,
     draw_throw,
-    quat_matrix,
+    lowest_face,
+    quat_rows,
 )
 from simulator.experiments.stats import Sprt
 from simulator.experiments.store import Store, ThrowRow
@@ -81,8 +80,7 @@ class ThrowSimulator:
 
 def row_of(drawn: DrawnThrow, shape: DieShape, out: DiePose, sim_time_s: float, steps: int) -> ThrowRow:
     """A stored row: the drawn throw's facts and how the die came to rest (every backend)."""
-    rot = quat_matrix(out.quaternion)
-    down = int(np.argmin(shape.poly.normals @ rot[2]))  # lowest world normal
+    down = lowest_face(shape.poly.normals.tolist(), quat_rows(out.quaternion)[2])
     return ThrowRow(drawn.index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
                     drawn.energy_j, out.status, out.reason, int(out.face), int(shape.values[down]),
                     float(sim_time_s), int(steps))
