@@ -215,13 +215,13 @@ def extras(game: str, log_path: str) -> dict[str, Any]:
         settle(app)
     settle(app)
     app.step_frames(2)
-    out["over_text"] = app._over.getText() if not app._over.isHidden() else None
-    out["again_shown"] = not app._again.isHidden()
+    out["over_text"] = app.hud.over.getText() if not app.hud.over.isHidden() else None
+    out["again_shown"] = not app.hud.again.isHidden()
     app.restart()
     tray = app.scene.die_names("roll:")  # before the new game's first roll is thrown
     app.step_frames(2)
     out["restarted"] = [app.session is not session, app.session.seed, app.session.step,
-                        app._over.isHidden(), tray]
+                        app.hud.over.isHidden(), tray]
     app.cleanup()
     app.base.destroy()
     hex_session = diceland_hex_window.new_session(["human", "human"], 2, {"board": "large"})

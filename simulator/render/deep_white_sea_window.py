@@ -234,7 +234,7 @@ class TableApp(GameWindow):
                 self.last_physics_ratio = anim.physics_s / anim.playback.duration
                 self.knocked = [n for n in anim.playback.tracks if n != anim.die]
         super().after_apply(out, bot)
-        self._banner_until += sum(
+        self.hud.banner_until += sum(
             getattr(a, "duration", 0.0) or getattr(getattr(a, "playback", None), "duration", 0.0)
             for a in out.anims) / self.speed
 

@@ -1,7 +1,8 @@
-"""The window every game shares: Panda3D set-up, the orbit camera and its bindings, the HUD
-(status, one panel per seat, the last events, a banner), the choices column with its number
-keys, F1 help, bots thinking in a thread, replay stepping, animation playback, picking by
-ray and the game-over screen with 'start again'.
+"""The window every game shares: Panda3D set-up, the orbit camera and its bindings, the
+input handlers, the frame loop and animation playback, and the glue to its parts, each in
+its own module: the HUD with the choices column, F1 help and the game-over screen
+(`hud.py`), the close-up inset (`inset.py`), picking by ray (`picking.py`), bots thinking in
+a thread and replay stepping (`turns.py`).
 
 A game's window is a subclass (`simulator/render/<game>_window.py`) that fills in the hooks
 marked `# -- hooks` below: its scene, what the HUD says, the choices of the decision at
@@ -15,8 +16,6 @@ Panda3D is imported only when a window is made: importing this module loads noth
 from __future__ import annotations
 
 import functools
-import math
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,37 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from rules.core.runner import digest
-from simulator.render.camera import CameraMove, OrbitCamera, closeup_view, die_view, follow_view
+from simulator.render import picking
+from simulator.render.camera import CameraMove, OrbitCamera, follow_view
+from simulator.render.hud import MORE, Choice, Hud, page_of, wrap
+from simulator.render.inset import Inset, inset_size
 from simulator.render.offscreen import apply_camera, configure_panda
+from simulator.render.turns import BotThread, Replay
+
+__all__ = ["Binding", "Choice", "GameWindow", "Running", "wrap"]
 
 WINDOW_SIZE = (1280, 720)
 BACKGROUND = (0.16, 0.15, 0.14, 1)
-REPLAY_PAUSE_S = 0.6  # s between replayed steps at speed 1
 GLIDE_S = 0.6  # s: a change of view (thrower's, top, follow) glides this long
-# The close-up of the last throw or roll (left, right, bottom, top: fractions of the window):
-# the die just thrown is legible (a paper d8's top about 60 px across at 1280x720) whatever
-# the main camera shows. At the right, under the first seat panels and over the choices
-# column, where it hides the table least; off on the game-over screen and under help.
-INSET = (0.67, 0.99, 0.42, 0.72)
-INSET_FRAME_PX, INSET_FRAME_COLOUR = 2, (0.96, 0.95, 0.9, 1.0)
-# A roll of several dice is shown die by die, each in a cell of the inset seen from above
-# (framing all of a tray's dice at once showed a 16 mm d6 18-20 px wide); up to this many.
-INSET_CELLS = 8
-
-
-def inset_cells(n: int) -> list[tuple[float, float, float, float]]:
-    """The inset's cells (left, right, bottom, top in window fractions) for n dice, in
-    reading order: one row of up to four, else two rows."""
-    cols = n if n <= 4 else math.ceil(n / 2)
-    rows = math.ceil(n / cols)
-    w, h = (INSET[1] - INSET[0]) / cols, (INSET[3] - INSET[2]) / rows
-    return [(INSET[0] + c * w, INSET[0] + (c + 1) * w, INSET[3] - (r + 1) * h, INSET[3] - r * h)
-            for k in range(n) for r, c in [divmod(k, cols)]]
-MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
-MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
-
-
 @dataclass(frozen=True)
 class Binding:
     event: str  # Panda3D event name
@@ -94,16 +74,6 @@ COMMON_BINDINGS: tuple[Binding, ...] = (
 
 
 @dataclass
-class Choice:
-    """One line of the choices column: an engine action to apply, or a game-specific
-    `arm` (a die to throw, a piece to place) the game's window handles."""
-
-    label: str
-    action: Any | None = None
-    arm: Any | None = None
-
-
-@dataclass
 class Running:
     """An animation being shown: started at `start` (s, perf_counter), after `lead` s of
     wind-up; `on_done` runs when it is over (a roll reaches the engine then)."""
@@ -139,8 +109,7 @@ class GameWindow:
         props.setTitle(title)
         self.base.win.requestProperties(props)
         self.session = session
-        self.replay = list(replay) if replay is not None else None
-        self.replay_digests = list(replay_digests or [])
+        self.replay = Replay(list(replay), list(replay_digests or [])) if replay is not None else None
         self.size = size
         self.speed = 1.0
         self.paused = False
@@ -156,13 +125,9 @@ class GameWindow:
         self.restarts = 0
         self._orbit_from: tuple[float, float] | None = None
         self._pan_from: tuple[float, float] | None = None
-        self._bot: threading.Thread | None = None
-        self._bot_result: list[Any] = []
-        self._replay_next = 0.0
-        self._step_requested = False
+        self.bot = BotThread()
         self._pointer: tuple[float, float] | None = None
         self._last_mouse: tuple[float, float] | None = None
-        self._banner_until = 0.0
         self._cleaned = False
         self._button_calls: list[Callable[[], None]] = []
         self.init_game()
@@ -277,62 +242,12 @@ class GameWindow:
         for b in self.bindings:
             base.accept(b.event, getattr(self, b.method), list(b.args))
         base.accept("window-event", self._on_window_event)
-        self._make_hud()
-        self._make_inset()
+        self.help_text = "Controls\n\n" + "\n".join(b.help for b in self.bindings if b.help)
+        self.hud = Hud(base, self.help_text, self.press_button, self.restart)
+        self.inset = Inset(base, BACKGROUND, self.win_size())
         self.sync_scene()
         self.refresh()
         base.taskMgr.add(self._frame, "tabletop-frame")
-
-    def _make_inset(self) -> None:
-        from panda3d.core import Camera, NodePath, PerspectiveLens
-
-        lens = PerspectiveLens()
-        lens.setNearFar(0.01, 30.0)
-        node = Camera("inset-camera")
-        node.setLens(lens)
-        self._inset_np = self.base.render.attachNewNode(node)
-        self._inset_lens = lens
-        # A pale frame round it: a region a little larger that only clears (its camera
-        # looks at an empty scene), so the close-up does not read as part of the table.
-        w, h = self.win_size()
-        fx, fy = INSET_FRAME_PX / w, INSET_FRAME_PX / h
-        frame = self.base.win.makeDisplayRegion(INSET[0] - fx, INSET[1] + fx, INSET[2] - fy,
-                                                INSET[3] + fy)
-        frame.setSort(19)
-        frame.setClearColorActive(True)
-        frame.setClearColor(INSET_FRAME_COLOUR)
-        frame.setCamera(NodePath("inset-frame").attachNewNode(Camera("inset-frame-camera")))
-        frame.setActive(False)
-        self._inset_frame = frame
-        region = self.base.win.makeDisplayRegion(*INSET)
-        region.setSort(20)
-        region.setClearColorActive(True)
-        region.setClearColor(BACKGROUND)
-        region.setClearDepthActive(True)
-        region.setCamera(self._inset_np)
-        region.setActive(False)
-        self._inset_region = region
-        self.inset_camera: OrbitCamera | None = None  # the close-up shown, None when off
-        # The cells of a roll of several dice: a region and a camera each.
-        self._cell_cams: list[tuple[Any, Any, Any]] = []  # (region, camera node, lens)
-        for _k in range(INSET_CELLS):
-            cell_lens = PerspectiveLens()
-            cell_lens.setNearFar(0.01, 30.0)
-            cell_node = Camera("inset-cell-camera")
-            cell_node.setLens(cell_lens)
-            cell_np = self.base.render.attachNewNode(cell_node)
-            cell = self.base.win.makeDisplayRegion(*INSET)
-            cell.setSort(21)
-            cell.setClearColorActive(True)
-            cell.setClearColor(BACKGROUND)
-            cell.setClearDepthActive(True)
-            cell.setCamera(cell_np)
-            cell.setActive(False)
-            self._cell_cams.append((cell, cell_np, cell_lens))
-        # What the inset shows: (camera, cell in window fractions, cell size px) per die of
-        # the last roll in inset_points' order, or one camera framing them all.
-        self.inset_views: list[tuple[OrbitCamera, tuple[float, float, float, float],
-                                     tuple[int, int]]] = []
 
     def cleanup(self) -> None:
         if self._cleaned:
@@ -341,10 +256,7 @@ class GameWindow:
         base = self.base
         base.taskMgr.remove("tabletop-frame")
         base.ignoreAll()
-        base.win.removeDisplayRegion(self._inset_region)
-        base.win.removeDisplayRegion(self._inset_frame)
-        for cell, _np, _lens in self._cell_cams:
-            base.win.removeDisplayRegion(cell)
+        self.inset.remove()
         self.scene.root.removeNode()
         self.session.close()
 
@@ -363,7 +275,7 @@ class GameWindow:
 
     def idle(self) -> bool:
         """Nothing animating (pieces or the camera) and no bot thinking."""
-        return (self.running is None and not self.queue and self._bot is None
+        return (self.running is None and not self.queue and not self.bot.busy
                 and self._glide_from is None)
 
     # -- camera ---------------------------------------------------------------------------------
@@ -465,7 +377,8 @@ class GameWindow:
         self.refresh()
 
     def step_once(self) -> None:
-        self._step_requested = True
+        if self.replay is not None:
+            self.replay.step_requested = True
 
     def faster(self) -> None:
         self.speed = min(8.0, self.speed * 2)
@@ -482,10 +395,7 @@ class GameWindow:
 
     def toggle_help(self) -> None:
         self.show_help = not self.show_help
-        if self.show_help:
-            self._help.show()
-        else:
-            self._help.hide()
+        self.hud.set_help(self.show_help)
 
     def restart(self) -> None:
         """Start again: a new game with the same players (its seed one higher). The log, if
@@ -542,8 +452,7 @@ class GameWindow:
         self.log_lines.extend(events)
         news = [e.strip() for e in events if not e.startswith("---")]
         if news:
-            self._banner.setText("\n".join(wrap(e, 80) for e in news[-3:]))
-            self._banner_until = time.perf_counter() + 4.0
+            self.hud.news(news, time.perf_counter())
 
     def anim_lead(self, anim: Any, bot: bool) -> float:
         return 0.0
@@ -575,8 +484,7 @@ class GameWindow:
                 self.on_pointer(mouse)
             self._last_mouse = mouse
         self._advance_animation(now)
-        if now > self._banner_until and self._banner.getText():
-            self._banner.setText("")
+        self.hud.tick(now)
         if self.running is None and not self.queue:
             self._next_turn(now)
         if self.follow is not None:
@@ -599,92 +507,64 @@ class GameWindow:
         return int(task.cont)
 
     def inset_size(self) -> tuple[int, int]:
-        w, h = self.win_size()
-        return (round(w * (INSET[1] - INSET[0])), round(h * (INSET[3] - INSET[2])))
+        return inset_size(self.win_size())
+
+    @property
+    def inset_camera(self) -> OrbitCamera | None:
+        """The close-up shown (None when off)."""
+        return self.inset.camera
+
+    @property
+    def inset_views(self) -> list[tuple[OrbitCamera, tuple[float, float, float, float],
+                                        tuple[int, int]]]:
+        return self.inset.views
 
     def _update_inset(self) -> None:
-        points = self.inset_points()
-        for cell, _np, _lens in self._cell_cams:
-            cell.setActive(False)
-        if not points or self.show_help or self.session.state.is_terminal():
-            self.inset_camera = None
-            self.inset_views = []
-            self._inset_region.setActive(False)
-            self._inset_frame.setActive(False)
-            return
-        size = self.inset_size()
-        self.inset_camera = closeup_view(points, self.inset_die_size(), size[0] / size[1])
-        self._inset_frame.setActive(True)
-        if len(points) == 1 or len(points) > INSET_CELLS:  # one die, or too many for cells
-            apply_camera(self._inset_np, self._inset_lens, self.inset_camera, size)
-            self._inset_region.setActive(True)
-            self.inset_views = [(self.inset_camera, INSET, size)]
-            return
-        self._inset_region.setActive(False)
-        w, h = self.win_size()
-        self.inset_views = []
-        for point, box, (cell, cam_np, lens) in zip(points, inset_cells(len(points)),
-                                                    self._cell_cams, strict=False):
-            cell_size = (max(1, round(w * (box[1] - box[0]))), max(1, round(h * (box[3] - box[2]))))
-            cam = die_view(point, self.inset_die_size(), cell_size[0] / cell_size[1])
-            cell.setDimensions(*box)
-            apply_camera(cam_np, lens, cam, cell_size)
-            cell.setActive(True)
-            self.inset_views.append((cam, box, cell_size))
+        """Off under help and on the game-over screen."""
+        hidden = self.show_help or self.session.state.is_terminal()
+        self.inset.update([] if hidden else self.inset_points(), self.inset_die_size(),
+                          self.win_size())
 
     def _next_turn(self, now: float) -> None:
         s = self.session
         if s.state.is_terminal():
             return
         if self.replay is not None:
-            if self.paused and not self._step_requested:
-                return
-            if self._step_requested or now >= self._replay_next:
-                self._step_requested = False
-                if s.step < len(self.replay):
-                    k = s.step
-                    self.replay_step(self.replay[k])
-                    self._check_replayed(k)
-                    self._replay_next = now + REPLAY_PAUSE_S / self.speed
+            if self.replay.due(now, self.paused) and s.step < len(self.replay.steps):
+                k = s.step
+                self.replay_step(self.replay.steps[k])
+                self._check_replayed(k)
+                self.replay.shown(now, self.speed)
             return
         if not self.bot_turn() or self.paused:
             return
-        if self._bot is None:
-            self._bot_result = []
-
-            def think() -> None:
-                try:
-                    self._bot_result.append(self.think())
-                except Exception as exc:  # shown in the window; the bot's seat pauses
-                    self._bot_result.append(exc)
-
-            self._bot = threading.Thread(target=think, daemon=True)
-            self._bot.start()
+        if not self.bot.busy:
+            self.bot.start(self.think)
             self.message = self.thinking_text()
             self.refresh_texts()
-        elif not self._bot.is_alive():
-            self._bot.join()
-            self._bot = None
-            result = self._bot_result[0] if self._bot_result else None
-            if isinstance(result, Exception):
-                self.paused = True
-                self.message = f"the bot failed ({type(result).__name__}: {result}); paused"
-                self.log_lines.append(self.message)
-                self.refresh_texts()
-            elif result is not None:
-                self.take_result(result)
+            return
+        done, result = self.bot.poll()
+        if not done:
+            return
+        if isinstance(result, Exception):
+            self.paused = True
+            self.message = f"the bot failed ({type(result).__name__}: {result}); paused"
+            self.log_lines.append(self.message)
+            self.refresh_texts()
+        elif result is not None:
+            self.take_result(result)
 
     def thinking_text(self) -> str:
         s = self.session
         return f"{s.player_name(s.state.current_player())} is thinking..."
 
     def _check_replayed(self, k: int) -> None:
-        s = self.session
-        logged = self.replay_digests[k] if k < len(self.replay_digests) else None
-        if logged is not None and s.step == k + 1 and digest(s.state) != logged:
-            # Another machine's or version's physics: say so, keep showing ours.
-            self.log_lines.append(f"step {k + 1}: this physics gives another table than the "
-                                  "log's; showing this one")
+        """After replayed step k: another machine's or version's physics gives another
+        table than the log recorded; say so, keep showing ours."""
+        if self.replay is not None:
+            mismatch = self.replay.mismatch(k, self.session.state, self.session.step)
+            if mismatch is not None:
+                self.log_lines.append(mismatch)
 
     def _advance_animation(self, now: float) -> None:
         if self.running is None:
@@ -723,109 +603,24 @@ class GameWindow:
         self.refresh_texts()
 
     def _show_page(self) -> None:
-        """`choices`: all of them, or one page of MAX_CHOICES - 1 and a line for the next."""
-        everything = self.all_choices
-        if len(everything) <= MAX_CHOICES:
-            self.page = 0
-            self.choices = list(everything)
-            return
-        per = MAX_CHOICES - 1
-        pages = -(-len(everything) // per)
-        self.page %= pages
-        self.choices = [*everything[self.page * per:(self.page + 1) * per],
-                        Choice(f"more... (page {self.page + 1} of {pages})", arm=MORE)]
+        """`choices`: all of them, or one page and a line for the next (hud.page_of)."""
+        self.choices, self.page = page_of(self.all_choices, self.page)
 
     def refresh_texts(self) -> None:
         mode = "  [replay]" if self.replay is not None else ""
         paused = "  [paused]" if self.paused else ""
         speed = f"  speed x{self.speed:g}" if self.speed != 1.0 else ""
-        self._status.setText(self.status_text() + mode + paused + speed)
-        panels = self.panels()
-        for i, label in enumerate(self._panels):
-            if i < len(panels):
-                text, colour = panels[i]
-                label.setText(text)
-                label["fg"] = (*colour, 1)
-                label.show()
-            else:
-                label.hide()
-        self._log.setText("\n".join(wrap(line, 70) for line in self.log_lines[-9:]))
         labels = [f"{(i + 1) % 10}  {c.label}" for i, c in enumerate(self.choices)]
         self._button_calls = [functools.partial(self.choose, i) for i in range(len(self.choices))]
         self._button_calls += self.extra_buttons(labels)
-        for i, button in enumerate(self._buttons):
-            if i < len(labels):
-                button["text"] = labels[i]
-                button.resetFrameSize()
-                button.show()
-            else:
-                button.hide()
-        self._prompt.setText("\n".join(wrap(line, 60) for line in self.prompt_lines()[-8:]))
-        over = self.session.state.is_terminal() and self.replay is None
-        if self.session.state.is_terminal():
-            self._over.setText(f"Game over: {self.result_text()}")
-            self._over.show()
-        else:
-            self._over.hide()
-        if over:
-            self._again.show()
-        else:
-            self._again.hide()
+        terminal = self.session.state.is_terminal()
+        self.hud.show(self.status_text() + mode + paused + speed, self.panels(), self.log_lines,
+                      labels, self.prompt_lines(), self.result_text() if terminal else None,
+                      again=terminal and self.replay is None)
 
     def extra_buttons(self, labels: list[str]) -> list[Callable[[], None]]:
         """Buttons after the choices (a game's 'pass'); append their labels to `labels`."""
         return []
-
-    def _make_hud(self) -> None:
-        from direct.gui import DirectGuiGlobals as DGG
-        from direct.gui.DirectButton import DirectButton
-        from direct.gui.OnscreenText import OnscreenText
-        from panda3d.core import TextNode
-
-        base = self.base
-        fg = (0.96, 0.95, 0.9, 1)
-        shadow = (0, 0, 0, 0.8)
-        self._status = OnscreenText(text="", pos=(-1.74, 0.93), scale=0.045, fg=fg, shadow=shadow,
-                                    align=TextNode.ALeft, mayChange=True, parent=base.aspect2d)
-        # Seat panels: down the left side, then the right (up to 8 seats).
-        self._panels = []
-        for i in range(8):
-            left = i % 2 == 0
-            self._panels.append(OnscreenText(
-                text="", pos=(-1.74 if left else 1.74, 0.78 - 0.3 * (i // 2)), scale=0.034,
-                fg=fg, shadow=shadow, align=TextNode.ALeft if left else TextNode.ARight,
-                mayChange=True, parent=base.aspect2d))
-        self._log = OnscreenText(text="", pos=(-1.74, -0.52), scale=0.032, fg=fg, shadow=shadow,
-                                 align=TextNode.ALeft, mayChange=True, parent=base.aspect2d)
-        self._banner = OnscreenText(text="", pos=(0, 0.8), scale=0.05, fg=(1, 1, 1, 1),
-                                    shadow=shadow, align=TextNode.ACenter, mayChange=True,
-                                    parent=base.aspect2d)
-        # The choices as buttons down the right side: click one, or press its number key.
-        self._buttons = []
-        for i in range(MAX_CHOICES + 2):
-            self._buttons.append(DirectButton(
-                text="", scale=0.036, pos=(1.72, 0, -0.16 - 0.064 * i), parent=base.aspect2d,
-                text_align=TextNode.ARight, text_fg=(1.0, 0.95, 0.75, 1), relief=DGG.FLAT,
-                frameColor=(0.05, 0.05, 0.08, 0.7), pad=(0.3, 0.25), command=self.press_button,
-                extraArgs=[i]))
-            self._buttons[-1].hide()
-        self._prompt = OnscreenText(text="", pos=(-0.3, -0.7), scale=0.036,
-                                    fg=(1.0, 0.92, 0.6, 1), shadow=shadow, align=TextNode.ALeft,
-                                    mayChange=True, parent=base.aspect2d)
-        self.help_text = "Controls\n\n" + "\n".join(b.help for b in self.bindings if b.help)
-        self._help = OnscreenText(text=self.help_text, pos=(0, 0.7), scale=0.038, fg=fg,
-                                  bg=(0.05, 0.05, 0.08, 0.85), shadow=shadow,
-                                  align=TextNode.ACenter, mayChange=True, parent=base.aspect2d)
-        self._help.hide()
-        self._over = OnscreenText(text="", pos=(0, 0.15), scale=0.085, fg=(1, 0.9, 0.5, 1),
-                                  bg=(0.05, 0.05, 0.08, 0.8), shadow=shadow,
-                                  align=TextNode.ACenter, mayChange=True, parent=base.aspect2d)
-        self._over.hide()
-        self._again = DirectButton(text="Start again (R)", scale=0.06, pos=(0, 0, -0.02),
-                                   parent=base.aspect2d, relief=DGG.FLAT,
-                                   text_fg=(1.0, 0.95, 0.75, 1), frameColor=(0.1, 0.3, 0.15, 0.9),
-                                   pad=(0.4, 0.3), command=self.restart)
-        self._again.hide()
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -850,10 +645,7 @@ class GameWindow:
         return self.acting_seat()
 
     def mouse(self) -> tuple[float, float] | None:
-        mw = self.base.mouseWatcherNode
-        if mw is None or not mw.hasMouse():
-            return None
-        return (float(mw.getMouseX()), float(mw.getMouseY()))
+        return picking.mouse(self.base)
 
     def win_size(self) -> tuple[int, int]:
         win = self.base.win
@@ -863,76 +655,25 @@ class GameWindow:
 
     def ray(self, pos: tuple[float, float]) -> tuple[np.ndarray, np.ndarray] | None:
         """The line of sight through window position `pos`: origin and unit direction."""
-        from panda3d.core import Point2, Point3
-
-        near, far = Point3(), Point3()
-        apply_camera(self.base.camera, self.base.camLens, self.camera, self.win_size())
-        if not self.base.camLens.extrude(Point2(*pos), near, far):
-            return None
-        render = self.base.render
-        n = render.getRelativePoint(self.base.camera, near)
-        f = render.getRelativePoint(self.base.camera, far)
-        origin = np.array([n[0], n[1], n[2]])
-        d = np.array([f[0], f[1], f[2]]) - origin
-        return origin, d / np.linalg.norm(d)
+        return picking.ray(self.base, self.camera, pos, self.win_size())
 
     def ray_plane(self, pos: tuple[float, float], z: float) -> tuple[float, float] | None:
         """Where the line of sight through `pos` meets the horizontal plane at height z."""
-        ray = self.ray(pos)
-        if ray is None:
-            return None
-        origin, d = ray
-        if abs(d[2]) < 1e-9:
-            return None
-        t = (z - origin[2]) / d[2]
-        if t <= 0:
-            return None
-        p = origin + d * t
-        return (float(p[0]), float(p[1]))
+        return picking.ray_plane(self.ray(pos), z)
 
     def pick_sphere(self, pos: tuple[float, float],
                     spheres: dict[Any, tuple[tuple[float, float, float], float]]) -> Any:
         """The nearest of `spheres` (key -> centre, radius in m) the line of sight through
         `pos` meets, or None."""
-        ray = self.ray(pos)
-        if ray is None:
-            return None
-        origin, direction = ray
-        best, best_t = None, math.inf
-        for key, (centre, r) in spheres.items():
-            oc = origin - np.asarray(centre, dtype=float)
-            b = float(oc @ direction)
-            disc = b * b - (float(oc @ oc) - r * r)
-            if disc < 0:
-                continue
-            t = -b - math.sqrt(disc)
-            if 0 < t < best_t:
-                best, best_t = key, t
-        return best
+        return picking.pick_sphere(self.ray(pos), spheres)
 
     def screen_of(self, point: tuple[float, float, float]) -> tuple[float, float] | None:
         """Window coordinates (-1..1, y up) where a table point is seen: what a script
         passes to the pointer handlers to touch it."""
-        w, h = self.win_size()
-        px = self.camera.project(point, (w, h))
-        if px is None:
-            return None
-        return (2 * px[0] / w - 1, 1 - 2 * px[1] / h)
+        return picking.screen_of(self.camera, point, self.win_size())
 
     def _on_window_event(self, window: Any) -> None:
         if window is not None and window.isClosed():
             self.cleanup()
         self.base.windowEvent(window)  # ShowBase's own: lens aspect on resize, exit on close
 
-
-def wrap(text: str, width: int) -> str:
-    """`text` broken into lines of at most `width` characters (continuations indented)."""
-    words, lines, cur = text.split(" "), [], ""
-    for w in words:
-        if cur and len(cur) + 1 + len(w) > width:
-            lines.append(cur)
-            cur = "    " + w
-        else:
-            cur = f"{cur} {w}" if cur else w
-    lines.append(cur)
-    return "\n".join(lines)

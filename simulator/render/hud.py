@@ -1,0 +1,160 @@
+"""The window's heads-up display: the status lines, one panel per seat, the last events, a
+banner for news, the choices column (buttons with number keys, paged when long), the
+prompt, the F1 help and the game-over screen with its 'start again' button.
+
+`Hud` owns the Panda3D widgets and shows what it is given; what the texts say is the game
+window's business (`GameWindow.refresh_texts`). Panda3D is imported only when a `Hud` is
+made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
+MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
+BANNER_S = 4.0  # s a banner of news stays up
+SEATS = 8  # seat panels: down the left side, then the right
+
+
+@dataclass
+class Choice:
+    """One line of the choices column: an engine action to apply, or a game-specific
+    `arm` (a die to throw, a piece to place) the game's window handles."""
+
+    label: str
+    action: Any | None = None
+    arm: Any | None = None
+
+
+def page_of(everything: list[Choice], page: int) -> tuple[list[Choice], int]:
+    """The choices shown and the page number: all of them, or one page of MAX_CHOICES - 1
+    and a line that turns to the next (pages wrap round)."""
+    if len(everything) <= MAX_CHOICES:
+        return list(everything), 0
+    per = MAX_CHOICES - 1
+    pages = -(-len(everything) // per)
+    page %= pages
+    return ([*everything[page * per:(page + 1) * per],
+             Choice(f"more... (page {page + 1} of {pages})", arm=MORE)], page)
+
+
+def wrap(text: str, width: int) -> str:
+    """`text` broken into lines of at most `width` characters (continuations indented)."""
+    words, lines, cur = text.split(" "), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = "    " + w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    lines.append(cur)
+    return "\n".join(lines)
+
+
+class Hud:
+    """The HUD's widgets on `base.aspect2d`. `on_button(i)` is called for a click on the
+    i-th button of the choices column, `on_again()` for 'start again'."""
+
+    def __init__(self, base: Any, help_text: str, on_button: Callable[[int], None],
+                 on_again: Callable[[], None]) -> None:
+        from direct.gui import DirectGuiGlobals as DGG
+        from direct.gui.DirectButton import DirectButton
+        from direct.gui.OnscreenText import OnscreenText
+        from panda3d.core import TextNode
+
+        fg = (0.96, 0.95, 0.9, 1)
+        shadow = (0, 0, 0, 0.8)
+        parent = base.aspect2d
+        self.status = OnscreenText(text="", pos=(-1.74, 0.93), scale=0.045, fg=fg, shadow=shadow,
+                                   align=TextNode.ALeft, mayChange=True, parent=parent)
+        self.panels = []
+        for i in range(SEATS):
+            left = i % 2 == 0
+            self.panels.append(OnscreenText(
+                text="", pos=(-1.74 if left else 1.74, 0.78 - 0.3 * (i // 2)), scale=0.034,
+                fg=fg, shadow=shadow, align=TextNode.ALeft if left else TextNode.ARight,
+                mayChange=True, parent=parent))
+        self.log = OnscreenText(text="", pos=(-1.74, -0.52), scale=0.032, fg=fg, shadow=shadow,
+                                align=TextNode.ALeft, mayChange=True, parent=parent)
+        self.banner = OnscreenText(text="", pos=(0, 0.8), scale=0.05, fg=(1, 1, 1, 1),
+                                   shadow=shadow, align=TextNode.ACenter, mayChange=True,
+                                   parent=parent)
+        self.banner_until = 0.0  # perf_counter time the banner comes down
+        # The choices as buttons down the right side: click one, or press its number key.
+        self.buttons = []
+        for i in range(MAX_CHOICES + 2):
+            self.buttons.append(DirectButton(
+                text="", scale=0.036, pos=(1.72, 0, -0.16 - 0.064 * i), parent=parent,
+                text_align=TextNode.ARight, text_fg=(1.0, 0.95, 0.75, 1), relief=DGG.FLAT,
+                frameColor=(0.05, 0.05, 0.08, 0.7), pad=(0.3, 0.25), command=on_button,
+                extraArgs=[i]))
+            self.buttons[-1].hide()
+        self.prompt = OnscreenText(text="", pos=(-0.3, -0.7), scale=0.036,
+                                   fg=(1.0, 0.92, 0.6, 1), shadow=shadow, align=TextNode.ALeft,
+                                   mayChange=True, parent=parent)
+        self.help = OnscreenText(text=help_text, pos=(0, 0.7), scale=0.038, fg=fg,
+                                 bg=(0.05, 0.05, 0.08, 0.85), shadow=shadow,
+                                 align=TextNode.ACenter, mayChange=True, parent=parent)
+        self.help.hide()
+        self.over = OnscreenText(text="", pos=(0, 0.15), scale=0.085, fg=(1, 0.9, 0.5, 1),
+                                 bg=(0.05, 0.05, 0.08, 0.8), shadow=shadow,
+                                 align=TextNode.ACenter, mayChange=True, parent=parent)
+        self.over.hide()
+        self.again = DirectButton(text="Start again (R)", scale=0.06, pos=(0, 0, -0.02),
+                                  parent=parent, relief=DGG.FLAT,
+                                  text_fg=(1.0, 0.95, 0.75, 1), frameColor=(0.1, 0.3, 0.15, 0.9),
+                                  pad=(0.4, 0.3), command=on_again)
+        self.again.hide()
+
+    def show(self, status: str, panels: list[tuple[str, tuple[float, float, float]]],
+             log_lines: list[str], labels: list[str], prompt_lines: list[str],
+             over: str | None, again: bool) -> None:
+        """Set every text: the status, the seats' panels, the last 9 log lines, the button
+        labels (the rest hidden), the last 8 prompt lines, the game-over line (None: off)
+        and whether 'start again' is offered."""
+        self.status.setText(status)
+        for i, label in enumerate(self.panels):
+            if i < len(panels):
+                text, colour = panels[i]
+                label.setText(text)
+                label["fg"] = (*colour, 1)
+                label.show()
+            else:
+                label.hide()
+        self.log.setText("\n".join(wrap(line, 70) for line in log_lines[-9:]))
+        for i, button in enumerate(self.buttons):
+            if i < len(labels):
+                button["text"] = labels[i]
+                button.resetFrameSize()
+                button.show()
+            else:
+                button.hide()
+        self.prompt.setText("\n".join(wrap(line, 60) for line in prompt_lines[-8:]))
+        if over is not None:
+            self.over.setText(f"Game over: {over}")
+            self.over.show()
+        else:
+            self.over.hide()
+        if again:
+            self.again.show()
+        else:
+            self.again.hide()
+
+    def news(self, lines: list[str], now: float) -> None:
+        """Put the last three lines of news up for BANNER_S."""
+        self.banner.setText("\n".join(wrap(e, 80) for e in lines[-3:]))
+        self.banner_until = now + BANNER_S
+
+    def tick(self, now: float) -> None:
+        """Take the banner down once its time is up (each frame)."""
+        if now > self.banner_until and self.banner.getText():
+            self.banner.setText("")
+
+    def set_help(self, shown: bool) -> None:
+        if shown:
+            self.help.show()
+        else:
+            self.help.hide()

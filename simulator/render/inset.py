@@ -1,0 +1,125 @@
+"""The close-up inset of the last throw or roll: the die just thrown is legible (a paper
+d8's top about 60 px across at 1280x720) whatever the main camera shows. One die (or more
+than INSET_CELLS) is framed by one camera; a roll of several dice is shown die by die, each
+in a cell seen from above (framing all of a tray's dice at once showed a 16 mm d6 18-20 px
+wide). `Inset` owns the display regions and cameras; Panda3D is imported when one is made.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from simulator.render.camera import OrbitCamera, closeup_view, die_view
+from simulator.render.offscreen import apply_camera
+
+# Where (left, right, bottom, top: fractions of the window): at the right, under the first
+# seat panels and over the choices column, where it hides the table least.
+INSET = (0.67, 0.99, 0.42, 0.72)
+INSET_FRAME_PX, INSET_FRAME_COLOUR = 2, (0.96, 0.95, 0.9, 1.0)
+INSET_CELLS = 8  # dice shown cell by cell, at most
+
+Box = tuple[float, float, float, float]
+
+
+def inset_cells(n: int) -> list[Box]:
+    """The inset's cells (left, right, bottom, top in window fractions) for n dice, in
+    reading order: one row of up to four, else two rows."""
+    cols = n if n <= 4 else math.ceil(n / 2)
+    rows = math.ceil(n / cols)
+    w, h = (INSET[1] - INSET[0]) / cols, (INSET[3] - INSET[2]) / rows
+    return [(INSET[0] + c * w, INSET[0] + (c + 1) * w, INSET[3] - (r + 1) * h, INSET[3] - r * h)
+            for k in range(n) for r, c in [divmod(k, cols)]]
+
+
+def inset_size(win_size: tuple[int, int]) -> tuple[int, int]:
+    """The inset's size in pixels in a window of `win_size`."""
+    w, h = win_size
+    return (round(w * (INSET[1] - INSET[0])), round(h * (INSET[3] - INSET[2])))
+
+
+class Inset:
+    """The inset's display regions on `base.win`: a pale frame, one region for a single
+    camera and INSET_CELLS cells, all off until `update` shows something."""
+
+    def __init__(self, base: Any, background: tuple[float, float, float, float],
+                 win_size: tuple[int, int]) -> None:
+        from panda3d.core import Camera, NodePath, PerspectiveLens
+
+        self.base = base
+        win = base.win
+
+        def camera(name: str) -> tuple[Any, Any]:
+            lens = PerspectiveLens()
+            lens.setNearFar(0.01, 30.0)
+            node = Camera(name)
+            node.setLens(lens)
+            return base.render.attachNewNode(node), lens
+
+        def region(box: Box, sort: int, colour: tuple[float, ...], cam: Any) -> Any:
+            r = win.makeDisplayRegion(*box)
+            r.setSort(sort)
+            r.setClearColorActive(True)
+            r.setClearColor(colour)
+            r.setCamera(cam)
+            r.setActive(False)
+            return r
+
+        self._np, self._lens = camera("inset-camera")
+        # A region a little larger that only clears (its camera looks at an empty scene),
+        # so the close-up does not read as part of the table.
+        fx, fy = INSET_FRAME_PX / win_size[0], INSET_FRAME_PX / win_size[1]
+        self._frame = region((INSET[0] - fx, INSET[1] + fx, INSET[2] - fy, INSET[3] + fy), 19,
+                             INSET_FRAME_COLOUR,
+                             NodePath("inset-frame").attachNewNode(Camera("inset-frame-camera")))
+        self._region = region(INSET, 20, background, self._np)
+        self._region.setClearDepthActive(True)
+        self._cells: list[tuple[Any, Any, Any]] = []  # (region, camera node, lens)
+        for _k in range(INSET_CELLS):
+            cam_np, lens = camera("inset-cell-camera")
+            cell = region(INSET, 21, background, cam_np)
+            cell.setClearDepthActive(True)
+            self._cells.append((cell, cam_np, lens))
+        self.camera: OrbitCamera | None = None  # the close-up shown, None when off
+        # What it shows: (camera, cell in window fractions, cell size px) per die of the
+        # last roll in the order given, or one camera framing them all.
+        self.views: list[tuple[OrbitCamera, Box, tuple[int, int]]] = []
+
+    def update(self, points: list[tuple[float, float, float]], die_size: float,
+               win_size: tuple[int, int]) -> None:
+        """Show the dice at `points` (none: the inset goes off); `die_size` (m) is a die's
+        width across, for framing."""
+        for cell, _np, _lens in self._cells:
+            cell.setActive(False)
+        if not points:
+            self.camera = None
+            self.views = []
+            self._region.setActive(False)
+            self._frame.setActive(False)
+            return
+        size = inset_size(win_size)
+        self.camera = closeup_view(points, die_size, size[0] / size[1])
+        self._frame.setActive(True)
+        if len(points) == 1 or len(points) > INSET_CELLS:  # one die, or too many for cells
+            apply_camera(self._np, self._lens, self.camera, size)
+            self._region.setActive(True)
+            self.views = [(self.camera, INSET, size)]
+            return
+        self._region.setActive(False)
+        w, h = win_size
+        self.views = []
+        for point, box, (cell, cam_np, lens) in zip(points, inset_cells(len(points)),
+                                                    self._cells, strict=False):
+            cell_size = (max(1, round(w * (box[1] - box[0]))), max(1, round(h * (box[3] - box[2]))))
+            cam = die_view(point, die_size, cell_size[0] / cell_size[1])
+            cell.setDimensions(*box)
+            apply_camera(cam_np, lens, cam, cell_size)
+            cell.setActive(True)
+            self.views.append((cam, box, cell_size))
+
+    def remove(self) -> None:
+        win = self.base.win
+        win.removeDisplayRegion(self._region)
+        win.removeDisplayRegion(self._frame)
+        for cell, _np, _lens in self._cells:
+            win.removeDisplayRegion(cell)
