@@ -50,7 +50,7 @@ def test_a_die_dropped_onto_a_resting_die_moves_it():
     w.place("a", D8, 1, 0.0, (0.0, 0.0))
     start = w.scene["a"].pose.position
     report = w.throw("t", D8, ThrowSpec((0.015, 0.005, 0.15), (0.0, 0.0, -1.5), (5.0, -4.0, 1.0),
-                                    (0.3, 0.0, 0.1, 0.948)))
+                                        (0.3, 0.0, 0.1, 0.948)))
     assert [b.die for b, _a in report.disturbed] == ["a"]
     if "a" in w.scene:
         end = w.scene["a"].pose.position

@@ -262,7 +262,7 @@ def test_the_lone_die_loop_gives_the_bits_of_the_general_loop(monkeypatch):
                               dict(release=(0.55, 0.0, 0.1), velocity=(3.0, 0.0, 0.0)))
         for die, z, q in POISED_DROPS:  # drops that pause on an edge or a point (World._poised)
             script.append(("throw", [("poised", load_die(die), ThrowSpec((0.0, 0.0, z), (0.0, 0.0, 0.0),
-                                                                      (0.0, 0.0, 0.0), q))]))
+                                                                         (0.0, 0.0, 0.0), q))]))
             script.append(("clear",))
         calls.clear()
         general = _play(True, table, script, lone_loop=False)

@@ -52,7 +52,7 @@ def test_a_symmetric_drop_never_rests_on_a_point_or_an_edge(die, surface):
     for name, direction in _features(die):
         for seed in (1, 2):
             throw = ThrowSpec((0.0, 0.0, shape.poly.circumradius + 0.02), (0.0, 0.0, 0.0),
-                          orientation=_down(direction), seed=seed)
+                              orientation=_down(direction), seed=seed)
             report = world.throw("d", model, throw)
             world.remove("d")
             assert report.perturbation is not None

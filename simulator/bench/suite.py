@@ -276,8 +276,8 @@ def _scene_cases() -> list[GoldenCase]:
         # A long cuboid dropped tilted toward a crate comes to lean on it (sin/cos of 25 deg).
         GoldenCase("scene/lean-on-obstacle", "obstacles", "felt", (),
                    (("t", "cuboid-d6-long", ThrowSpec((0.075, 0.05, 0.025), (0.0, 0.0, 0.0),
-                                                   orientation=(0.0, 0.42261826174069944, 0.0,
-                                                                0.9063077870366499))),)),
+                                                      orientation=(0.0, 0.42261826174069944, 0.0,
+                                                                   0.9063077870366499))),)),
         # A d6 dropped astride the far edge rests overhanging it.
         GoldenCase("scene/overhang", "rect", "felt", (),
                    (("t", "d6", ThrowSpec((0.0, 0.44, 0.03), (0.0, 0.0, 0.0))),)),
@@ -292,7 +292,7 @@ def _scene_cases() -> list[GoldenCase]:
         # Three d6 into the walled tray (dice may end cocked against a wall).
         GoldenCase("scene/tray-three-d6", "tray", "felt", (),
                    tuple((f"t{i}", "d6", ThrowSpec((-0.06 + 0.06 * i, -0.03, 0.05 + 0.03 * i),
-                                              (0.3 - 0.25 * i, 0.4, -0.3), (12.0, -9.0, 4.0 * i)))
+                                                   (0.3 - 0.25 * i, 0.4, -0.3), (12.0, -9.0, 4.0 * i)))
                          for i in range(3))),
         # A throw into the obstacle table: hits the crate or the tower on the way.
         GoldenCase("scene/obstacles", "obstacles", "felt",

@@ -41,7 +41,7 @@ def random_throw(table: TableSpec, player: int, rng: np.random.Generator,
     if player == 2:  # mirror through the table's x axis: y -> -y
         release[1], vel[1] = -release[1], -vel[1]
     return ThrowSpec(release=_t3(release), velocity=_t3(vel), spin=_t3(spin),
-                 orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
+                     orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
 
 
 def _t3(a: np.ndarray) -> tuple[float, float, float]:

@@ -110,8 +110,8 @@ def _tray_throw(tray: TableSpec, k: int, count: int, rng: np.random.Generator) -
     v[2] = rng.uniform(-0.5, 0.0)
     w = rng.uniform(-20.0, 20.0, size=3)
     return ThrowSpec((float(x), float(y), float(z)), (float(v[0]), float(v[1]), float(v[2])),
-                 (float(w[0]), float(w[1]), float(w[2])),
-                 (float(q[0]), float(q[1]), float(q[2]), float(q[3])))
+                     (float(w[0]), float(w[1]), float(w[2])),
+                     (float(q[0]), float(q[1]), float(q[2]), float(q[3])))
 
 
 class PhysicsRoller:

@@ -79,7 +79,7 @@ def throw_from_drag(table: TableSpec, player: int, path: list[tuple[float, float
     spin[2] += SIDE_SPIN * _bow(path)
     spin = np.clip(spin, -SPIN_LIMIT, SPIN_LIMIT)
     throw = ThrowSpec(release=_t3(release), velocity=_t3(vel), spin=_t3(spin),
-                  orientation=_orientation(start, end))
+                      orientation=_orientation(start, end))
     foul, why = check_release(table, player, throw)
     arc = tuple(_t3(release + vel * s + np.array([0.0, 0.0, -0.5 * GRAVITY * s * s]))
                 for s in np.linspace(0.0, t, 24))
