@@ -97,6 +97,19 @@ SOLIMP = "0.99 0.99 0.001"  # resting dice then sink 0.01-0.3 mm (0.9 0.95: up t
 CORNER_RADIUS = 1e-4  # m
 TOUCH_GAP = 1e-3  # m: a die this close to another die or an obstacle touches it (as World)
 MAX_MODELS = 32  # compiled models kept per world (one per set of die shapes in order)
+# Steps a call while every die is brisk: faster than BRISK times settle_linear or spinning
+# faster than BRISK times settle_angular, and none still (a forgiven twitch). The Python
+# around each step cost half as much as the step; the settle rule needs to read the dice
+# only when one may be still. A call is kept if every die is brisk after it too, none below
+# its floor falling (fell off, tunnel) and none faster than fast_speed / 2; otherwise the
+# state before it is put back and those steps are stepped one at a time, read after each.
+# So the rule reads every step at which a die is slow: a die goes still, falls off, tunnels
+# or turns non-finite at the same step, the same bits, as read every step. What a call could
+# hide is a die that went from brisk to still and back to brisk within BATCH_STEPS steps,
+# and no still spell that long (the hold) fits in one. Not when recording (frames at 60 Hz).
+BATCH_STEPS = 4
+BRISK = 10.0
+GATE = 3.0
 
 
 def damping_ratio(restitution: float) -> float:
@@ -141,6 +154,7 @@ class MujocoWorld:
         self._last_key: frozenset[Any] = frozenset()
         self._physics_json: tuple[frozenset[Any], dict[str, Any]] | None = None
         self.coast = True  # step a lone die in free flight unwatched (world.coast_steps)
+        self.batch_steps = BATCH_STEPS  # steps a call while every die moves (1: every step)
 
     # -- public ---------------------------------------------------------------------------
 
@@ -204,7 +218,10 @@ class MujocoWorld:
         for name, model, throw in dice:
             simulated, perturbations[name] = symmetry_break(throw)
             placed[name] = PlacedDie(name, model, Pose(simulated.release, simulated.orientation))
-        mm = self._load(names, placed)
+        # The geoms' places are wanted only for reading resting dice or obstacles (touching,
+        # leaning): a lone die's throw skips the two forward passes (mj_step makes its own).
+        others = len(names) > 1 or bool(self.table.obstacles)
+        mm = self._load(names, placed, forward=others)
         before = {n: self._classify(mm, names, i, removed={}) for i, n in enumerate(resting)}
         for k, (_name, _model, throw) in enumerate(dice):
             i = len(resting) + k
@@ -212,7 +229,8 @@ class MujocoWorld:
             self._set_velocity(mm, i, simulated)
         removed: dict[int, Pose] = {}
         steps, frames = self._run_to_rest(mm, names, removed, record)
-        self._forward(mm)
+        if others:
+            self._forward(mm)
         outcomes = {n: self._classify(mm, names, i, removed) for i, n in enumerate(names)}
         disturbed = tuple((b, outcomes[n]) for n, b in before.items() if _disturbed(b, outcomes[n]))
         reports = []
@@ -272,9 +290,9 @@ class MujocoWorld:
     def _friction(v: Any) -> tuple[float, float, float, float, float]:
         return (v.friction, v.friction, v.spinning_friction, v.rolling_friction, v.rolling_friction)
 
-    def _load(self, names: list[str], scene: dict[str, PlacedDie]) -> _Model:
+    def _load(self, names: list[str], scene: dict[str, PlacedDie], forward: bool = True) -> _Model:
         """The compiled model for these dice (in this order) with every die at its pose in
-        `scene` and at rest."""
+        `scene` and at rest; `forward` places the geoms too (for distances between them)."""
         models = [scene[n].model for n in names]
         shapes = tuple(die_shape(m) for m in models)
         key_materials = frozenset(m.contact_material for m in models)
@@ -290,7 +308,8 @@ class MujocoWorld:
         qpos = mm.data.qpos
         for i, n in enumerate(names):
             qpos[7 * i:7 * i + 7] = free_position(scene[n].pose)
-        self._forward(mm)
+        if forward:
+            self._forward(mm)
         return mm
 
     def _compile(self, shapes: tuple[DieShape, ...], materials: frozenset[Any]) -> _Model:
@@ -351,7 +370,10 @@ class MujocoWorld:
                 pairs.append(self._pair(f"d{k}", f"d{i}", contact.wanted[_key(other, mat)]))
         xml = (f'<mujoco model="tabletop"><compiler angle="radian" inertiafromgeom="false"/>'
                f'<option timestep="{s.time_step!r}" gravity="0 0 {-s.gravity!r}" '
-               f'iterations="{s.solver_iterations}" integrator="implicitfast" cone="elliptic"/>'
+               f'iterations="{s.solver_iterations}" integrator="implicitfast" cone="elliptic">'
+               # No islands: a lone die is one island, and finding it cost 2-5% of a step
+               # (the same bits); a few dice gain nothing from solving apart.
+               f'<flag island="disable"/></option>'
                f'<asset>{"".join(assets)}</asset>'
                f'<default><geom contype="0" conaffinity="0"/></default>'
                f'<worldbody>{"".join(geoms)}{"".join(bodies)}</worldbody>'
@@ -447,6 +469,16 @@ class MujocoWorld:
         # bad-acceleration warning (d.warning[...] costs 1.4 us a step, the view 0.2 us).
         mj_step = mj.mj_step
         bad_qacc = d.warning[mj.mjtWarning.mjWARN_BADQACC]
+        flags = m.opt.disableflags
+        no_constraint = int(mj.mjtDisableBit.mjDSBL_CONSTRAINT)
+        batch = 1 if record else self.batch_steps
+        brisk_v2, brisk_w2 = lin2 * BRISK ** 2, ang2 * BRISK ** 2
+        gate_v2, gate_w2 = brisk_v2 * GATE ** 2, brisk_w2 * GATE ** 2
+        spec = mj.mjtState.mjSTATE_INTEGRATION
+        saved = np.empty(mj.mj_stateSize(m, spec))
+        get_state, set_state = mj.mj_getState, mj.mj_setState
+        brisk = False  # every die brisk after the last step (then a call may take `batch`)
+        watch_to = 0  # step every step up to here (a call that ended in a slow die)
         step = 0
         fastest = math.sqrt(sum(float(qvel[6 * i:6 * i + 3] @ qvel[6 * i:6 * i + 3]) for i in live))
         while step < max_steps:
@@ -468,7 +500,13 @@ class MujocoWorld:
                                     mm.shapes[i].spin_ratio, top, bool(self.table.obstacles),
                                     max_steps - step + 1, slack)
             if coast:
-                mj_step(m, d, coast)
+                # Constraints off: nothing is near enough to touch (coast_steps), so MuJoCo
+                # would find no contact; the same bits, 0.45 of a flight step's 2 us saved.
+                m.opt.disableflags = flags | no_constraint
+                try:
+                    mj_step(m, d, coast)
+                finally:
+                    m.opt.disableflags = flags
                 step += coast - 1
             elif split > 1:
                 # A die faster than fast_speed: sub-steps, and the stiffest contact MuJoCo
@@ -482,11 +520,24 @@ class MujocoWorld:
                 finally:
                     m.opt.timestep = dt
                     m.pair_solref[:, 0] = timeconsts
+            elif brisk and step > watch_to and fastest < fast / 2 and step + batch <= max_steps:
+                # Every die brisk: `batch` steps in one call (BATCH_STEPS). Kept if every die
+                # is brisk after it too; if not, taken back and stepped one at a time.
+                get_state(m, d, saved, spec)
+                mj_step(m, d, batch)
+                if _brisk(qpos, qvel, live, floors, brisk_v2, brisk_w2, fast * fast / 4):
+                    step += batch - 1
+                else:
+                    set_state(m, d, saved, spec)
+                    bad_qacc.number = 0  # (a non-finite step is met again, at its step)
+                    watch_to = step + batch - 1
+                    mj_step(m, d)
             else:
                 mj_step(m, d)
             if bad_qacc.number:
                 raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
             settled = True
+            brisk = batch > 1
             fastest = 0.0
             for i in list(live):
                 v = qvel[6 * i:6 * i + 6]
@@ -501,6 +552,8 @@ class MujocoWorld:
                     raise NonFiniteError(f"die {names[i]} turned non-finite at step {step}: "
                                          f"velocity {[lx, ly, lz]}, spin {[wx, wy, wz]}")
                 fastest = max(fastest, math.sqrt(v2))
+                if v2 < gate_v2 and w2 < gate_w2:
+                    brisk = False
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = self._raw_pose(qpos, i)
@@ -510,6 +563,7 @@ class MujocoWorld:
                     settled = False
                     continue
                 still[i] += 1
+                brisk = False  # (a forgiven twitch: brisk, yet still)
                 if still[i] < hold:
                     settled = False
                 elif still[i] == hold and restarts[i] < MAX_POISED and self._poised(mm, names, i, removed):
@@ -602,6 +656,20 @@ def _corner_spheres(shape: DieShape) -> list[np.ndarray]:
     if poly.kind in ("cube", "cuboid") or all(len(f) <= 3 for f in poly.faces):
         return []
     return [v - CORNER_RADIUS * v / np.linalg.norm(v) for v in poly.vertices]
+
+
+def _brisk(qpos: Any, qvel: Any, live: list[int], floors: list[float], v2_min: float,
+           w2_min: float, v2_max: float) -> bool:
+    """Every live die moving at least sqrt(v2_min) or spinning at least sqrt(w2_min), slower
+    than sqrt(v2_max), and none falling below its floor (a non-finite one is not brisk)."""
+    for i in live:
+        lx, ly, lz, wx, wy, wz = qvel[6 * i:6 * i + 6].tolist()
+        v2 = lx * lx + ly * ly + lz * lz
+        if not ((v2 >= v2_min or wx * wx + wy * wy + wz * wz >= w2_min) and v2 < v2_max):
+            return False
+        if lz < -0.01 and qpos[7 * i + 2] < floors[i]:
+            return False
+    return True
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
