@@ -83,3 +83,27 @@ def test_batched_steps_give_the_bits_of_reading_every_step():
     assert reasons["fell_off"] > 0 and counted.calls["mj_setState"] > 0
     # and the shortcut was taken: far fewer calls than steps
     assert counted.calls["mj_step"] < reference_steps / 2
+
+
+def test_euler_integrates_what_implicitfast_would():
+    """Nothing in the model depends on velocity but the contacts (no joint damping, no
+    actuators), so implicitfast's implicit term is zero: Euler integrates the same equations
+    without its factorization, and the same throws end on the same faces (rounding apart)."""
+    table, throws = throws_for("lab", "paper-d8", 30)
+    model = load_die("paper-d8")
+    euler, implicit = MujocoWorld(table, MUJOCO), MujocoWorld(table, MUJOCO)
+    for world in (euler, implicit):
+        world.throw("die", model, throws[0])
+        world.scene.clear()
+    (compiled,) = [mm.model for mm in euler._models.values()]
+    assert compiled.opt.integrator == mujoco.mjtIntegrator.mjINT_EULER
+    assert compiled.nu == 0 and not compiled.dof_damping.any()
+    for mm in implicit._models.values():
+        mm.model.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    for throw in throws:
+        a = euler.throw("die", model, throw).outcome
+        b = implicit.throw("die", model, throw).outcome
+        euler.scene.clear()
+        implicit.scene.clear()
+        assert (a.status, a.reason, a.face) == (b.status, b.reason, b.face)
+        assert a.position == pytest.approx(b.position, abs=1e-3)
