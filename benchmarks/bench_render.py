@@ -5,18 +5,20 @@ table with both crews in play; Diced: 8 seats; Diceland hex: the large board; D-
 4 units; DiceWar: the whole warlands with the Ruins):
 
 1. Frames per second at the window's size (1280x720) while the last throw's dice move
-   along their recorded trajectory, for each drawing path this machine has: Panda3D's
-   software renderer, OpenGL with fixed-function shading (what the window draws) and
-   OpenGL with physically based shading (simplepbr). Under Xvfb with Mesa, OpenGL is
-   llvmpipe on the CPU. Frames are drawn and waited for, not read back (a window shows
-   them; reading a picture back is `tabletop render`'s cost, not the window's).
+   along their recorded trajectory, for each drawing path this machine has: the game's
+   own window ("window": OpenGL with fixed-function shading, its HUD and close-up inset,
+   each frame a turn of its loop, in a process of its own), and offscreen pictures by
+   Panda3D's software renderer, OpenGL with fixed-function shading and OpenGL with
+   physically based shading (simplepbr). Under Xvfb with Mesa, OpenGL is llvmpipe on the
+   CPU. An offscreen frame is waited for by reading back one pixel of it (llvmpipe draws
+   nothing until its buffer is needed); a picture's whole read-back is not timed.
 2. Whether a throw's physics finishes before its playback needs it: the wall time the
    physics takes to simulate each throw of the game to rest with its trajectory recorded
    (as the window does), against how long that throw's playback lasts. Below 100% the
    recording is complete before a playback started at release would need its last frame.
 
     xvfb-run -a python -m benchmarks.bench_render [--games all] [--frames 40] [--turns 6]
-        [--paths software,gl,pbr]
+        [--paths window,software,gl,pbr]
 
 Prints one line per game and path, and one per game for the physics; no pass or fail.
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -50,16 +53,20 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=40, help="frames timed per game and path")
     ap.add_argument("--turns", type=int, default=6, help="turns the bots play first")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--paths", default="software,gl,pbr",
-                    help="drawing paths to time, of software, gl, pbr (those the machine has)")
+    ap.add_argument("--paths", default="window,software,gl,pbr",
+                    help="drawing paths to time, of window, software, gl, pbr (those the "
+                         "machine has)")
+    ap.add_argument("--window-of", metavar="GAME", help=argparse.SUPPRESS)  # one child's game
     args = ap.parse_args()
+    if args.window_of:
+        return _window_child(args.window_of, args.seed, args.turns, args.frames)
     games = GAMES if args.games == "all" else tuple(g.strip() for g in args.games.split(","))
     from simulator.render.offscreen import gl_unavailable, pbr_unavailable
 
     have = ["software"]
     why_not = gl_unavailable()
     if not why_not:
-        have.append("gl")
+        have += ["window", "gl"]
         if not pbr_unavailable():
             have.append("pbr")
     else:
@@ -78,9 +85,17 @@ def main() -> int:
     # Each path for every game in turn, the slowest (simplepbr) last.
     for path in paths:
         for game, (session, _throws) in played.items():
+            if path == "window":  # a process holds one window: each game's in its own
+                child = subprocess.run(
+                    [sys.executable, "-m", "benchmarks.bench_render", "--window-of", game,
+                     "--seed", str(args.seed), "--turns", str(args.turns),
+                     "--frames", str(args.frames)], capture_output=True, text=True)
+                lines = [ln for ln in child.stdout.splitlines() if ln.startswith(game)]
+                print(lines[-1] if child.returncode == 0 and lines else
+                      f"{game:15s} window   failed: {child.stderr.strip()[-300:]}", flush=True)
+                continue
             fps, dice, detail = _frames(game, session, path, args.frames)
-            print(f"{game:15s} {path:8s} {fps:6.1f} frames/s at {WINDOW[0]}x{WINDOW[1]}, "
-                  f"{dice} dice moving ({detail})", flush=True)
+            print(_line(game, path, fps, dice, detail), flush=True)
     return 0
 
 
@@ -123,38 +138,90 @@ def _frames(game: str, session: Any, path: str, frames: int) -> tuple[float, int
     """Frames per second drawing the session's table by `path`, the last throw's dice
     moving along their recording; how many dice moved; the renderer in words."""
     from simulator.render.app import window_module
-    from simulator.render.session import ThrowAnim
 
     module = window_module(game)
+    assert module is not None, game
     picture = module.picture(session, WINDOW, path)
     renderer = picture.renderer
     picture.render("overview", caption=False, inset=False)  # builds the scene, uploads textures
+    playback, move = _mover(game, session, picture.scene)
+    fps = _timed(lambda: renderer.draw(), move, playback, frames)
+    detail = renderer.path.detail
+    picture.close()
+    return fps, len(playback.tracks), detail
+
+
+def _window_frames(game: str, session: Any, frames: int) -> tuple[float, int, str]:
+    """The game's own window (`GameWindow`, OpenGL as the window opens it) showing the
+    session, its HUD and close-up inset included, each frame a turn of its loop; bots are
+    paused, so only drawing is timed. A process holds one window: `main` runs this in a
+    process of its own for each game."""
+    from simulator.render.app import open_window, window_module
+
+    app: Any = open_window(session, window_module(game))
+    app.paused = True
+    if game != "deep-white-sea":
+        from simulator.render.dice_window import place_roll
+
+        roll = session.last_roll
+        place_roll(app.scene, roll, app.roll_colours(roll), 0.0)
+    playback, move = _mover(game, session, app.scene)
+    app.step_frames(3)  # uploads textures, makes the inset's views
+    fps = _timed(lambda: app.step_frames(1), move, playback, frames)
+    gsg = app.base.win.getGsg()
+    detail = f"the game's window, OpenGL {gsg.getDriverRenderer()}, HUD and inset"
+    app.cleanup()
+    return fps, len(playback.tracks), detail
+
+
+def _mover(game: str, session: Any, scene: Any) -> tuple[Any, Callable[[dict[str, Any]], None]]:
+    """The last throw's playback and what poses the scene's dice at one of its moments."""
+    from simulator.render.session import ThrowAnim
+
     if game == "deep-white-sea":
         anim = next(a for out in reversed(session.history) for a in out.anims
                     if isinstance(a, ThrowAnim) and a.playback.duration > 0)
-        playback = anim.playback
 
         def move(poses: dict[str, Any]) -> None:
             for name, (pos, quat) in poses.items():
-                if name in picture.scene.dice:
-                    picture.scene.move_die(name, pos, quat)
-    else:
-        playback = session.last_roll.playback
+                if name in scene.dice:
+                    scene.move_die(name, pos, quat)
 
-        def move(poses: dict[str, Any]) -> None:
-            for name, pose in poses.items():
-                if "roll:" + name in picture.scene.dice:
-                    picture.scene.move_tray_die("roll:" + name, pose)
+        return anim.playback, move
+
+    def move_tray(poses: dict[str, Any]) -> None:
+        for name, pose in poses.items():
+            if "roll:" + name in scene.dice:
+                scene.move_tray_die("roll:" + name, pose)
+
+    return session.last_roll.playback, move_tray
+
+
+def _timed(draw: Callable[[], None], move: Callable[[dict[str, Any]], None], playback: Any,
+           frames: int) -> float:
+    """Frames per second of `draw` with the dice moved to each frame's moment (60 a
+    second of playback); the better of two rounds, the machine being shared."""
     best = 0.0
-    for _round in range(2):  # the better of two: the machine is shared
+    for _round in range(2):
         t0 = time.perf_counter()
         for k in range(frames):
             move(playback.poses_at((k / 60.0) % max(playback.duration, 1e-3)))
-            renderer.draw()
+            draw()
         best = max(best, frames / (time.perf_counter() - t0))
-    detail = renderer.path.detail
-    picture.close()
-    return best, len(playback.tracks), detail
+    return best
+
+
+def _window_child(game: str, seed: int, turns: int, frames: int) -> int:
+    """`--window-of GAME`: one game's window line, printed by a process of its own."""
+    session, _throws = _played(game, seed, turns)
+    fps, dice, detail = _window_frames(game, session, frames)
+    print(_line(game, "window", fps, dice, detail), flush=True)
+    return 0
+
+
+def _line(game: str, path: str, fps: float, dice: int, detail: str) -> str:
+    return (f"{game:15s} {path:8s} {fps:6.1f} frames/s at {WINDOW[0]}x{WINDOW[1]}, "
+            f"{dice} dice moving ({detail})")
 
 
 if __name__ == "__main__":

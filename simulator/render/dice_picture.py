@@ -12,8 +12,8 @@ from PIL import Image
 from simulator.render.camera import OrbitCamera
 from simulator.render.caption import caption_lines
 from simulator.render.dice_scene import seat_colour
-from simulator.render.dice_session import DiceSession, d6_shape
-from simulator.render.dice_window import TRAY_PREFIX, seat_view, table_top_view
+from simulator.render.dice_session import DiceSession
+from simulator.render.dice_window import TRAY_PREFIX, place_roll, seat_view, table_top_view
 from simulator.render.offscreen import OffscreenRenderer
 
 VIEWS = ("overview", "top", "thrower", "closeup")
@@ -40,14 +40,8 @@ class DicePicture:
         for name in self.scene.die_names(TRAY_PREFIX):
             self.scene.remove_die(name)
         if roll is not None:
-            end = roll.playback.poses_at(roll.playback.duration)
             colour = seat_colour(self.session.last_player)
-            for i, name in enumerate(roll.names):
-                if name in end:
-                    (x, y, z), q = end[name]
-                    at = self.scene.tray_at
-                    self.scene.add_d6(TRAY_PREFIX + name, d6_shape(), colour, roll.labels[i],
-                                      ((x + at[0], y + at[1], z), q))
+            place_roll(self.scene, roll, [colour] * len(roll.names), roll.playback.duration)
 
     def camera(self, view: str) -> OrbitCamera:
         table = self.scene.table

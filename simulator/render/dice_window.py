@@ -84,17 +84,7 @@ class DiceGameWindow(GameWindow):
     def show_roll(self, roll: Roll, on_applied: Any = None) -> None:
         """Play a thrown roll in the tray, then give its faces to the engine."""
         self.roll = roll
-        for name in self.scene.die_names(TRAY_PREFIX):
-            self.scene.remove_die(name)
-        colours = self.roll_colours(roll)
-        shape = d6_shape()
-        start = roll.playback.poses_at(0.0)
-        for i, name in enumerate(roll.names):
-            pose = start.get(name)
-            if pose is None:
-                continue
-            self.scene.add_d6(TRAY_PREFIX + name, shape, colours[i], roll.labels[i],
-                              self._tray_pose(pose))
+        place_roll(self.scene, roll, self.roll_colours(roll), 0.0)
 
         def applied() -> None:
             out = self.session.apply_roll(roll)
@@ -171,10 +161,6 @@ class DiceGameWindow(GameWindow):
             self.scene.remove_die(name)
         return DiceSession(s.game, list(s.players), s.seed + 1, dict(s.options))
 
-    def _tray_pose(self, pose: Any) -> Any:
-        (x, y, z), q = pose
-        return ((x + self.scene.tray_at[0], y + self.scene.tray_at[1], z), q)
-
     # -- cameras: seats around the table ------------------------------------------------------
 
     def seat_heading(self, seat: int) -> float:
@@ -188,6 +174,27 @@ class DiceGameWindow(GameWindow):
 
     def top_camera(self, aspect: float) -> OrbitCamera:
         return table_top_view(self.scene.table, aspect)
+
+
+def tray_pose(scene: Any, pose: Any) -> Any:
+    """A die's pose in the tray's frame (as the tray's physics records it) on the table."""
+    (x, y, z), q = pose
+    return ((x + scene.tray_at[0], y + scene.tray_at[1], z), q)
+
+
+def place_roll(scene: Any, roll: Roll, colours: list[Any], t: float) -> None:
+    """The roll's dice in the scene's tray as they lie `t` s into its playback, each die
+    in its colour (`colours`, one a die): the window's playback starts so, and a picture
+    shows the roll at rest so (t = its duration)."""
+    for name in scene.die_names(TRAY_PREFIX):
+        scene.remove_die(name)
+    at = roll.playback.poses_at(t)
+    shape = d6_shape()
+    for i, name in enumerate(roll.names):
+        pose = at.get(name)
+        if pose is not None:
+            scene.add_d6(TRAY_PREFIX + name, shape, colours[i], roll.labels[i],
+                         tray_pose(scene, pose))
 
 
 def seat_view(table: TableSpec, heading: float, pitch: float = -52.0) -> OrbitCamera:

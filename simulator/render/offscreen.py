@@ -127,6 +127,9 @@ class OffscreenRenderer:
         self.camera = self.root.attachNewNode(cam)
         region = self.buffer.makeDisplayRegion()
         region.setCamera(self.camera)
+        # One pixel of the buffer, without a camera (nothing drawn there): reading it back
+        # is how `draw` waits for the frame (see there).
+        self._probe = self.buffer.makeDisplayRegion(0, 1 / size[0], 0, 1 / size[1])
         self._tasks: object | None = None
         self._outputs: list[Any] = []
         self._scene: object | None = None
@@ -184,11 +187,17 @@ class OffscreenRenderer:
         apply_camera(self.camera, self.lens, cam, self.size)
 
     def draw(self) -> None:
-        """Draw one frame and wait for it, without reading it back (what a window does)."""
+        """Draw one frame and wait until it is drawn, reading back one pixel of it (what a
+        window's buffer swap does). Without that read-back, Mesa's llvmpipe never drew an
+        offscreen frame: it put off the work until the buffer was needed and dropped it when
+        the next frame cleared the buffer, so timing frames timed only their set-up (D-Day's
+        table 2 ms a frame; 35-48 ms with the pixel read)."""
         if self._tasks is not None:
             self._tasks.step()  # type: ignore[attr-defined]  # simplepbr's per-frame inputs
         self.engine.renderFrame()
         self.engine.syncFrame()
+        if self._probe.getScreenshot() is None:
+            raise RuntimeError("Panda3D could not read back the offscreen buffer")
         if self._tasks is not None:
             from panda3d.core import ATS_up, Texture
 

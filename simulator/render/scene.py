@@ -68,6 +68,14 @@ from simulator.render.looks import (
 )
 
 LIGHT_DIR = (0.35, 0.55, -1.0)  # key light, pointing from the lamp down onto the table
+# How textures are sampled. The die atlases: trilinear, with anisotropic filtering (face art
+# read at a slant). The felt and wood, which fill most of the window, are sampled from the
+# nearest mipmap level without anisotropic filtering: under Mesa's llvmpipe (Xvfb, CPU only)
+# anisotropic filtering tripled a frame's cost (D-Day's window 65 ms a frame with it on the
+# felt and wood, 25 ms without) and blending two mipmap levels cost another 10-20%, while
+# neither changed a pixel of those fine fibre-noise textures by more than 6 of 255.
+DIE_SAMPLING = (Texture.FT_linear_mipmap_linear, 4)  # (minification filter, anisotropy)
+CLOTH_SAMPLING = (Texture.FT_linear_mipmap_nearest, 1)
 FELT_TILE = 0.3  # m of table per repeat of the felt texture
 WOOD_TILE = 0.5  # m of wood per repeat of the grain texture
 FOUL_FLOOR_ALPHA = 0.22  # the tint on the floor beneath a foul zone
@@ -318,7 +326,9 @@ class TableScene:
         self._shadows.setDepthOffset(1, 10)
         self._shadows.setAttrib(ColorBlendAttrib.makeDefault(), 10)
 
-    def _texture(self, look: DieLook) -> Texture:
+    def _texture(self, look: DieLook, sampling: tuple[Any, int] = DIE_SAMPLING) -> Texture:
+        """The look's texture, made once: mipmapped, repeating, sampled as `sampling` says
+        (DIE_SAMPLING, CLOTH_SAMPLING)."""
         tex = self._textures.get(look.key)
         if tex is None:
             img = look.atlas.convert("RGBA")
@@ -328,9 +338,9 @@ class TableScene:
             # Panda3D wants rows bottom-up, BGRA by default; give RGBA explicitly.
             flipped = img.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
             tex.setRamImageAs(flipped.tobytes(), "RGBA")
-            tex.setMinfilter(Texture.FT_linear_mipmap_linear)
+            tex.setMinfilter(sampling[0])
             tex.setMagfilter(Texture.FT_linear)
-            tex.setAnisotropicDegree(4)
+            tex.setAnisotropicDegree(sampling[1])
             tex.setWrapU(Texture.WM_repeat)
             tex.setWrapV(Texture.WM_repeat)
             if self.pbr:
@@ -412,7 +422,9 @@ class TableScene:
         node = self._static.attachNewNode("table")
         if t.shape == "rect":
             hx, hy = t.width / 2, t.depth / 2
-            node.attachNewNode(_box((-hx, -hy, -TABLE_THICKNESS), (hx, hy, -0.001), wood, felt))
+            # No top face: the felt cloth covers it exactly, and a full-window textured
+            # face drawn under the cloth cost llvmpipe a tenth of a frame.
+            node.attachNewNode(_box((-hx, -hy, -TABLE_THICKNESS), (hx, hy, -0.001), wood, None))
             leg_at = [(sx * (hx - 0.07), sy * (hy - 0.07)) for sx in (-1, 1) for sy in (-1, 1)]
         else:
             node.attachNewNode(_cylinder(t.radius, -TABLE_THICKNESS, -0.001, wood, felt))
@@ -478,7 +490,7 @@ class TableScene:
         mat.setAmbient((1, 1, 1, 1))
         mat.setDiffuse((1, 1, 1, 1))
         cloth.setMaterial(mat)
-        cloth.setTexture(self._texture(felt_look()), 1)
+        cloth.setTexture(self._texture(felt_look(), CLOTH_SAMPLING), 1)
         cloth.setDepthOffset(1)
         return cloth
 
@@ -532,7 +544,7 @@ class TableScene:
 
     def _wood(self, node: NodePath) -> None:
         """Wood grain on a node's faces (planar texture coordinates, WOOD_TILE m a repeat)."""
-        node.setTexture(self._texture(wood_look()), 1)
+        node.setTexture(self._texture(wood_look(), CLOTH_SAMPLING), 1)
         node.setTexScale(TextureStage.getDefault(), 1 / WOOD_TILE)
 
     def _build_lights(self) -> None:
@@ -591,16 +603,18 @@ def _band(a: tuple[float, float, float], b: tuple[float, float, float], w: float
 
 
 def _box(lo: tuple[float, float, float], hi: tuple[float, float, float], side: Colour,
-         top: Colour) -> GeomNode:
-    return _box_faces(lo, hi, side, top)
+         top: Colour | None) -> GeomNode:
+    """A box; `top` None leaves its top face out (something else covers it exactly)."""
+    return _box_faces(lo, hi, side, top, open_top=top is None)
 
 
 def _box_faces(lo: tuple[float, float, float], hi: tuple[float, float, float], side: Colour,
-               top: Colour | None = None, lit: bool = True) -> GeomNode:
+               top: Colour | None = None, lit: bool = True, open_top: bool = False) -> GeomNode:
     x0, y0, z0 = lo
     x1, y1, z1 = hi
-    faces: list[Polygon] = [
-        ([(x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)], (0, 0, 1), top or side),
+    faces: list[Polygon] = [] if open_top else [
+        ([(x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)], (0, 0, 1), top or side)]
+    faces += [
         ([(x0, y1, z0), (x1, y1, z0), (x1, y0, z0), (x0, y0, z0)], (0, 0, -1), side),
         ([(x0, y0, z0), (x1, y0, z0), (x1, y0, z1), (x0, y0, z1)], (0, -1, 0), side),
         ([(x1, y1, z0), (x0, y1, z0), (x0, y1, z1), (x1, y1, z1)], (0, 1, 0), side),
