@@ -164,7 +164,8 @@ def _window_frames(game: str, session: Any, frames: int) -> tuple[float, int, st
         from simulator.render.dice_window import place_roll
 
         roll = session.last_roll
-        place_roll(app.scene, roll, app.roll_colours(roll), 0.0)
+        colours = window_module(game).roll_colours(session.roll_state, len(roll.faces))
+        place_roll(app.scene, roll, colours, 0.0)
     playback, move = _mover(game, session, app.scene)
     app.step_frames(3)  # uploads textures, makes the inset's views
     fps = _timed(lambda: app.step_frames(1), move, playback, frames)

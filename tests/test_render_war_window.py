@@ -154,3 +154,51 @@ def test_named_pieces_have_their_colours_in_the_picture(game, shading, xvfb_disp
         x, y = int(round(xy[0])), int(round(xy[1]))
         seen = pixels[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).max(axis=1).mean()
         assert (seen < 95) == (max(rgb) < 0.3), (name, seen, rgb)
+
+
+# The colours a picture's tray dice must have, by the rulebooks: D-Day Dice, "6 d6 dice per
+# player: 2 red, 2 white, and 2 blue."; DiceWar, "Included are 2 sets of 15 dice each (red
+# and black)." and "Roll a dice each to determine who starts." (each player a die of their own
+# colour). A picture coloured every tray die in the colour of the seat that decided last.
+TRAY_COLOURS = {"dday": ["red", "red", "white", "white", "blue", "blue"],
+                "dicewar": ["black", "red"]}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_pictures_tray_dice_have_the_games_own_colours(game) -> None:
+    from simulator.render.app import window_module
+    from simulator.render.dday_window import DIE_RGB
+    from simulator.render.dice_scene import SEAT_COLOURS
+    from simulator.render.dicewar_window import DICE_RGB
+
+    module = window_module(game)
+    assert module is not None
+    session = module.new_session(["random"] * module.PLAYERS[0], 3, {})
+    while session.last_roll is None:  # the game's first roll: D-Day's six, DiceWar's start
+        if session.needs_roll():
+            session.apply_roll(session.throw())
+        else:
+            session.apply(session.bot_action())
+    size = (640, 360)  # a tray die is about 30 px across in the close-up here
+    picture = module.picture(session, size, "software")
+    try:
+        cam = picture.camera("closeup")
+        pixels = picture.render(cam, caption=False, inset=False).astype(float)
+        # Every colour a die could have: the game's own and the seats'.
+        palette = {**DIE_RGB, "red": DIE_RGB["red"] if game == "dday" else DICE_RGB[0],
+                   "black": DICE_RGB[1],
+                   **{f"seat {k}": rgb for k, rgb in enumerate(SEAT_COLOURS)}}
+        seen = []
+        for name in session.last_roll.names:
+            xy = cam.project(picture.scene.die_position("roll:" + name), size)
+            assert xy is not None, name
+            x, y = int(round(xy[0])), int(round(xy[1]))
+            # The top face's body colour: the median round its middle (pips are few there).
+            body = np.median(pixels[y - 4:y + 5, x - 4:x + 5].reshape(-1, 3), axis=0) / 255
+            dist = {k: float(np.linalg.norm(body - np.asarray(rgb))) for k, rgb in palette.items()}
+            nearest = min(dist, key=dist.__getitem__)
+            assert dist[nearest] < 0.15, (name, body, nearest, dist[nearest])
+            seen.append(nearest)
+        assert sorted(seen) == sorted(TRAY_COLOURS[game]), seen
+    finally:
+        picture.close()

@@ -11,7 +11,6 @@ from PIL import Image
 
 from simulator.render.camera import OrbitCamera
 from simulator.render.caption import caption_lines
-from simulator.render.dice_scene import seat_colour
 from simulator.render.dice_session import DiceSession
 from simulator.render.dice_window import TRAY_PREFIX, place_roll, seat_view, table_top_view
 from simulator.render.offscreen import OffscreenRenderer
@@ -23,7 +22,8 @@ CLOSEUP_MIN = 0.2  # m: a 16 mm die's top face is about 80 px across at 720 px f
 
 class DicePicture:
     """An offscreen renderer showing a d6 game's table; `module` is the game's window
-    module (`make_scene`, `paint`, `caption`, `seat_heading`)."""
+    module (`make_scene`, `paint`, `caption`, `seat_heading`, `roll_colours`: the last
+    roll's dice coloured as the game colours them, from the state it was thrown for)."""
 
     def __init__(self, session: DiceSession, size: tuple[int, int], module: ModuleType,
                  shading: str = "auto") -> None:
@@ -40,8 +40,8 @@ class DicePicture:
         for name in self.scene.die_names(TRAY_PREFIX):
             self.scene.remove_die(name)
         if roll is not None:
-            colour = seat_colour(self.session.last_player)
-            place_roll(self.scene, roll, [colour] * len(roll.names), roll.playback.duration)
+            colours = self.module.roll_colours(self.session.roll_state, len(roll.faces))
+            place_roll(self.scene, roll, colours, roll.playback.duration)
 
     def camera(self, view: str) -> OrbitCamera:
         table = self.scene.table

@@ -93,6 +93,10 @@ class DiceSession:
         self.step = 0
         self.last_player = 0  # the seat that decided last: whose roll the next one is
         self.last_roll: Roll | None = None  # the roll given to the engine last
+        # A copy of the state the last roll was thrown for, before its faces: who threw and
+        # for what, by which a game colours the roll's dice (its window module's
+        # `roll_colours(state, n)`), in a picture as in the window.
+        self.roll_state: Any = None
         self._log = log
         self._write(header_line(self.game, self.players, seed, self.options, ROLLER, self.bots,
                                 self.state, resumed=False))
@@ -148,8 +152,9 @@ class DiceSession:
     def apply_roll(self, roll: Roll) -> StepResult:
         """Give a thrown roll's faces to the engine."""
         kind, n = self.state.chance_request()
+        before = self.state.clone()
         self.state.apply_chance(roll.faces)
-        self.last_roll = roll
+        self.last_roll, self.roll_state = roll, before
         events = self.state.take_events()
         self.step += 1
         self._write(chance_line(self.step, kind, n, roll.faces, events, self.state))

@@ -165,8 +165,8 @@ def seat_heading(seat: int, n: int) -> float:
     return 0.0 if seat == 0 else 180.0
 
 
-def roll_colours(n: int) -> list[tuple[float, float, float]]:
-    """The start roll: red's die, then black's."""
+def roll_colours(state: Any, n: int) -> list[tuple[float, float, float]]:
+    """The start roll (the game's only one, whatever `state`): red's die, then black's."""
     return [DICE_RGB[i % 2] for i in range(n)]
 
 
@@ -190,7 +190,7 @@ class App(DiceGameWindow):
         return seat_heading(seat, 2)
 
     def roll_colours(self, roll: Roll) -> list[tuple[float, float, float]]:
-        return roll_colours(len(roll.faces))
+        return roll_colours(self.session.state, len(roll.faces))
 
     def status_text(self) -> str:
         st = self.session.state
