@@ -21,8 +21,11 @@ Only `tip` is PyBullet's alone: tips belong to games, and PyBullet is the games'
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -139,6 +142,96 @@ class _Model:
     die_geoms: list[int]
 
 
+class _Stepping:
+    """What both stepping loops share: the settle rule's numbers, MuJoCo's calls bound once
+    (each loop is every throw's hot path: d.warning[...] cost 1.4 us a step, a bound view
+    0.2 us) and the ways to take more than one step at a time: coasting, sub-steps and a
+    call of BATCH_STEPS steps."""
+
+    def __init__(self, world: MujocoWorld, mm: _Model, record: bool):
+        mj, m, d, s = world._mj, mm.model, mm.data, world.settings
+        self.world, self.mm, self.m, self.d, self.settings = world, mm, m, d, s
+        self.dt = dt = s.time_step
+        self.hold = max(1, math.ceil(s.hold_time / dt - 1e-9))
+        self.max_steps = math.ceil(s.max_time / dt)
+        self.lin2, self.ang2, self.fast = s.settle_linear ** 2, s.settle_angular ** 2, s.fast_speed
+        self.jitter_m2 = s.jitter_m ** 2
+        self.jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
+        self.floors = [-sh.poly.circumradius for sh in mm.shapes]
+        self.radii = [sh.base_radius for sh in mm.shapes]
+        # the farthest a point of die i reaches from its geometric centre, and one step more
+        self.reach = [sh.poly.circumradius + float(np.linalg.norm(sh.mass.com)) + s.fast_speed * dt
+                      for sh in mm.shapes]
+        self.top = max([0.0, *((ob.size[2] if ob.kind == "box" else ob.size[1])
+                               for ob in world.table.obstacles)])
+        self.slack = s.gravity * dt * dt
+        self.mj_step = mj.mj_step
+        self.bad_qacc = d.warning[mj.mjtWarning.mjWARN_BADQACC]
+        self.flags = m.opt.disableflags
+        self.no_constraint = int(mj.mjtDisableBit.mjDSBL_CONSTRAINT)
+        self.batch = 1 if record else world.batch_steps
+        self.brisk_v2, self.brisk_w2 = self.lin2 * BRISK ** 2, self.ang2 * BRISK ** 2
+        self.gate_v2, self.gate_w2 = self.brisk_v2 * GATE ** 2, self.brisk_w2 * GATE ** 2
+        self.spec = mj.mjtState.mjSTATE_INTEGRATION
+        self.saved = np.empty(mj.mj_stateSize(m, self.spec))
+        self.get_state, self.set_state = mj.mj_getState, mj.mj_setState
+
+    def coast_steps(self, i: int, step: int) -> int:
+        """Steps lone die i may coast (world.coast_steps); asked only when it is clear of
+        everything by its whole reach, as the bound costs more than a step."""
+        qpos, qvel = self.d.qpos, self.d.qvel
+        if qpos[7 * i + 2] - self.reach[i] <= self.top:
+            return 0
+        shape, world = self.mm.shapes[i], self.world
+        pose = world._pose(self.mm, i)
+        rot = pose.rotation()
+        low = pose.position[2] + float((shape.poly.vertices @ rot[2]).min()) - self.slack
+        com_z = pose.position[2] + float(rot[2] @ shape.mass.com)
+        spin = rot @ qvel[6 * i + 3:6 * i + 6]
+        com_v = qvel[6 * i:6 * i + 3] + _cross(spin, rot @ shape.mass.com)
+        return coast_steps(self.settings, com_z, low, com_v.tolist(), spin.tolist(), self.radii[i],
+                           shape.spin_ratio, self.top, bool(world.table.obstacles),
+                           self.max_steps - step + 1, self.slack)
+
+    def coast(self, n: int) -> None:
+        """n steps with constraints off: nothing is near enough to touch (coast_steps), so
+        MuJoCo would find no contact; the same bits, 0.45 of a flight step's 2 us saved."""
+        m = self.m
+        m.opt.disableflags = self.flags | self.no_constraint
+        try:
+            self.mj_step(m, self.d, n)
+        finally:
+            m.opt.disableflags = self.flags
+
+    def substeps(self, split: int) -> None:
+        """One step in `split` sub-steps, for a die faster than fast_speed, with the stiffest
+        contact MuJoCo allows at that sub-step (time constant 2 sub-steps). At 1/60 s a d8
+        thrown down at 50 m/s sank 0.25 m into the table before the contact stopped it."""
+        m, dt = self.m, self.dt
+        timeconsts = m.pair_solref[:, 0].copy()
+        m.opt.timestep = dt / split
+        m.pair_solref[:, 0] = 2 * dt / split
+        try:
+            self.mj_step(m, self.d, split)
+        finally:
+            m.opt.timestep = dt
+            m.pair_solref[:, 0] = timeconsts
+
+    def call(self, live: list[int]) -> bool:
+        """`batch` steps in one call (BATCH_STEPS), kept if every die is brisk after it too
+        (True); if not, the state before it is put back and one step taken (False)."""
+        m, d = self.m, self.d
+        self.get_state(m, d, self.saved, self.spec)
+        self.mj_step(m, d, self.batch)
+        if _brisk(d.qpos, d.qvel, live, self.floors, self.brisk_v2, self.brisk_w2,
+                  self.fast * self.fast / 4):
+            return True
+        self.set_state(m, d, self.saved, self.spec)
+        self.bad_qacc.number = 0  # (a non-finite step is met again, at its step)
+        self.mj_step(m, d)
+        return False
+
+
 class MujocoWorld:
     """A table and the dice resting on it, simulated by MuJoCo; the public contract of
     `simulator.physics.world.World` for throws, placements, snapshots and settling."""
@@ -157,6 +250,9 @@ class MujocoWorld:
         self._physics_json: tuple[frozenset[Any], dict[str, Any]] | None = None
         self.coast = True  # step a lone die in free flight unwatched (world.coast_steps)
         self.batch_steps = BATCH_STEPS  # steps a call while every die is brisk (1: every step)
+        # A lone unrecorded die runs in `_run_alone`; False runs it in the general loop, the
+        # same bits (tests/test_mujoco_stepping.py).
+        self.lone_loop = True
 
     # -- public ---------------------------------------------------------------------------
 
@@ -449,39 +545,34 @@ class MujocoWorld:
         """World's settle rule: every die below settle_linear and settle_angular for
         hold_time (a twitch within jitter of where its still spell began does not break it),
         the hold restarted for a die poised on an edge or a point, a die below the table
-        surface off the table removed, one through the slab a TunnelError."""
-        mj, m, d, s = self._mj, mm.model, mm.data, self.settings
-        dt = s.time_step
-        hold = max(1, math.ceil(s.hold_time / dt - 1e-9))
-        max_steps = math.ceil(s.max_time / dt)
-        frame_every = max(1, round(1.0 / (s.frame_rate * dt)))
-        lin2, ang2, fast = s.settle_linear ** 2, s.settle_angular ** 2, s.fast_speed
-        jitter_m2, jitter_cos = s.jitter_m ** 2, math.cos(math.radians(s.jitter_deg) / 2)
+        surface off the table removed, one through the slab a TunnelError. MuJoCo's
+        profiling timers are off while it runs (_profiler_clock)."""
+        clock = _profiler_clock(self._mj)
+        if clock is None:
+            return self._steps_to_rest(mm, names, removed, record)
+        timer, clock.value = clock.value, None
+        try:
+            return self._steps_to_rest(mm, names, removed, record)
+        finally:
+            clock.value = timer
+
+    def _steps_to_rest(self, mm: _Model, names: list[str], removed: dict[int, Pose],
+                       record: bool) -> tuple[int, list[Frame]]:
+        """_run_to_rest's loop (one die alone: _run_alone)."""
+        run = _Stepping(self, mm, record)
+        live = [i for i in range(len(names)) if i not in removed]
+        if len(live) == 1 and not record and self.lone_loop:
+            return self._run_alone(run, names, live[0], removed), []
+        m, d = run.m, run.d
+        dt, hold, max_steps, fast = run.dt, run.hold, run.max_steps, run.fast
+        lin2, ang2, gate_v2, gate_w2 = run.lin2, run.ang2, run.gate_v2, run.gate_w2
+        jitter_m2, jitter_cos, floors, batch = run.jitter_m2, run.jitter_cos, run.floors, run.batch
+        frame_every = max(1, round(1.0 / (self.settings.frame_rate * dt)))
         n = len(names)
-        live = [i for i in range(n) if i not in removed]
         still, restarts = [0] * n, [0] * n
         anchors: list[Any] = [None] * n
-        floors = [-sh.poly.circumradius for sh in mm.shapes]
-        radii = [sh.base_radius for sh in mm.shapes]
-        # the farthest a point of die i reaches from its geometric centre, and one step more
-        reach = [sh.poly.circumradius + float(np.linalg.norm(sh.mass.com)) + s.fast_speed * dt
-                 for sh in mm.shapes]
-        top = max([0.0, *((ob.size[2] if ob.kind == "box" else ob.size[1]) for ob in self.table.obstacles)])
-        slack = s.gravity * dt * dt
         frames = [self._frame(mm, names, 0.0, live)] if record else []
-        qpos, qvel = d.qpos, d.qvel
-        # Bound once (this loop is every throw's hot path): the step, and a live view of the
-        # bad-acceleration warning (d.warning[...] costs 1.4 us a step, the view 0.2 us).
-        mj_step = mj.mj_step
-        bad_qacc = d.warning[mj.mjtWarning.mjWARN_BADQACC]
-        flags = m.opt.disableflags
-        no_constraint = int(mj.mjtDisableBit.mjDSBL_CONSTRAINT)
-        batch = 1 if record else self.batch_steps
-        brisk_v2, brisk_w2 = lin2 * BRISK ** 2, ang2 * BRISK ** 2
-        gate_v2, gate_w2 = brisk_v2 * GATE ** 2, brisk_w2 * GATE ** 2
-        spec = mj.mjtState.mjSTATE_INTEGRATION
-        saved = np.empty(mj.mj_stateSize(m, spec))
-        get_state, set_state = mj.mj_getState, mj.mj_setState
+        qpos, qvel, mj_step, bad_qacc = d.qpos, d.qvel, run.mj_step, run.bad_qacc
         brisk = False  # every die brisk after the last step (then a call may take `batch`)
         watch_to = 0  # step every step up to here (a call that ended in a slow die)
         step = 0
@@ -490,53 +581,18 @@ class MujocoWorld:
             step += 1
             split = math.ceil(fastest / fast) if fastest > fast else 1
             coast = 0
-            # A lone die clear of everything by its whole reach may coast: asked only then,
-            # as the bound costs more than a step.
-            if (len(live) == 1 and self.coast and not record and split == 1 and still[live[0]] == 0
-                    and qpos[7 * live[0] + 2] - reach[live[0]] > top):
-                i = live[0]
-                pose = self._pose(mm, i)
-                rot = pose.rotation()
-                low = pose.position[2] + float((mm.shapes[i].poly.vertices @ rot[2]).min()) - slack
-                com_z = pose.position[2] + float(rot[2] @ mm.shapes[i].mass.com)
-                spin = rot @ qvel[6 * i + 3:6 * i + 6]
-                com_v = qvel[6 * i:6 * i + 3] + _cross(spin, rot @ mm.shapes[i].mass.com)
-                coast = coast_steps(s, com_z, low, com_v.tolist(), spin.tolist(), radii[i],
-                                    mm.shapes[i].spin_ratio, top, bool(self.table.obstacles),
-                                    max_steps - step + 1, slack)
+            if len(live) == 1 and self.coast and not record and split == 1 and still[live[0]] == 0:
+                coast = run.coast_steps(live[0], step)
             if coast:
-                # Constraints off: nothing is near enough to touch (coast_steps), so MuJoCo
-                # would find no contact; the same bits, 0.45 of a flight step's 2 us saved.
-                m.opt.disableflags = flags | no_constraint
-                try:
-                    mj_step(m, d, coast)
-                finally:
-                    m.opt.disableflags = flags
+                run.coast(coast)
                 step += coast - 1
             elif split > 1:
-                # A die faster than fast_speed: sub-steps, and the stiffest contact MuJoCo
-                # allows at that sub-step (time constant 2 sub-steps). At 1/60 s a d8 thrown
-                # down at 50 m/s sank 0.25 m into the table before the contact stopped it.
-                timeconsts = m.pair_solref[:, 0].copy()
-                m.opt.timestep = dt / split
-                m.pair_solref[:, 0] = 2 * dt / split
-                try:
-                    mj_step(m, d, split)
-                finally:
-                    m.opt.timestep = dt
-                    m.pair_solref[:, 0] = timeconsts
+                run.substeps(split)
             elif brisk and step > watch_to and fastest < fast / 2 and step + batch <= max_steps:
-                # Every die brisk: `batch` steps in one call (BATCH_STEPS). Kept if every die
-                # is brisk after it too; if not, taken back and stepped one at a time.
-                get_state(m, d, saved, spec)
-                mj_step(m, d, batch)
-                if _brisk(qpos, qvel, live, floors, brisk_v2, brisk_w2, fast * fast / 4):
+                if run.call(live):
                     step += batch - 1
                 else:
-                    set_state(m, d, saved, spec)
-                    bad_qacc.number = 0  # (a non-finite step is met again, at its step)
                     watch_to = step + batch - 1
-                    mj_step(m, d)
             else:
                 mj_step(m, d)
             if bad_qacc.number:
@@ -583,7 +639,74 @@ class MujocoWorld:
                 return step, frames
         restless = [names[i] for i in live if still[i] < hold]
         raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
-                              f"{s.max_time:.1f} s of simulated time")
+                              f"{self.settings.max_time:.1f} s of simulated time")
+
+    def _run_alone(self, run: _Stepping, names: list[str], i: int, removed: dict[int, Pose]) -> int:
+        """`_run_to_rest` for one die alone (the others removed), unrecorded: the fairness
+        lab's and the bench's throw. The same rule in the same order (tested bit for bit
+        against `_run_to_rest` with `lone_loop = False`), written with plain locals: the
+        general loop's per-die lists cost about 2 us of every step taken one at a time."""
+        mm, m, d = run.mm, run.m, run.d
+        hold, max_steps, fast, half_fast = run.hold, run.max_steps, run.fast, run.fast / 2
+        lin2, ang2, gate_v2, gate_w2 = run.lin2, run.ang2, run.gate_v2, run.gate_w2
+        jitter_m2, jitter_cos, batch = run.jitter_m2, run.jitter_cos, run.batch
+        floor, coasting = run.floors[i], self.coast
+        qpos, qvel, mj_step, bad_qacc = d.qpos, d.qvel, run.mj_step, run.bad_qacc
+        sqrt, ceil, inf = math.sqrt, math.ceil, math.inf
+        vel, zi = slice(6 * i, 6 * i + 6), 7 * i + 2
+        live = [i]
+        lx, ly, lz, wx, wy, wz = qvel[vel].tolist()
+        fastest = sqrt(lx * lx + ly * ly + lz * lz)
+        still, restarts = 0, 0
+        anchor: Any = None
+        brisk = False
+        watch_to = 0
+        step = 0
+        while step < max_steps:
+            step += 1
+            split = ceil(fastest / fast) if fastest > fast else 1
+            coast = run.coast_steps(i, step) if coasting and split == 1 and still == 0 else 0
+            if coast:
+                run.coast(coast)
+                step += coast - 1
+            elif split > 1:
+                run.substeps(split)
+            elif brisk and step > watch_to and fastest < half_fast and step + batch <= max_steps:
+                if run.call(live):
+                    step += batch - 1
+                else:
+                    watch_to = step + batch - 1
+            else:
+                mj_step(m, d)
+            if bad_qacc.number:
+                raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
+            lx, ly, lz, wx, wy, wz = qvel[vel].tolist()
+            if lz < -0.01 and float(qpos[zi]) < floor and self._fall_off(mm, names, i, step, removed):
+                return step
+            v2 = lx * lx + ly * ly + lz * lz
+            w2 = wx * wx + wy * wy + wz * wz
+            if not v2 + w2 < inf:
+                raise NonFiniteError(f"die {names[i]} turned non-finite at step {step}: "
+                                     f"velocity {[lx, ly, lz]}, spin {[wx, wy, wz]}")
+            fastest = sqrt(v2)
+            brisk = batch > 1 and not (v2 < gate_v2 and w2 < gate_w2)
+            if v2 < lin2 and w2 < ang2:
+                if still == 0:
+                    anchor = self._raw_pose(qpos, i)
+            elif not (still and _jitter(self._raw_pose(qpos, i), anchor, jitter_m2, jitter_cos)):
+                still = 0
+                continue
+            still += 1
+            brisk = False
+            if still < hold:
+                continue
+            if restarts < MAX_POISED and self._poised(mm, names, i, removed):
+                restarts += 1
+                still = 0
+                continue
+            return step
+        raise NotSettledError(f"dice {names[i]} did not come to rest within "
+                              f"{self.settings.max_time:.1f} s of simulated time")
 
     @staticmethod
     def _raw_pose(qpos: Any, i: int) -> tuple[list[float], list[float]]:
@@ -661,6 +784,34 @@ def _corner_spheres(shape: DieShape) -> list[np.ndarray]:
     if poly.kind in ("cube", "cuboid") or all(len(f) <= 3 for f in poly.faces):
         return []
     return [v - CORNER_RADIUS * v / np.linalg.norm(v) for v in poly.vertices]
+
+
+_CLOCK: list[Any] = []  # the pointer _profiler_clock found (or None), once a process
+
+
+def _profiler_clock(mj: Any) -> Any:
+    """The loaded MuJoCo library's `mjcb_time` as a ctypes pointer, or None where it is not
+    found (the timers then stay on: slower, the same bits).
+
+    MuJoCo times its pipeline into mjData.timer only while this callback is installed ("most
+    of the time the user does not need timing, and in that case there is no reason to call
+    timing functions": MuJoCo's docs, Simulation, Diagnostics). Its Python bindings (4.0.0)
+    install a wall-clock timer with every MjData, and `set_mjcb_time(None)` leaves it
+    installed: its clock reads were 1 us of an empty model's 1.5 us step, 12% of a lab throw
+    and 19% of an edge throw. Nothing in tabletop reads mjData.timer. RTLD_NOLOAD: only the
+    copy of the library the bindings loaded, never a second one."""
+    if not _CLOCK:
+        found = None
+        folder = Path(mj.__file__).parent
+        libraries = [*folder.glob("libmujoco.so*"), *folder.glob("libmujoco*.dylib")]
+        for path in sorted(libraries) if hasattr(os, "RTLD_NOLOAD") else []:
+            try:
+                found = ctypes.c_void_p.in_dll(ctypes.CDLL(str(path), mode=os.RTLD_NOLOAD), "mjcb_time")
+                break
+            except (OSError, ValueError):
+                continue
+        _CLOCK.append(found)
+    return _CLOCK[0]
 
 
 def _brisk(qpos: Any, qvel: Any, live: list[int], floors: list[float], v2_min: float,
