@@ -655,7 +655,7 @@ class MujocoWorld:
         hold, max_steps, fast, half_fast = run.hold, run.max_steps, run.fast, run.fast / 2
         lin2, ang2, gate_v2, gate_w2 = run.lin2, run.ang2, run.gate_v2, run.gate_w2
         jitter_m2, jitter_cos, batch = run.jitter_m2, run.jitter_cos, run.batch
-        floor, coasting = run.floors[i], self.coast
+        floor, coasting, clear = run.floors[i], self.coast, run.top + run.reach[i]
         qpos, qvel, mj_step, bad_qacc = d.qpos, d.qvel, run.mj_step, run.bad_qacc
         sqrt, ceil, inf = math.sqrt, math.ceil, math.inf
         vel, zi = slice(6 * i, 6 * i + 6), 7 * i + 2
@@ -670,7 +670,9 @@ class MujocoWorld:
         while step < max_steps:
             step += 1
             split = ceil(fastest / fast) if fastest > fast else 1
-            coast = run.coast_steps(i, step) if coasting and split == 1 and still == 0 else 0
+            coast = 0
+            if coasting and split == 1 and still == 0 and qpos[zi] > clear:  # (coast_steps' test)
+                coast = run.coast_steps(i, step)
             if coast:
                 run.coast(coast)
                 step += coast - 1
