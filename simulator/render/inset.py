@@ -19,10 +19,10 @@ INSET = (0.67, 0.99, 0.42, 0.72)
 INSET_FRAME_PX, INSET_FRAME_COLOUR = 2, (0.96, 0.95, 0.9, 1.0)
 INSET_CELLS = 8  # dice shown cell by cell, at most
 
-Box = tuple[float, float, float, float]
+Rect = tuple[float, float, float, float]
 
 
-def inset_cells(n: int) -> list[Box]:
+def inset_cells(n: int) -> list[Rect]:
     """The inset's cells (left, right, bottom, top in window fractions) for n dice, in
     reading order: one row of up to four, else two rows."""
     cols = n if n <= 4 else math.ceil(n / 2)
@@ -56,7 +56,7 @@ class Inset:
             node.setLens(lens)
             return base.render.attachNewNode(node), lens
 
-        def region(box: Box, sort: int, colour: tuple[float, ...], cam: Any) -> Any:
+        def region(box: Rect, sort: int, colour: tuple[float, ...], cam: Any) -> Any:
             r = win.makeDisplayRegion(*box)
             r.setSort(sort)
             r.setClearColorActive(True)
@@ -83,7 +83,7 @@ class Inset:
         self.camera: OrbitCamera | None = None  # the close-up shown, None when off
         # What it shows: (camera, cell in window fractions, cell size px) per die of the
         # last roll in the order given, or one camera framing them all.
-        self.views: list[tuple[OrbitCamera, Box, tuple[int, int]]] = []
+        self.views: list[tuple[OrbitCamera, Rect, tuple[int, int]]] = []
 
     def update(self, points: list[tuple[float, float, float]], die_size: float,
                win_size: tuple[int, int]) -> None:
