@@ -42,3 +42,18 @@ def game_options(args: argparse.Namespace) -> dict[str, Any]:
     """The game options given on the command line (`add_game_options`)."""
     return {key[4:]: value for key, value in vars(args).items()
             if key.startswith("opt_") and value is not None}
+
+
+# The drawing paths of `tabletop render`, `tabletop play` (window) and `tabletop replay --view`
+# (simulator.render.offscreen.PATHS, repeated here: the parser must not load Panda3D).
+SHADINGS = ("auto", "pbr", "gl", "software")
+
+
+def add_shading(p: argparse.ArgumentParser, what: str, gl_note: str) -> None:
+    """`--shading`, the same names wherever the table is drawn; `what` is what is drawn,
+    `gl_note` how the gl path relates to the others there."""
+    p.add_argument("--shading", default="auto", choices=SHADINGS,
+                   help=f"how {what} is drawn. pbr: OpenGL with physically based shading "
+                        f"(needs a display, e.g. Xvfb); gl: OpenGL with fixed-function "
+                        f"shading{gl_note}; software: Panda3D's software renderer; auto: "
+                        "pbr where it can be had at a usable speed")

@@ -19,7 +19,7 @@ import sys
 import time
 
 from dice_models.outfiles import write_with
-from simulator.cli.args import add_game_options, game_options, seed
+from simulator.cli.args import add_game_options, add_shading, game_options, seed
 from simulator.cli.main import UsageError
 
 
@@ -37,10 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--view", default="overview", choices=("overview", "top", "thrower", "closeup"),
                    help="camera: overview (oblique), top, the next thrower's view, or close on "
                         "the die thrown last")
-    p.add_argument("--shading", default="auto", choices=("auto", "pbr", "gl", "software"),
-                   help="pbr: OpenGL with physically based shading (needs a display, e.g. "
-                        "Xvfb); gl: OpenGL with fixed-function shading, as the window; "
-                        "software: Panda3D's software renderer; auto: pbr where it can")
+    add_shading(p, "the picture", ", as a window on a software rasterizer")
     p.add_argument("--no-inset", action="store_true",
                    help="leave out the close-up of the last die thrown")
     p.add_argument("--no-caption", action="store_true", help="leave out the score line")

@@ -10,6 +10,7 @@ from dice_models.errors import shown
 from rules import registry
 from rules.core import RulesError
 from rules.core.runner import read_log, verify_log
+from simulator.cli.args import add_shading
 from simulator.cli.play import load_plugins
 
 
@@ -22,6 +23,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="play the log in the 3D window (any game with a table): Space pauses, N steps, "
                         "+/- change the speed")
     p.add_argument("--speed", type=float, default=1.0, help="--view: playback speed (1 = real)")
+    add_shading(p, "--view's window", " (what auto picks on a software rasterizer such as "
+                "Mesa's llvmpipe under Xvfb)")
     p.set_defaults(func=run)
 
 
@@ -74,9 +77,10 @@ def _view(args: argparse.Namespace) -> int:
     if not 0.05 <= args.speed <= 16:
         raise UsageError(f"--speed must be between 0.05 and 16 (got {args.speed})")
     # Panda3D loads only here.
-    from simulator.render.app import display_problem, replay_window
+    from simulator.render.app import display_problem, replay_window, shading_said
 
     problem = display_problem()
     if problem is not None:
-        raise UsageError(f"{problem}: leave out --view to tell the game in the terminal")
-    return replay_window(args.log, speed=args.speed)
+        raise UsageError(shading_said(args.shading, f"{problem}: leave out --view to tell the "
+                                                    "game in the terminal"))
+    return replay_window(args.log, speed=args.speed, shading=args.shading)

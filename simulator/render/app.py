@@ -32,6 +32,7 @@ from dice_models.outfiles import LineFile, check_target
 from rules.core.runner import read_log
 from simulator.render import WindowError, window_games, window_module_name
 from simulator.render.deep_white_sea_window import TableApp, replay_session
+from simulator.render.offscreen import pbr_package_missing
 from simulator.render.window import GameWindow
 
 __all__ = ["TableApp", "display_problem", "launch", "open_window", "play_window",
@@ -77,9 +78,12 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
     if getattr(args, "dice", None) == "seeded":
         raise WindowError("--dice seeded: the window throws every roll with the physics; "
                           "add --headless to play with seeded dice in the terminal")
+    shading = getattr(args, "shading", None) or "auto"
+    if shading == "pbr" and pbr_package_missing():  # said before a game is set up
+        raise WindowError(f"--shading pbr: physically based shading: {pbr_package_missing()}")
     problem = display_problem()
     if problem is not None:
-        raise WindowError(f"{problem}: {no_display_hint(spec.name)}")
+        raise WindowError(shading_said(shading, f"{problem}: {no_display_hint(spec.name)}"))
     module = window_module(spec.name)
     if module is None:
         raise WindowError(f"{spec.name} has no 3D table yet: add --headless to play it in "
@@ -102,20 +106,33 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
             raise WindowError(f"--mcts-iterations must be at least 1 (got {iterations})")
         settings["mcts"] = {"iterations": iterations}
     return play_window(spec.name, players, int(getattr(args, "seed", 0)), options,
-                       log_path=getattr(args, "log", None), bot_settings=settings or None)
+                       log_path=getattr(args, "log", None), bot_settings=settings or None,
+                       shading=shading)
+
+
+def shading_said(shading: str, problem: str) -> str:
+    """`problem` as the line a window that cannot open prints: OpenGL asked for by
+    `--shading` is named first (what the person asked for cannot be had)."""
+    if shading == "pbr":
+        return f"--shading pbr: physically based shading needs OpenGL: {problem}"
+    if shading == "gl":
+        return f"--shading gl: OpenGL: {problem}"
+    return problem
 
 
 def play_window(game: str, players: list[str], seed: int, options: dict[str, Any],
                 log_path: str | None = None,
-                bot_settings: dict[str, dict[str, Any]] | None = None) -> int:
-    """Play `game` in the window (every roll thrown by the physics)."""
+                bot_settings: dict[str, dict[str, Any]] | None = None,
+                shading: str = "auto") -> int:
+    """Play `game` in the window (every roll thrown by the physics), drawn by `shading`
+    (`GameWindow`)."""
     module = _module(game)
     # Written beside the target and renamed over it when the window closes (never half a log
     # over an old one); a write that fails is said at the end, the game itself goes on.
     log = LineFile(check_target(log_path, "--log"), "--log") if log_path else None
     try:
         session = module.new_session(players, seed, options, log=log, bot_settings=bot_settings)
-        app = open_window(session, module=module)
+        app = open_window(session, module=module, shading=shading)
         status = app.run()
     finally:
         if log is not None:
@@ -126,7 +143,8 @@ def play_window(game: str, players: list[str], seed: int, options: dict[str, Any
 
 
 def replay_window(log_path: str | Path, speed: float = 1.0,
-                  on_ready: Callable[[GameWindow], None] | None = None) -> int:
+                  on_ready: Callable[[GameWindow], None] | None = None,
+                  shading: str = "auto") -> int:
     """`tabletop replay LOG --view`: the logged game, played again in the window."""
     from rules.core.protocols import RulesError
 
@@ -137,7 +155,7 @@ def replay_window(log_path: str | Path, speed: float = 1.0,
                          f"{', '.join(window_games())})")
     session, steps, digests = module.replay_session(log_path)
     app = open_window(session, module=module, replay=steps, replay_digests=digests,
-                      title=f"tabletop replay: {Path(log_path).name}")
+                      title=f"tabletop replay: {Path(log_path).name}", shading=shading)
     app.speed = speed
     if on_ready is not None:
         on_ready(app)
@@ -146,17 +164,24 @@ def replay_window(log_path: str | Path, speed: float = 1.0,
 
 def open_window(session: Any, module: ModuleType | None = None, **kwargs: Any) -> GameWindow:
     """The game's window, or one line saying why it cannot open (a display that is set but
-    does not answer, no OpenGL)."""
+    does not answer, no OpenGL, the `shading` asked for cannot be had). Says on stdout which
+    path it draws with, as `tabletop render` does."""
+    from simulator.render.offscreen import RenderPathError
+
     module = module or _module(getattr(session, "game", "deep-white-sea"))
+    shading = kwargs.get("shading") or "auto"
     try:
         app: GameWindow = module.App(session, **kwargs)
-        return app
+    except RenderPathError as exc:
+        raise WindowError(f"--shading {shading}: {exc}") from None
     except Exception as exc:
         if "window" not in str(exc).lower():
             raise
         where = os.environ.get("DISPLAY", "the display")
-        raise WindowError(f"could not open a window on {where} ({exc}): "
-                          f"{no_display_hint(module.GAME)}") from None
+        raise WindowError(shading_said(shading, f"could not open a window on {where} ({exc}): "
+                                                f"{no_display_hint(module.GAME)}")) from None
+    print(f"drawn by: {app.drawn_by.detail}", flush=True)
+    return app
 
 
 def _module(game: str) -> ModuleType:

@@ -39,15 +39,17 @@ def inset_size(win_size: tuple[int, int]) -> tuple[int, int]:
 
 
 class Inset:
-    """The inset's display regions on `base.win`: a pale frame, one region for a single
-    camera and INSET_CELLS cells, all off until `update` shows something."""
+    """The inset's display regions on `output` (`base.win`, or the buffer the window's
+    scene is drawn into before simplepbr tone-maps it onto the window): a pale frame, one
+    region for a single camera and INSET_CELLS cells, all off until `update` shows
+    something."""
 
     def __init__(self, base: Any, background: tuple[float, float, float, float],
-                 win_size: tuple[int, int]) -> None:
+                 win_size: tuple[int, int], output: Any = None) -> None:
         from panda3d.core import Camera, NodePath, PerspectiveLens
 
         self.base = base
-        win = base.win
+        self.output = win = output if output is not None else base.win
 
         def camera(name: str) -> tuple[Any, Any]:
             lens = PerspectiveLens()
@@ -118,7 +120,7 @@ class Inset:
             self.views.append((cam, box, cell_size))
 
     def remove(self) -> None:
-        win = self.base.win
+        win = self.output
         win.removeDisplayRegion(self._region)
         win.removeDisplayRegion(self._frame)
         for cell, _np, _lens in self._cells:

@@ -259,11 +259,18 @@ def with_inset(picture: np.ndarray, closeup: np.ndarray) -> np.ndarray:
 def pbr_unavailable() -> str:
     """Why physically based shading cannot be had here, or '' when it can: an X display
     that answers and the panda3d-simplepbr package."""
+    return pbr_package_missing() or gl_unavailable()
+
+
+def pbr_package_missing() -> str:
+    """Why simplepbr cannot be imported, or '' when it can. A window asks this alone before
+    it opens: whether OpenGL answers is its own pipe's to say (a second pandagl pipe in the
+    process registers its types again: `_gl_pipe`)."""
     import importlib.util
 
     if importlib.util.find_spec("simplepbr") is None:
         return "the panda3d-simplepbr package is not installed (pip install panda3d-simplepbr)"
-    return gl_unavailable()
+    return ""
 
 
 def gl_unavailable() -> str:
@@ -277,14 +284,30 @@ def gl_unavailable() -> str:
     return ""
 
 
-def start_pbr(render_node: object, output: object, camera: object) -> object:
+# OpenGL drawn by the CPU, by the driver's renderer string (`GSG.getDriverRenderer()`):
+# Mesa's llvmpipe (Xvfb's), softpipe and swrast, the lavapipe/SwiftShader kind, and
+# Microsoft's GDI fallback. simplepbr drew the window at 4-8 frames/s on llvmpipe, so a window
+# that may choose ("auto") draws with fixed-function shading there.
+SOFTWARE_RASTERIZERS = ("llvmpipe", "softpipe", "swrast", "software rasterizer", "lavapipe",
+                        "swiftshader", "gdi generic")
+
+
+def software_rasterizer(renderer: str) -> bool:
+    """Whether an OpenGL driver's renderer string names a rasterizer that runs on the CPU."""
+    low = renderer.lower()
+    return any(name in low for name in SOFTWARE_RASTERIZERS)
+
+
+def start_pbr(render_node: object, output: object, camera: object,
+              tasks: object | None = None) -> object:
     """simplepbr on `render_node` drawn by `camera` into `output` (a window or buffer);
     returns the task manager whose `step()` must run before each frame (it sets the
-    camera and light inputs of simplepbr's shader). Shadow maps stay off (module note)."""
+    camera and light inputs of simplepbr's shader): `tasks` (a window's own, which steps
+    itself) or a new one. Shadow maps stay off (module note)."""
     import simplepbr
     from direct.task.Task import TaskManager
 
-    tasks = TaskManager()
+    tasks = tasks if tasks is not None else TaskManager()
     simplepbr.Pipeline(render_node=render_node, window=output, camera_node=camera,
                        taskmgr=tasks, msaa_samples=0, enable_shadows=False,
                        exposure=PBR_EXPOSURE)

@@ -27,7 +27,16 @@ from simulator.render import picking
 from simulator.render.camera import CameraMove, OrbitCamera, follow_view
 from simulator.render.hud import MORE, Choice, Hud, page_of, wrap
 from simulator.render.inset import Inset, inset_size
-from simulator.render.offscreen import apply_camera, configure_panda
+from simulator.render.offscreen import (
+    PATHS,
+    RenderPath,
+    RenderPathError,
+    apply_camera,
+    configure_panda,
+    pbr_package_missing,
+    software_rasterizer,
+    start_pbr,
+)
 from simulator.render.turns import BotThread, Replay
 
 __all__ = ["Binding", "Choice", "GameWindow", "Running", "wrap"]
@@ -88,7 +97,14 @@ class GameWindow:
     """The shared window. `session` plays a game (its `state`, `players`, `step`,
     `is_bot_turn()`, `bot_action()`, `legal()`, `apply(action)`, `player_name(seat)`,
     `close()`); `replay` (logged steps, with the digests the log recorded after each) makes
-    it a viewer. Subclasses fill in the hooks."""
+    it a viewer. Subclasses fill in the hooks.
+
+    `shading` is how the window draws (`drawn_by` says which and why), the names of
+    `tabletop render --shading`: "software" (Panda3D's tiny software renderer), "gl" (OpenGL,
+    fixed-function shading), "pbr" (OpenGL with simplepbr), or "auto" (default; `software`
+    True means "software"): pbr on a hardware GPU, gl on a rasterizer that runs on the CPU
+    (Mesa's llvmpipe under Xvfb), where simplepbr drew 4-8 frames/s and the window must hold
+    30. A path that cannot be had raises RenderPathError."""
 
     GAME_TITLE = "tabletop"
     GAME_BINDINGS: tuple[Binding, ...] = ()
@@ -96,8 +112,15 @@ class GameWindow:
     def __init__(self, session: Any, replay: list[Any] | None = None,
                  replay_digests: list[str | None] | None = None,
                  size: tuple[int, int] = WINDOW_SIZE, title: str | None = None,
-                 software: bool = False) -> None:
-        configure_panda(software=software)
+                 software: bool = False, shading: str | None = None) -> None:
+        shading = shading or ("software" if software else "auto")
+        if shading not in PATHS:
+            raise ValueError(f"shading must be one of {', '.join(PATHS)} (got {shading!r})")
+        if shading == "pbr":
+            why_not = pbr_package_missing()
+            if why_not:
+                raise RenderPathError(f"physically based shading: {why_not}")
+        configure_panda(software=shading == "software")
         from direct.showbase.ShowBase import ShowBase
         from panda3d.core import WindowProperties, loadPrcFileData
 
@@ -108,6 +131,17 @@ class GameWindow:
         props = WindowProperties()
         props.setTitle(title)
         self.base.win.requestProperties(props)
+        # Where the scene is drawn: the window, or simplepbr's buffer that the window shows
+        # tone-mapped (`_start_pbr`); the close-up inset's regions go there too.
+        self.scene_output: Any = self.base.win
+        self.pbr_outputs: list[Any] = []
+        try:
+            self.drawn_by = self._drawing_path(shading)
+        except RenderPathError:
+            self.base.destroy()
+            raise
+        if self.drawn_by.name == "pbr":
+            self._start_pbr()
         self.session = session
         self.replay = Replay(list(replay), list(replay_digests or [])) if replay is not None else None
         self.size = size
@@ -141,6 +175,44 @@ class GameWindow:
     @property
     def bindings(self) -> tuple[Binding, ...]:
         return (*COMMON_BINDINGS, *self.GAME_BINDINGS)
+
+    def _drawing_path(self, shading: str) -> RenderPath:
+        """The path `shading` asks for, given the window Panda3D opened (class note)."""
+        pipe = self.base.pipe
+        interface = str(pipe.getInterfaceName())
+        if interface != "OpenGL":
+            if shading in ("gl", "pbr"):
+                what = "physically based shading needs OpenGL" if shading == "pbr" else "OpenGL"
+                raise RenderPathError(f"{what}: the window opened with {interface} "
+                                      f"({pipe.getType().getName()})")
+            return RenderPath("software", f"Panda3D's software renderer ({interface})")
+        renderer = str(self.base.win.getGsg().getDriverRenderer())
+        fixed = f"OpenGL {renderer} with fixed-function shading"
+        if shading == "gl":
+            return RenderPath("gl", fixed)
+        why_not = pbr_package_missing()
+        if shading == "auto" and why_not:
+            return RenderPath("gl", f"{fixed}; no physically based shading: {why_not}")
+        if shading == "auto" and software_rasterizer(renderer):
+            return RenderPath("gl", f"{fixed} (a software rasterizer: physically based shading "
+                                    "would draw 4-8 frames/s; --shading pbr asks for it)")
+        return RenderPath("pbr", f"OpenGL {renderer} with physically based shading (simplepbr)")
+
+    def _start_pbr(self) -> None:
+        """simplepbr on the window's scene, stepped by the window's own task manager. It
+        draws the scene into a float buffer and the window shows that buffer tone-mapped;
+        `scene_output` is that buffer, so regions drawing the scene with other cameras (the
+        inset) are tone-mapped with it: drawn straight into the window, simplepbr's shader
+        wrote them in linear light (dark) with no tone mapping."""
+        base = self.base
+        engine = base.graphicsEngine
+        before = set(engine.getWindows())
+        start_pbr(base.render, base.win, base.cam, base.taskMgr)
+        engine.openWindows()  # the buffer simplepbr made is listed once it is open
+        self.pbr_outputs = [w for w in engine.getWindows() if w not in before]
+        self.scene_output = next(
+            w for w in self.pbr_outputs
+            if any(r.getCamera() == base.cam for r in w.getDisplayRegions()))
 
     # -- hooks: what a game fills in ----------------------------------------------------------
 
@@ -235,6 +307,8 @@ class GameWindow:
         base = self.base
         self.scene = self.make_scene()
         self.scene.flatten_static()  # fixed geometry in few pieces: frames per second
+        if self.drawn_by.name == "pbr":
+            self.scene.use_pbr()  # linear-light colours for simplepbr
         self.scene.root.reparentTo(base.render)
         self.camera = self.thrower_camera(self._seen_seat)
         base.setBackgroundColor(*BACKGROUND)
@@ -242,9 +316,10 @@ class GameWindow:
         for b in self.bindings:
             base.accept(b.event, getattr(self, b.method), list(b.args))
         base.accept("window-event", self._on_window_event)
-        self.help_text = "Controls\n\n" + "\n".join(b.help for b in self.bindings if b.help)
+        self.help_text = ("Controls\n\n" + "\n".join(b.help for b in self.bindings if b.help)
+                          + "\n\n" + wrap(f"Drawn by {self.drawn_by.detail}", 70))
         self.hud = Hud(base, self.help_text, self.press_button, self.restart)
-        self.inset = Inset(base, BACKGROUND, self.win_size())
+        self.inset = Inset(base, BACKGROUND, self.win_size(), self.scene_output)
         self.sync_scene()
         self.refresh()
         base.taskMgr.add(self._frame, "tabletop-frame")
@@ -258,6 +333,10 @@ class GameWindow:
         base.ignoreAll()
         self.inset.remove()
         self.scene.root.removeNode()
+        # simplepbr's buffers: an OpenGL buffer left open aborts the interpreter at exit.
+        for output in self.pbr_outputs:
+            base.graphicsEngine.removeWindow(output)
+        self.pbr_outputs = []
         self.session.close()
 
     def run(self) -> int:

@@ -1,0 +1,124 @@
+"""How the window draws (`tabletop play --shading`, `tabletop replay --view --shading`):
+physically based shading (simplepbr) where it can be had at a usable speed, fixed-function
+OpenGL on a software rasterizer (Mesa's llvmpipe under Xvfb: simplepbr drew 4-8 frames/s,
+issue 14 item 5 asks for 30), Panda3D's software renderer on request. The windows run in
+processes of their own (`tests/window_shading_script.py`) under Xvfb."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SCRIPT = Path(__file__).with_name("window_shading_script.py")
+ROOT = SCRIPT.parent.parent
+
+
+def _run(display: str, *args: str) -> tuple[dict, str]:
+    env = {**os.environ, "DISPLAY": display}
+    proc = subprocess.run([sys.executable, str(SCRIPT), *args], env=env, capture_output=True,
+                          text=True, timeout=240, cwd=str(ROOT))
+    if proc.returncode != 0 and "Could not open window" in proc.stderr:
+        pytest.skip("Xvfb runs but Panda3D cannot open an OpenGL window on it")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stdout
+
+
+@pytest.mark.display
+def test_a_pbr_window_draws_die_and_felt_as_tabletop_render_pbr_does_inset_included(
+        xvfb_display, tmp_path) -> None:
+    """The window opened with --shading pbr and `tabletop render --shading pbr`'s renderer
+    draw the same Diced table from the same cameras (the main view framing the last roll,
+    and the inset's first cell): the mean colours round the die and on the tray's felt
+    agree. Drawn straight into the window, the inset came out in linear light without tone
+    mapping: its felt (8, 13, 10) against (41, 62, 51), its yellow die (116, 76, 10) against
+    (158, 141, 52)."""
+    pytest.importorskip("simplepbr")
+    shown, stdout = _run(xvfb_display, "window", "diced", "pbr", str(tmp_path / "w.png"))
+    assert shown["path"] == "pbr" and "physically based" in shown["detail"]
+    assert stdout.startswith("drawn by: OpenGL") and "simplepbr" in stdout.splitlines()[0]
+    assert "inset" in shown, "no close-up inset of the roll"
+    views = tmp_path / "views.json"
+    views.write_text(json.dumps(shown))
+    drawn, _ = _run(xvfb_display, "picture", "diced", str(views))
+    assert "physically based" in drawn["detail"]
+    for view in ("main", "inset"):
+        for spot, window_rgb in shown[view]["patches"].items():
+            picture_rgb = drawn[view][spot]
+            diff = np.abs(np.subtract(window_rgb, picture_rgb)).max()
+            assert diff <= 12, (view, spot, window_rgb, picture_rgb)
+        r, g, b = drawn[view]["felt"]
+        assert g > r + 10 and g > b, (view, "the felt spot is not felt", drawn[view]["felt"])
+        r, g, b = drawn[view]["die"]
+        assert r > 120 and g > 100 and b < 80, (view, "the die spot is not a yellow die")
+
+
+@pytest.mark.display
+@pytest.mark.parametrize("shading, path", [("auto", "gl"), ("software", "software")])
+def test_auto_draws_the_window_fixed_function_on_llvmpipe(xvfb_display, tmp_path, shading,
+                                                          path) -> None:
+    """Under Xvfb OpenGL is Mesa drawing on the CPU: auto keeps the fixed-function window
+    (its frame rate), and says so in the line the window prints when it opens; software is
+    Panda3D's own renderer."""
+    from simulator.render.offscreen import software_rasterizer
+
+    shown, stdout = _run(xvfb_display, "window", "diced", shading, str(tmp_path / "w.png"))
+    first = stdout.splitlines()[0]
+    assert first == f"drawn by: {shown['detail']}"
+    if shading == "auto" and not software_rasterizer(shown["detail"]):
+        pytest.skip(f"this display's OpenGL is a GPU: {shown['detail']}")
+    assert shown["path"] == path, shown["detail"]
+    if shading == "auto":
+        assert "fixed-function" in shown["detail"] and "software rasterizer" in shown["detail"]
+
+
+def test_a_renderer_string_names_a_software_rasterizer_or_a_gpu() -> None:
+    from simulator.render.offscreen import software_rasterizer
+
+    assert software_rasterizer("llvmpipe (LLVM 15.0.6, 256 bits)")
+    assert software_rasterizer("softpipe")
+    assert software_rasterizer("Mesa X11 swrast")
+    assert software_rasterizer("Google SwiftShader")
+    assert not software_rasterizer("NVIDIA GeForce RTX 3080/PCIe/SSE2")
+    assert not software_rasterizer("AMD Radeon RX 6800 (radeonsi, navi21, LLVM 15.0.6)")
+    assert not software_rasterizer("Mesa Intel(R) UHD Graphics 620 (KBL GT2)")
+
+
+@pytest.mark.parametrize("argv", [["play", "diced"], ["play", "deep-white-sea"]])
+def test_pbr_without_the_simplepbr_package_is_one_line(argv, monkeypatch, capsys) -> None:
+    from simulator.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "simplepbr", None)  # find_spec: not installed
+    assert main([*argv, "--shading", "pbr"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--shading pbr" in err and "panda3d-simplepbr" in err
+
+
+def test_pbr_without_a_display_is_one_line(monkeypatch, capsys, tmp_path) -> None:
+    pytest.importorskip("simplepbr")
+    from simulator.cli.main import main
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["play", "diced", "--shading", "pbr"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--shading pbr" in err and "display" in err
+    log = tmp_path / "game.jsonl"
+    assert main(["play", "diced", "--headless", "--players", "random,random,random",
+                 "--log", str(log), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(log), "--view", "--shading", "pbr"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--shading pbr" in err and "display" in err
+
+
+def test_the_command_lines_shading_names_are_the_renderers() -> None:
+    from simulator.cli.args import SHADINGS
+    from simulator.render.offscreen import PATHS
+
+    assert SHADINGS == PATHS
