@@ -6,8 +6,9 @@ table with both crews in play; Diced: 8 seats; Diceland hex: the large board; D-
 
 1. Frames per second at the window's size (1280x720) while the last throw's dice move
    along their recorded trajectory, for each drawing path this machine has: the game's
-   own window ("window": OpenGL with fixed-function shading, its HUD and close-up inset,
-   each frame a turn of its loop, in a process of its own), and offscreen pictures by
+   own window ("window-gl", "window-pbr": the window as `tabletop play --shading gl|pbr`
+   draws it, its HUD and close-up inset included, each frame a turn of its loop, in a
+   process of its own; `--window-shading` picks which), and offscreen pictures by
    Panda3D's software renderer, OpenGL with fixed-function shading and OpenGL with
    physically based shading (simplepbr). Under Xvfb with Mesa, OpenGL is llvmpipe on the
    CPU. An offscreen frame is waited for by reading back one pixel of it (llvmpipe draws
@@ -18,7 +19,7 @@ table with both crews in play; Diced: 8 seats; Diceland hex: the large board; D-
    recording is complete before a playback started at release would need its last frame.
 
     xvfb-run -a python -m benchmarks.bench_render [--games all] [--frames 40] [--turns 6]
-        [--paths window,software,gl,pbr]
+        [--paths window,software,gl,pbr] [--window-shading gl,pbr]
 
 Prints one line per game and path, and one per game for the physics; no pass or fail.
 """
@@ -56,10 +57,14 @@ def main() -> int:
     ap.add_argument("--paths", default="window,software,gl,pbr",
                     help="drawing paths to time, of window, software, gl, pbr (those the "
                          "machine has)")
+    ap.add_argument("--window-shading", default="gl,pbr",
+                    help="the window's drawing paths to time (tabletop play's --shading: "
+                         "auto, pbr, gl, software), comma-separated")
     ap.add_argument("--window-of", metavar="GAME", help=argparse.SUPPRESS)  # one child's game
     args = ap.parse_args()
     if args.window_of:
-        return _window_child(args.window_of, args.seed, args.turns, args.frames)
+        return _window_child(args.window_of, args.seed, args.turns, args.frames,
+                             args.window_shading)
     games = GAMES if args.games == "all" else tuple(g.strip() for g in args.games.split(","))
     from simulator.render.offscreen import gl_unavailable, pbr_unavailable
 
@@ -72,6 +77,8 @@ def main() -> int:
     else:
         print(f"OpenGL paths left out: {why_not}")
     paths = [p for p in have if p in args.paths.split(",")]
+    window_shadings = [w for w in args.window_shading.split(",")
+                       if w in ("auto", "gl", "software") or w == "pbr" and "pbr" in have]
     played = {game: _played(game, args.seed, args.turns) for game in games}
     for game, (_session, throws) in played.items():
         if throws:
@@ -86,13 +93,16 @@ def main() -> int:
     for path in paths:
         for game, (session, _throws) in played.items():
             if path == "window":  # a process holds one window: each game's in its own
-                child = subprocess.run(
-                    [sys.executable, "-m", "benchmarks.bench_render", "--window-of", game,
-                     "--seed", str(args.seed), "--turns", str(args.turns),
-                     "--frames", str(args.frames)], capture_output=True, text=True)
-                lines = [ln for ln in child.stdout.splitlines() if ln.startswith(game)]
-                print(lines[-1] if child.returncode == 0 and lines else
-                      f"{game:15s} window   failed: {child.stderr.strip()[-300:]}", flush=True)
+                for shading in window_shadings:
+                    child = subprocess.run(
+                        [sys.executable, "-m", "benchmarks.bench_render", "--window-of", game,
+                         "--seed", str(args.seed), "--turns", str(args.turns),
+                         "--frames", str(args.frames), "--window-shading", shading],
+                        capture_output=True, text=True)
+                    lines = [ln for ln in child.stdout.splitlines() if ln.startswith(game)]
+                    print(lines[-1] if child.returncode == 0 and lines else
+                          f"{game:15s} window-{shading} failed: {child.stderr.strip()[-300:]}",
+                          flush=True)
                 continue
             fps, dice, detail = _frames(game, session, path, args.frames)
             print(_line(game, path, fps, dice, detail), flush=True)
@@ -151,14 +161,15 @@ def _frames(game: str, session: Any, path: str, frames: int) -> tuple[float, int
     return fps, len(playback.tracks), detail
 
 
-def _window_frames(game: str, session: Any, frames: int) -> tuple[float, int, str]:
-    """The game's own window (`GameWindow`, OpenGL as the window opens it) showing the
-    session, its HUD and close-up inset included, each frame a turn of its loop; bots are
-    paused, so only drawing is timed. A process holds one window: `main` runs this in a
-    process of its own for each game."""
+def _window_frames(game: str, session: Any, frames: int,
+                   shading: str) -> tuple[float, int, str]:
+    """The game's own window (`GameWindow`, drawn by `shading` as `tabletop play --shading`
+    draws it) showing the session, its HUD and close-up inset included, each frame a turn
+    of its loop; bots are paused, so only drawing is timed. A process holds one window:
+    `main` runs this in a process of its own for each game and shading."""
     from simulator.render.app import open_window, window_module
 
-    app: Any = open_window(session, window_module(game))
+    app: Any = open_window(session, window_module(game), shading=shading)
     app.paused = True
     if game != "deep-white-sea":
         from simulator.render.dice_window import place_roll
@@ -169,8 +180,7 @@ def _window_frames(game: str, session: Any, frames: int) -> tuple[float, int, st
     playback, move = _mover(game, session, app.scene)
     app.step_frames(3)  # uploads textures, makes the inset's views
     fps = _timed(lambda: app.step_frames(1), move, playback, frames)
-    gsg = app.base.win.getGsg()
-    detail = f"the game's window, OpenGL {gsg.getDriverRenderer()}, HUD and inset"
+    detail = f"the game's window, HUD and inset; {app.drawn_by.detail}"
     app.cleanup()
     return fps, len(playback.tracks), detail
 
@@ -212,16 +222,16 @@ def _timed(draw: Callable[[], None], move: Callable[[dict[str, Any]], None], pla
     return best
 
 
-def _window_child(game: str, seed: int, turns: int, frames: int) -> int:
+def _window_child(game: str, seed: int, turns: int, frames: int, shading: str) -> int:
     """`--window-of GAME`: one game's window line, printed by a process of its own."""
     session, _throws = _played(game, seed, turns)
-    fps, dice, detail = _window_frames(game, session, frames)
-    print(_line(game, "window", fps, dice, detail), flush=True)
+    fps, dice, detail = _window_frames(game, session, frames, shading)
+    print(_line(game, f"window-{shading}", fps, dice, detail), flush=True)
     return 0
 
 
 def _line(game: str, path: str, fps: float, dice: int, detail: str) -> str:
-    return (f"{game:15s} {path:8s} {fps:6.1f} frames/s at {WINDOW[0]}x{WINDOW[1]}, "
+    return (f"{game:15s} {path:10s} {fps:6.1f} frames/s at {WINDOW[0]}x{WINDOW[1]}, "
             f"{dice} dice moving ({detail})")
 
 

@@ -5,6 +5,7 @@ zones that leave the table clear, and smooth camera moves."""
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 import math
@@ -294,12 +295,18 @@ def test_bench_render_times_each_games_own_window(xvfb_display) -> None:
     # The window's frames per second is what item 5 asks for: bench_render times the game's
     # own window (HUD and inset), where its offscreen 'gl' figures (498-817 frames/s) were
     # llvmpipe's set-up alone: an offscreen frame nobody read was never drawn.
+    # It times the window in each drawing path asked for (`--window-shading`), as
+    # `tabletop play --shading` draws it.
     env = {**os.environ, "DISPLAY": xvfb_display}
+    shadings = "gl,pbr" if importlib.util.find_spec("simplepbr") else "gl"
     run = subprocess.run([sys.executable, "-m", "benchmarks.bench_render", "--games", "dicewar",
-                          "--paths", "window", "--frames", "3", "--turns", "1"],
+                          "--paths", "window", "--frames", "3", "--turns", "1",
+                          "--window-shading", shadings],
                          capture_output=True, text=True, env=env, timeout=300,
                          cwd=Path(__file__).parents[1])
     assert run.returncode == 0, run.stderr[-2000:]
-    line = next(ln for ln in run.stdout.splitlines() if " window " in ln)
-    assert line.startswith("dicewar") and "frames/s at 1280x720" in line, line
-    assert "the game's window" in line and float(line.split()[2]) > 0, line
+    for shading in shadings.split(","):
+        line = next(ln for ln in run.stdout.splitlines() if f" window-{shading} " in ln)
+        assert line.startswith("dicewar") and "frames/s at 1280x720" in line, line
+        assert "the game's window" in line and float(line.split()[2]) > 0, line
+        assert ("physically based" if shading == "pbr" else "fixed-function") in line, line
