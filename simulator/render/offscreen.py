@@ -286,7 +286,7 @@ def gl_unavailable() -> str:
 
 # OpenGL drawn by the CPU, by the driver's renderer string (`GSG.getDriverRenderer()`):
 # Mesa's llvmpipe (Xvfb's), softpipe and swrast, the lavapipe/SwiftShader kind, and
-# Microsoft's GDI fallback. simplepbr drew the window at 4-8 frames/s on llvmpipe, so a window
+# Microsoft's GDI fallback. simplepbr drew the window at 4-6 frames/s on llvmpipe, so a window
 # that may choose ("auto") draws with fixed-function shading there.
 SOFTWARE_RASTERIZERS = ("llvmpipe", "softpipe", "swrast", "software rasterizer", "lavapipe",
                         "swiftshader", "gdi generic")

@@ -103,8 +103,8 @@ class GameWindow:
     `tabletop render --shading`: "software" (Panda3D's tiny software renderer), "gl" (OpenGL,
     fixed-function shading), "pbr" (OpenGL with simplepbr), or "auto" (default; `software`
     True means "software"): pbr on a hardware GPU, gl on a rasterizer that runs on the CPU
-    (Mesa's llvmpipe under Xvfb), where simplepbr drew 4-8 frames/s and the window must hold
-    30. A path that cannot be had raises RenderPathError."""
+    (Mesa's llvmpipe under Xvfb), where simplepbr drew the window at 4-6 frames/s and the
+    window must hold 30. A path that cannot be had raises RenderPathError."""
 
     GAME_TITLE = "tabletop"
     GAME_BINDINGS: tuple[Binding, ...] = ()
@@ -195,7 +195,7 @@ class GameWindow:
             return RenderPath("gl", f"{fixed}; no physically based shading: {why_not}")
         if shading == "auto" and software_rasterizer(renderer):
             return RenderPath("gl", f"{fixed} (a software rasterizer: physically based shading "
-                                    "would draw 4-8 frames/s; --shading pbr asks for it)")
+                                    "drew 4-6 frames/s there; --shading pbr asks for it)")
         return RenderPath("pbr", f"OpenGL {renderer} with physically based shading (simplepbr)")
 
     def _start_pbr(self) -> None:
