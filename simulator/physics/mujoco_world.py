@@ -178,6 +178,7 @@ class _Stepping:
         self.spec = mj.mjtState.mjSTATE_INTEGRATION
         self.saved = np.empty(mj.mj_stateSize(m, self.spec))
         self.get_state, self.set_state = mj.mj_getState, mj.mj_setState
+        self.watch_to = 0  # step every step up to here (a call that ended in a slow die)
 
     def coast_steps(self, i: int, step: int) -> int:
         """Steps lone die i may coast (world.coast_steps); asked only when it is clear of
@@ -219,6 +220,25 @@ class _Stepping:
         finally:
             m.opt.timestep = dt
             m.pair_solref[:, 0] = timeconsts
+
+    def take(self, step: int, coast: int, split: int, brisk: bool, live: list[int]) -> int:
+        """Take step `step` and say which step the dice are read after: `coast` steps
+        coasting, one step in `split` sub-steps, while every die is `brisk` a call of
+        `batch` steps (stepped again one at a time up to its end if it is taken back), or
+        one step."""
+        if coast:
+            self.coast(coast)
+            return step + coast - 1
+        if split > 1:
+            self.substeps(split)
+            return step
+        if brisk and step > self.watch_to and step + self.batch <= self.max_steps:
+            if self.call(live):
+                return step + self.batch - 1
+            self.watch_to = step + self.batch - 1
+            return step
+        self.mj_step(self.m, self.d)
+        return step
 
     def call(self, live: list[int]) -> bool:
         """`batch` steps in one call (BATCH_STEPS), kept if every die is brisk after it too
@@ -568,7 +588,7 @@ class MujocoWorld:
         live = [i for i in range(len(names)) if i not in removed]
         if len(live) == 1 and not record and self.lone_loop:
             return self._run_alone(run, names, live[0], removed), []
-        m, d = run.m, run.d
+        d = run.d
         dt, hold, max_steps, fast = run.dt, run.hold, run.max_steps, run.fast
         lin2, ang2, gate_v2, gate_w2 = run.lin2, run.ang2, run.gate_v2, run.gate_w2
         jitter_m2, jitter_cos, floors, batch = run.jitter_m2, run.jitter_cos, run.floors, run.batch
@@ -577,9 +597,9 @@ class MujocoWorld:
         still, restarts = [0] * n, [0] * n
         anchors: list[Any] = [None] * n
         frames = [self._frame(mm, names, 0.0, live)] if record else []
-        qpos, qvel, mj_step, bad_qacc = d.qpos, d.qvel, run.mj_step, run.bad_qacc
+        qpos, qvel, bad_qacc = d.qpos, d.qvel, run.bad_qacc
         brisk = False  # every die brisk after the last step (then a call may take `batch`)
-        watch_to = 0  # step every step up to here (a call that ended in a slow die)
+        run.watch_to = 0
         step = 0
         fastest = math.sqrt(sum(float(qvel[6 * i:6 * i + 3] @ qvel[6 * i:6 * i + 3]) for i in live))
         while step < max_steps:
@@ -588,18 +608,7 @@ class MujocoWorld:
             coast = 0
             if len(live) == 1 and self.coast and not record and split == 1 and still[live[0]] == 0:
                 coast = run.coast_steps(live[0], step)
-            if coast:
-                run.coast(coast)
-                step += coast - 1
-            elif split > 1:
-                run.substeps(split)
-            elif brisk and step > watch_to and fastest < fast / 2 and step + batch <= max_steps:
-                if run.call(live):
-                    step += batch - 1
-                else:
-                    watch_to = step + batch - 1
-            else:
-                mj_step(m, d)
+            step = run.take(step, coast, split, brisk and fastest < fast / 2, live)
             if bad_qacc.number:
                 raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
             settled = True
@@ -651,12 +660,12 @@ class MujocoWorld:
         lab's and the bench's throw. The same rule in the same order (tested bit for bit
         against `_run_to_rest` with `lone_loop = False`), written with plain locals: the
         general loop's per-die lists cost 2-6% of a lone die's throw."""
-        mm, m, d = run.mm, run.m, run.d
+        mm, d = run.mm, run.d
         hold, max_steps, fast, half_fast = run.hold, run.max_steps, run.fast, run.fast / 2
         lin2, ang2, gate_v2, gate_w2 = run.lin2, run.ang2, run.gate_v2, run.gate_w2
         jitter_m2, jitter_cos, batch = run.jitter_m2, run.jitter_cos, run.batch
         floor, coasting, clear = run.floors[i], self.coast, run.top + run.reach[i]
-        qpos, qvel, mj_step, bad_qacc = d.qpos, d.qvel, run.mj_step, run.bad_qacc
+        qpos, qvel, bad_qacc = d.qpos, d.qvel, run.bad_qacc
         sqrt, ceil, inf = math.sqrt, math.ceil, math.inf
         vel, zi = slice(6 * i, 6 * i + 6), 7 * i + 2
         live = [i]
@@ -665,7 +674,7 @@ class MujocoWorld:
         still, restarts = 0, 0
         anchor: Any = None
         brisk = False
-        watch_to = 0
+        run.watch_to = 0
         step = 0
         while step < max_steps:
             step += 1
@@ -673,18 +682,7 @@ class MujocoWorld:
             coast = 0
             if coasting and split == 1 and still == 0 and qpos[zi] > clear:  # (coast_steps' test)
                 coast = run.coast_steps(i, step)
-            if coast:
-                run.coast(coast)
-                step += coast - 1
-            elif split > 1:
-                run.substeps(split)
-            elif brisk and step > watch_to and fastest < half_fast and step + batch <= max_steps:
-                if run.call(live):
-                    step += batch - 1
-                else:
-                    watch_to = step + batch - 1
-            else:
-                mj_step(m, d)
+            step = run.take(step, coast, split, brisk and fastest < half_fast, live)
             if bad_qacc.number:
                 raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
             lx, ly, lz, wx, wy, wz = qvel[vel].tolist()
