@@ -89,6 +89,64 @@ def test_a_renderer_string_names_a_software_rasterizer_or_a_gpu() -> None:
     assert not software_rasterizer("Mesa Intel(R) UHD Graphics 620 (KBL GT2)")
 
 
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def getName(self) -> str:  # noqa: N802 (Panda3D's name)
+        return self.name
+
+
+class _FakeBase:
+    """What GameWindow._drawing_path reads of a ShowBase: its pipe and its window's GSG."""
+
+    def __init__(self, interface: str, renderer: str) -> None:
+        self.pipe = self
+        self.win = self
+        self._interface, self._renderer = interface, renderer
+
+    def getInterfaceName(self) -> str:  # noqa: N802
+        return self._interface
+
+    def getType(self) -> _Named:  # noqa: N802
+        return _Named("glxGraphicsPipe" if self._interface == "OpenGL" else "TinyXGraphicsPipe")
+
+    def getGsg(self) -> _FakeBase:  # noqa: N802
+        return self
+
+    def getDriverRenderer(self) -> str:  # noqa: N802
+        return self._renderer
+
+
+@pytest.mark.parametrize(("interface", "renderer", "shading", "expected"), [
+    ("OpenGL", "llvmpipe (LLVM 15.0.6, 256 bits)", "auto", "gl"),
+    ("OpenGL", "llvmpipe (LLVM 15.0.6, 256 bits)", "gl", "gl"),
+    ("OpenGL", "llvmpipe (LLVM 15.0.6, 256 bits)", "pbr", "pbr"),
+    ("OpenGL", "llvmpipe (LLVM 15.0.6, 256 bits)", "software", "error"),
+    ("OpenGL", "NVIDIA GeForce RTX 3080/PCIe/SSE2", "auto", "pbr"),
+    ("TinyPanda", "", "auto", "software"),
+    ("TinyPanda", "", "software", "software"),
+    ("TinyPanda", "", "gl", "error"),
+    ("TinyPanda", "", "pbr", "error"),
+])
+def test_the_window_draws_with_the_path_asked_for_or_says_it_cannot(interface, renderer, shading,
+                                                                     expected) -> None:
+    """Each --shading against each pipe Panda3D may open: never another path than the one
+    asked for (software asked for and OpenGL opened, when p3tinydisplay is missing, once came
+    back as pbr), auto by the renderer."""
+    pytest.importorskip("simplepbr")
+    from simulator.render.offscreen import RenderPathError
+    from simulator.render.window import GameWindow
+
+    window = GameWindow.__new__(GameWindow)
+    window.base = _FakeBase(interface, renderer)
+    if expected == "error":
+        with pytest.raises(RenderPathError):
+            window._drawing_path(shading)
+    else:
+        assert window._drawing_path(shading).name == expected
+
+
 @pytest.mark.parametrize("argv", [["play", "diced"], ["play", "deep-white-sea"]])
 def test_pbr_without_the_simplepbr_package_is_one_line(argv, monkeypatch, capsys) -> None:
     from simulator.cli.main import main

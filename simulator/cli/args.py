@@ -49,11 +49,15 @@ def game_options(args: argparse.Namespace) -> dict[str, Any]:
 SHADINGS = ("auto", "pbr", "gl", "software")
 
 
-def add_shading(p: argparse.ArgumentParser, what: str, gl_note: str) -> None:
+# What auto picks for a window (tabletop play, replay --view): GameWindow._drawing_path.
+WINDOW_AUTO = ("pbr on a GPU, gl on a software rasterizer such as llvmpipe (where pbr draws a "
+               "few frames a second), software without OpenGL")
+
+
+def add_shading(p: argparse.ArgumentParser, what: str, gl_note: str, auto: str) -> None:
     """`--shading`, the same names wherever the table is drawn; `what` is what is drawn,
-    `gl_note` how the gl path relates to the others there."""
+    `gl_note` how the gl path relates to the others there, `auto` what auto picks there."""
     p.add_argument("--shading", default="auto", choices=SHADINGS,
                    help=f"how {what} is drawn. pbr: OpenGL with physically based shading "
                         f"(needs a display, e.g. Xvfb); gl: OpenGL with fixed-function "
-                        f"shading{gl_note}; software: Panda3D's software renderer; auto: "
-                        "pbr where it can be had at a usable speed")
+                        f"shading{gl_note}; software: Panda3D's software renderer; auto: {auto}")

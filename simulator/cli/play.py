@@ -21,7 +21,7 @@ from rules import registry
 from rules.core import DiceRoller, SeededRoller
 from rules.core.runner import play
 from rules.core.saves import load_game, save_game
-from simulator.cli.args import add_game_options, add_shading, game_options, seed
+from simulator.cli.args import WINDOW_AUTO, add_game_options, add_shading, game_options, seed
 from simulator.cli.main import UsageError
 
 
@@ -42,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="search iterations per mcts decision")
     p.add_argument("--quiet", action="store_true", help="print only the winner")
     add_shading(p, "the window", " (what auto picks on a software rasterizer such as Mesa's "
-                "llvmpipe under Xvfb)")
+                "llvmpipe under Xvfb)", WINDOW_AUTO)
     p.add_argument("--save", default=None,
                    help="keep the game in progress in this JSON file (written after every "
                         "step), so an interrupted game can go on with --load")

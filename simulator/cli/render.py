@@ -37,7 +37,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--view", default="overview", choices=("overview", "top", "thrower", "closeup"),
                    help="camera: overview (oblique), top, the next thrower's view, or close on "
                         "the die thrown last")
-    add_shading(p, "the picture", ", as a window on a software rasterizer")
+    add_shading(p, "the picture", ", as a window on a software rasterizer",
+                "pbr wherever OpenGL and simplepbr can be had (a picture is drawn once: speed "
+                "does not decide), else software")
     p.add_argument("--no-inset", action="store_true",
                    help="leave out the close-up of the last die thrown")
     p.add_argument("--no-caption", action="store_true", help="leave out the score line")

@@ -10,7 +10,7 @@ from dice_models.errors import shown
 from rules import registry
 from rules.core import RulesError
 from rules.core.runner import read_log, verify_log
-from simulator.cli.args import add_shading
+from simulator.cli.args import WINDOW_AUTO, add_shading
 from simulator.cli.play import load_plugins
 
 
@@ -24,7 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "+/- change the speed")
     p.add_argument("--speed", type=float, default=1.0, help="--view: playback speed (1 = real)")
     add_shading(p, "--view's window", " (what auto picks on a software rasterizer such as "
-                "Mesa's llvmpipe under Xvfb)")
+                "Mesa's llvmpipe under Xvfb)", WINDOW_AUTO)
     p.set_defaults(func=run)
 
 

@@ -73,7 +73,7 @@ LIGHT_DIR = (0.35, 0.55, -1.0)  # key light, pointing from the lamp down onto th
 # nearest mipmap level without anisotropic filtering: under Mesa's llvmpipe (Xvfb, CPU only)
 # anisotropic filtering tripled a frame's cost (D-Day's window 65 ms a frame with it on the
 # felt and wood, 25 ms without) and blending two mipmap levels cost another 10-20%, while
-# neither changed a pixel of those fine fibre-noise textures by more than 6 of 255.
+# neither changed a pixel of those fine fibre-noise textures by more than 7 of 255.
 DIE_SAMPLING = (Texture.FT_linear_mipmap_linear, 4)  # (minification filter, anisotropy)
 CLOTH_SAMPLING = (Texture.FT_linear_mipmap_nearest, 1)
 FELT_TILE = 0.3  # m of table per repeat of the felt texture

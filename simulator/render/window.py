@@ -186,6 +186,9 @@ class GameWindow:
                 raise RenderPathError(f"{what}: the window opened with {interface} "
                                       f"({pipe.getType().getName()})")
             return RenderPath("software", f"Panda3D's software renderer ({interface})")
+        if shading == "software":  # p3tinydisplay missing: Panda3D fell back to OpenGL
+            raise RenderPathError("the software renderer was asked for, but Panda3D opened the "
+                                  f"window with OpenGL ({pipe.getType().getName()})")
         renderer = str(self.base.win.getGsg().getDriverRenderer())
         fixed = f"OpenGL {renderer} with fixed-function shading"
         if shading == "gl":
