@@ -134,3 +134,22 @@ def test_mujocos_profiling_timers_are_off_while_a_world_steps():
     step = mm.data.timer[mujoco.mjtTimer.mjTIMER_STEP]
     assert step.number > 0 and step.duration == 0.0
     assert clock.value == before
+
+
+@pytest.mark.parametrize(("changes", "batched"), [
+    ({}, True),  # the defaults: hold 6 steps, a brisk step 0.21 mm and 0.24 deg
+    ({"hold_time": 0.015}, False),  # a hold of 4 steps fits in one call of 4
+    ({"time_step": 1 / 2000}, False),  # a brisk step (0.025 mm) within the 0.05 mm allowance
+    ({"jitter_deg": 0.5}, False),  # a brisk turn (0.24 deg) within the allowance
+])
+def test_calls_of_several_steps_only_where_their_argument_holds(changes, batched):
+    """Review of the 4-step calls: the argument that they give the bits of reading every
+    step needs a hold longer than a call and a brisk die's step beyond the jitter allowance;
+    experiment files may set the step, the hold and the allowance."""
+    settings = PhysicsSettings(engine="mujoco", **changes)
+    world = MujocoWorld(None, settings)
+    throw = random_throw(world.table, 1, np.random.default_rng(3))
+    world.throw("die", load_die("paper-d8"), throw)
+    (run,) = [r for (record, _k), r in next(iter(world._models.values())).runs.items()
+              if not record]
+    assert (run.batch > 1) == batched

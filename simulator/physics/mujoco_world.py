@@ -175,7 +175,12 @@ class _Stepping:
         self.bad_qacc = d.warning[mj.mjtWarning.mjWARN_BADQACC]
         self.flags = m.opt.disableflags
         self.no_constraint = int(mj.mjtDisableBit.mjDSBL_CONSTRAINT)
-        self.batch = 1 if record else world.batch_steps
+        # The argument for calls (BATCH_STEPS' note) needs a hold longer than a call and a
+        # brisk die's step to leave the jitter allowance; settings where either fails (a long
+        # time step, a tiny one, a wide allowance) read every step.
+        safe = (self.hold > world.batch_steps and BRISK * s.settle_linear * dt > s.jitter_m
+                and math.degrees(BRISK * s.settle_angular * dt) > s.jitter_deg)
+        self.batch = world.batch_steps if safe and not record else 1
         self.brisk_v2, self.brisk_w2 = self.lin2 * BRISK ** 2, self.ang2 * BRISK ** 2
         self.gate_v2, self.gate_w2 = self.brisk_v2 * GATE ** 2, self.brisk_w2 * GATE ** 2
         self.spec = mj.mjtState.mjSTATE_INTEGRATION
