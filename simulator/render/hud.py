@@ -17,23 +17,25 @@ MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 BANNER_S = 4.0  # s a banner of news stays up
 SEATS = 8  # seat panels at most
-# Where the HUD's columns are, in aspect2d units (y up, -1..1; x -1.78..1.78 at 16:9). The
-# right column holds the second seat's panel at the top, the close-up inset below it (window
-# fractions 0.42-0.72 of the height: y -0.16..0.44) and the choices under the inset.
-PANEL_TOP, PANEL_X, PANEL_SPACING = 0.78, 1.74, 0.3
+# Where the HUD's columns are, in aspect2d units (y up, -1..1; x from the window's left or
+# right edge, which is at -+1.78 at 16:9 and follows a resize). The right column holds the
+# second seat's panel at the top, the close-up inset below it (window fractions 0.42-0.72 of
+# the height: y -0.16..0.44) and the choices under the inset.
+EDGE, BUTTON_EDGE = 0.04, 0.058  # the texts' and the buttons' distance from the edge
+PANEL_TOP, PANEL_SPACING = 0.78, 0.3
 PANELS_BOTTOM = -0.27  # the lowest panel's first line: the log starts at -0.52
 CHOICES_TOP, CHOICE_STEP = -0.24, 0.064  # the first button's text, under the inset
 
 
-def panel_places(n: int) -> list[tuple[float, float, bool]]:
-    """(x, y, left-aligned) of n seat panels: two seats face each other at the top left and
+def panel_places(n: int) -> list[tuple[bool, float]]:
+    """(on the left, y) of n seat panels: two seats face each other at the top left and
     top right; more go down the left side (closer together past four), since the right side
     under its top panel is the close-up inset's (with 8 Diced seats three panels on the right
     were hidden behind it)."""
     if n <= 2:
-        return [(-PANEL_X, PANEL_TOP, True), (PANEL_X, PANEL_TOP, False)][:n]
+        return [(True, PANEL_TOP), (False, PANEL_TOP)][:n]
     step = min(PANEL_SPACING, (PANEL_TOP - PANELS_BOTTOM) / (n - 1))
-    return [(-PANEL_X, PANEL_TOP - k * step, True) for k in range(n)]
+    return [(True, PANEL_TOP - k * step) for k in range(n)]
 
 
 @dataclass
@@ -85,16 +87,20 @@ class Hud:
         fg = (0.96, 0.95, 0.9, 1)
         shadow = (0, 0, 0, 0.8)
         parent = base.aspect2d
-        self.status = OnscreenText(text="", pos=(-1.74, 0.93), scale=0.045, fg=fg, shadow=shadow,
-                                   align=TextNode.ALeft, mayChange=True, parent=parent)
+        # The side columns hang from the window's edges (ShowBase's anchors follow a resize:
+        # placed at a 16:9 window's x, a narrower window cut the left column off).
+        self._edges = {True: base.a2dLeftCenter, False: base.a2dRightCenter}
+        left, right = self._edges[True], self._edges[False]
+        self.status = OnscreenText(text="", pos=(EDGE, 0.93), scale=0.045, fg=fg, shadow=shadow,
+                                   align=TextNode.ALeft, mayChange=True, parent=left)
         self.panels = []
         self._left, self._right = TextNode.ALeft, TextNode.ARight
         for _i in range(SEATS):
             self.panels.append(OnscreenText(
-                text="", pos=(-PANEL_X, PANEL_TOP), scale=0.034, fg=fg, shadow=shadow,
-                align=TextNode.ALeft, mayChange=True, parent=parent))
-        self.log = OnscreenText(text="", pos=(-1.74, -0.52), scale=0.032, fg=fg, shadow=shadow,
-                                align=TextNode.ALeft, mayChange=True, parent=parent)
+                text="", pos=(EDGE, PANEL_TOP), scale=0.034, fg=fg, shadow=shadow,
+                align=TextNode.ALeft, mayChange=True, parent=left))
+        self.log = OnscreenText(text="", pos=(EDGE, -0.52), scale=0.032, fg=fg, shadow=shadow,
+                                align=TextNode.ALeft, mayChange=True, parent=left)
         self.banner = OnscreenText(text="", pos=(0, 0.8), scale=0.05, fg=(1, 1, 1, 1),
                                    shadow=shadow, align=TextNode.ACenter, mayChange=True,
                                    parent=parent)
@@ -103,7 +109,8 @@ class Hud:
         self.buttons = []
         for i in range(MAX_CHOICES + 2):
             self.buttons.append(DirectButton(
-                text="", scale=0.036, pos=(1.72, 0, CHOICES_TOP - CHOICE_STEP * i), parent=parent,
+                text="", scale=0.036, pos=(-BUTTON_EDGE, 0, CHOICES_TOP - CHOICE_STEP * i),
+                parent=right,
                 text_align=TextNode.ARight, text_fg=(1.0, 0.95, 0.75, 1), relief=DGG.FLAT,
                 frameColor=(0.05, 0.05, 0.08, 0.7), pad=(0.3, 0.25), command=on_button,
                 extraArgs=[i]))
@@ -136,9 +143,10 @@ class Hud:
         for i, label in enumerate(self.panels):
             if i < len(places):
                 text, colour = panels[i]
-                x, y, left = places[i]
-                label["pos"] = (x, y)
-                label.setAlign(self._left if left else self._right)
+                on_left, y = places[i]
+                label.reparentTo(self._edges[on_left])
+                label["pos"] = (EDGE if on_left else -EDGE, y)
+                label.setAlign(self._left if on_left else self._right)
                 label.setText(text)
                 label["fg"] = (*colour, 1)
                 label.show()
