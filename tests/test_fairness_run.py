@@ -146,3 +146,24 @@ def test_ray_backend_gives_the_local_rows(tmp_path):
     assert not ray.is_initialized()  # the run shut down the local cluster it started
     run_experiment(exp, tmp_path / "local", workers=1, backend="local", progress=False)
     assert rows(tmp_path / "ray") == rows(tmp_path / "local")
+
+
+def test_a_worker_freezes_its_set_up_once_and_later_simulators_stay_collectable():
+    """The lab's gc.freeze (dispatch.freeze_once): once a process, after a collection. A
+    second simulator (the calibration makes one a trial) must not freeze again: what is
+    frozen is never collected as a cycle."""
+    code = (
+        "import gc\n"
+        "from simulator.experiments import load_experiment\n"
+        "from simulator.experiments.dispatch import ThrowSimulator\n"
+        "exp = load_experiment('benchmarks/experiments/fair-paper-d8.yaml')\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "ThrowSimulator(exp)\n"
+        "first = gc.get_freeze_count()\n"
+        "junk = [[i] for i in range(1000)]\n"
+        "second = ThrowSimulator(exp)\n"
+        "print(first, gc.get_freeze_count())\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split()
+    first, after = int(out[0]), int(out[1])
+    assert first > 0 and after == first

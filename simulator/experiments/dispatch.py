@@ -54,6 +54,22 @@ class RunSummary:
         return self.ran / self.seconds if self.seconds > 0 else 0.0
 
 
+_FROZEN: list[bool] = []  # this process has frozen its set-up
+
+
+def freeze_once() -> None:
+    """Move what a worker holds once set up (the modules, the physics, the die) out of the
+    garbage collector's sight, once a process: the throws' short-lived objects set off
+    collections that walked all of it, about 5% of a worker's time (the lab ran at
+    0.88-0.91 of World.throw alone in one process; 1.00-1.02 with this). Collected first,
+    so no garbage is frozen; once only, since what is frozen is never collected as a cycle
+    (the calibration makes a simulator for every trial: those stay collectable)."""
+    if not _FROZEN:
+        gc.collect()
+        gc.freeze()
+        _FROZEN.append(True)
+
+
 class ThrowSimulator:
     """Simulates throws of one experiment in this process; one per worker."""
 
@@ -61,11 +77,7 @@ class ThrowSimulator:
         self.exp = exp
         self.shape = die_shape(exp.die)
         self.world = make_world(exp.table, exp.physics)  # the experiment's engine
-        # Everything the worker holds once set up (the modules, the physics, the die) is
-        # moved out of the garbage collector's sight: the throws' short-lived objects set
-        # off collections that walked all of it, about 5% of a worker's time (the lab ran
-        # at 0.88-0.91 of World.throw alone in one process; 1.00-1.02 with this).
-        gc.freeze()
+        freeze_once()
 
     def run(self, indices: list[int]) -> list[ThrowRow]:
         # All of a chunk's throws are drawn first: drawn between two simulations, each draw
