@@ -265,7 +265,7 @@ def _parse_object(raw: dict[str, Any], index: int, source: str, where: str) -> D
 def _marks(raw: Any, source: str, where: str) -> dict[str, str]:
     if not isinstance(raw, dict):
         raise DataError(source, where, "must be a mapping of field: text", raw)
-    check_fields(raw, MARKED + ("values", "outcomes", "counts"), source, where)
+    check_fields(raw, MARKED + ("values", "outcomes", "counts", "table"), source, where)
     return {str(k): _text(v, source, f"{where}.{k}") for k, v in raw.items()}
 
 
