@@ -165,7 +165,7 @@ def test_placing_n_dice_creates_n_bodies_and_asks_about_neighbours_only():
     for i in range(n):  # 70 mm apart: clear of each other, but within the grid's reach
         w.place(f"d{i}", d8, 1 + i % 8, 5.0 * i, (-0.9 + 0.07 * (i % side), -0.9 + 0.07 * (i // side)))
     assert len(w.scene) == n
-    assert calls["createMultiBody"] <= n + 6, calls  # the table, its 4 edges, each die once
+    assert calls["createMultiBody"] <= n + 2, calls  # the table, and each die once
     # A placement and its touch check ask about the (at most 2) neighbours placed before.
     assert n <= calls["getClosestPoints"] <= 4 * n, calls
 

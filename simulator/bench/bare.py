@@ -41,7 +41,6 @@ from simulator.physics.world import (
     configure_engine,
     die_box,
     symmetry_break,
-    table_edges,
 )
 
 
@@ -58,10 +57,8 @@ class BareLoop:
         tid = c.createMultiBody(0, col, -1, [0, 0, -TABLE_THICKNESS / 2])
         lo, hi = c.getAABB(tid)
         self.table_box = (*lo, *hi)
-        for bid in [tid, *table_edges(c, t)]:
-            c.changeDynamics(bid, -1, lateralFriction=k_t.friction, restitution=k_t.restitution,
-                             rollingFriction=k_t.rolling_friction,
-                             spinningFriction=k_t.spinning_friction)
+        c.changeDynamics(tid, -1, lateralFriction=k_t.friction, restitution=k_t.restitution,
+                         rollingFriction=k_t.rolling_friction, spinningFriction=k_t.spinning_friction)
         self.die_col = collision_shape(c, shape)
         self.stepper = Stepper(c, settings)
 

@@ -47,12 +47,6 @@ MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
 # (Maximal-coordinate bodies get CCD but ignore our 0.1 mm collision margin and rest 1 mm
 # high: tested on PyBullet 3.2.7.)
 TABLE_THICKNESS = 0.5  # m
-# A rectangular table's top edges are rounded to this radius by four static capsules (one
-# per edge, inside the slab: centred EDGE_RADIUS in from the edge and below the top, so the
-# top stays flat to the edge). Bullet meets a hull with a box only at the hull's vertices,
-# never where a face crosses the box's edge, so a die lying across a sharp edge can rock on
-# it for good (docs/physics.md, "Table edges"); a capsule gives the edge a contact of its own.
-EDGE_RADIUS = 0.0005  # m
 FLAT_DEG = 2.0  # a die rests flat when its bottom face is within this of horizontal
 COS_FLAT = math.cos(math.radians(FLAT_DEG))
 FLAT_HEIGHT = 0.0015  # m: ... and its bottom corners are this close to the table surface
@@ -207,25 +201,6 @@ def configure_engine(client: Any, s: PhysicsSettings) -> None:
         deterministicOverlappingPairs=1, contactBreakingThreshold=s.contact_breaking_threshold,
         contactERP=s.contact_erp())
     client.setGravity(0, 0, -s.gravity)
-
-
-def table_edges(client: Any, table: TableSpec) -> list[int]:
-    """The rounded top edges of a rectangular table (EDGE_RADIUS): four static capsules
-    along its sides, each ending in the corner where it meets the next, all inside the slab.
-    A round table gets none (its cylinder is met through GJK, not the box's vertex rule)."""
-    if table.shape != "rect":
-        return []
-    r, hw, hd = EDGE_RADIUS, table.width / 2, table.depth / 2
-    along_x = pybullet.getQuaternionFromEuler([0.0, math.pi / 2, 0.0])  # a capsule's axis is z
-    along_y = pybullet.getQuaternionFromEuler([math.pi / 2, 0.0, 0.0])
-    out = []
-    for pos, orn, length in (([hw - r, 0.0, -r], along_y, table.depth),
-                             ([r - hw, 0.0, -r], along_y, table.depth),
-                             ([0.0, hd - r, -r], along_x, table.width),
-                             ([0.0, r - hd, -r], along_x, table.width)):
-        col = client.createCollisionShape(pybullet.GEOM_CAPSULE, radius=r, height=length - 2 * r)
-        out.append(int(client.createMultiBody(0, col, -1, pos, orn)))
-    return out
 
 
 def check_release(table: TableSpec, player: int, throw: ThrowSpec) -> tuple[bool, str | None]:
@@ -547,8 +522,6 @@ class World:
         self._bodies: dict[str, _Body] = {}
         self._obstacles: dict[int, str] = {}
         self._table_id = -1
-        self._table_ids: frozenset[int] = frozenset()  # the slab and its edges
-        self._edge_ids: list[int] = []
         self._physics_json: tuple[ContactModel, dict[str, Any]] | None = None
         self._frozen: _Frozen | None = None
         self._contact: ContactModel | None = None
@@ -831,14 +804,12 @@ class World:
             orn = pybullet.getQuaternionFromEuler([0, 0, math.radians(ob.yaw_deg)])
             bid = c.createMultiBody(0, col, -1, [ob.position[0], ob.position[1], z], orn)
             self._obstacles[bid] = ob.name
-        self._edge_ids = table_edges(c, t)
-        self._table_ids = frozenset([self._table_id, *self._edge_ids])
         self._contact = contact
         self._apply_static(contact)
 
     def _apply_static(self, contact: ContactModel) -> None:
         """Give the table and obstacles their Bullet coefficients for these dice."""
-        items = [(bid, self.table.surface) for bid in [self._table_id, *self._edge_ids]]
+        items = [(self._table_id, self.table.surface)]
         items += [(bid, ob.material or self.table.surface)
                   for bid, ob in zip(self._obstacles, self.table.obstacles, strict=True)]
         for bid, material in items:
@@ -1188,7 +1159,7 @@ class World:
             return False
         rot = pose.rotation()
         for cp in self._client.getContactPoints(bodyA=body.bid):
-            if cp[2] not in self._table_ids and cp[8] < 1e-3:
+            if cp[2] != self._table_id and cp[8] < 1e-3:
                 return False
         world = poly.vertices @ rot.T + np.array(pose.position)
         return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
@@ -1260,7 +1231,7 @@ class World:
 
     def _in_contact(self, bid: int) -> bool:
         """Is body `bid` in contact (closer than 1 mm) with a die or an obstacle?"""
-        return any(cp[2] not in self._table_ids and cp[8] < 1e-3
+        return any(cp[2] != self._table_id and cp[8] < 1e-3
                    for cp in self._client.getContactPoints(bodyA=bid))
 
     def _touching_ids(self) -> set[int]:
@@ -1268,13 +1239,13 @@ class World:
         from one query of every contact point: asking body by body walks every contact for
         each die, O(N^2) for a scene of N dice (9 s of a throw among 1000)."""
         out: set[int] = set()
-        table = self._table_ids
+        table = self._table_id
         for cp in self._client.getContactPoints():
             if cp[8] < 1e-3:
                 a, b = cp[1], cp[2]
-                if b not in table:
+                if b != table:
                     out.add(a)
-                if a not in table:
+                if a != table:
                     out.add(b)
         return out
 
