@@ -91,7 +91,8 @@ SURFACE_FIELDS = ("friction", "restitution", "rolling_friction", "spinning_frict
 SETTING_FIELDS = tuple(f.name for f in fields(PhysicsSettings))
 # The settings that make two runs' bits comparable (with the library versions and platform).
 FINGERPRINT_SETTINGS = ("time_step", "solver_iterations", "collision_margin", "gravity",
-                        "settle_linear", "settle_angular", "hold_time", "max_time",
+                        "settle_linear", "settle_angular", "hold_time", "jitter_m", "jitter_deg",
+                        "max_time",
                         "contact_breaking_threshold", "contact_processing_threshold",
                         "contact_recovery_time", "max_travel")
 
