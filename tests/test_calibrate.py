@@ -88,7 +88,7 @@ def fitted(generated, tmp_path_factory) -> tuple[Path, dict, int]:
     other = path.parent / "no-n.yaml"
     other.write_text(yaml.safe_dump(no_n_dataset(), sort_keys=False))
     status = main(["fairness", "calibrate", str(path), "--out", str(out), "--fit", "throw_scale",
-                   "--throws", "150", "--grid", "4", "--refine", "6", "--holdout", "",
+                   "--throws", "150", "--design", "8", "--holdout", "",
                    "--workers", "2", "--quiet", "--validate", str(other)])
     return out, json.loads((out / "report.json").read_text()), status
 
@@ -105,6 +105,23 @@ def test_the_fit_recovers_the_throw_scale_the_counts_were_generated_with(fitted)
     assert not rep["fit"]["bad_fit"] and status == 0
     assert rep["summary"]["fitted"]["objects"] == 2
     assert all(r["inside"] for r in rep["points"] if r["part"] == "fitted")
+    # the default method: a surface through the design points, a profile interval
+    sur = rep["surrogate"]
+    assert sur["design_points"] >= 16 and not sur["lack_of_fit_bad"]
+    assert rep["uncertainty_method"].startswith("surrogate") and rep["objective_noise_sd"] is None
+    assert [e["stage"] for e in rep["evaluations"]][:8] == [1] * 8
+
+
+@pytest.mark.slow  # generates its fit
+def test_the_search_method_recovers_the_throw_scale_too(generated, tmp_path):
+    path, _ = generated
+    status = main(["fairness", "calibrate", str(path), "--out", str(tmp_path), "--fit",
+                   "throw_scale", "--method", "search", "--throws", "150", "--grid", "4",
+                   "--refine", "6", "--holdout", "", "--workers", "2", "--quiet"])
+    rep = json.loads((tmp_path / "report.json").read_text())
+    low, high = rep["interval95"]["throw_scale"]
+    assert low <= TRUE_SCALE <= high and high - low < 1.0, rep["interval95"]
+    assert status == 0 and rep["surrogate"] is None
 
 
 @pytest.mark.slow  # the generated counts and their fit (module fixtures)
@@ -118,14 +135,16 @@ def test_a_validation_dataset_without_n_is_reported_without_a_measured_interval(
 
 
 @pytest.mark.slow  # the generated counts and their fit (module fixtures)
-def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp_path, capsys):
+@pytest.mark.parametrize("method", [["--design", "6"], ["--method", "search", "--grid", "3",
+                                                       "--refine", "0"]])
+def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp_path, capsys,
+                                                                   method):
     path, counts = generated
     swapped = {"cube": counts["slab"], "slab": counts["cube"]}
     bad = tmp_path / "shuffled.yaml"
     bad.write_text(yaml.safe_dump(synthetic(swapped), sort_keys=False))
     status = main(["fairness", "calibrate", str(bad), "--out", str(tmp_path / "out"), "--fit",
-                   "throw_scale", "--throws", "100", "--grid", "3", "--refine", "0",
-                   "--holdout", "", "--quiet"])
+                   "throw_scale", "--throws", "100", *method, "--holdout", "", "--quiet"])
     rep = json.loads((tmp_path / "out" / "report.json").read_text())
     assert rep["fit"]["bad_fit"] and rep["fit"]["p"] < 0.01
     assert status == 1 and "BAD FIT" in capsys.readouterr().out
@@ -310,3 +329,28 @@ def test_a_bad_dataset_is_one_line_and_exit_status_2(tmp_path, capsys, change, m
 
     assert re.search(message, err), err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--design", "5"], r"--design must be at least 6 for 1 fitted parameter\(s\).*\(got 5\)"),
+    (["--method", "grid"], r"argument --method: invalid choice: 'grid'"),
+])
+def test_a_bad_fit_option_is_one_line_and_exit_status_2(generated, tmp_path, capsys, args, message):
+    import re
+
+    path, _ = generated
+    with pytest.raises(SystemExit) if args[0] == "--method" else _no_raise():
+        status = main(["fairness", "calibrate", str(path), "--out", str(tmp_path / "out"),
+                       "--fit", "throw_scale", *args])
+        assert status == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err), err
+    assert not (tmp_path / "out").exists()
+
+
+class _no_raise:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return False

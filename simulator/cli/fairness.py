@@ -104,6 +104,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      "('' holds none; default: every second object)")
     cal.add_argument("--validate", action="append", default=[], metavar="DATASET",
                      help="a dataset kept out of the fit, reported at the fitted values (repeatable)")
+    cal.add_argument("--method", default="surrogate", choices=("surrogate", "search"),
+                     help="surrogate (default): a smooth surface per object through two designs "
+                     "of --design points, profile intervals; search: grid and Nelder-Mead on the "
+                     "noisy X^2 (--grid, --refine), curvature intervals")
+    cal.add_argument("--design", type=int, default=24,
+                     help="points per design of the surrogate method (two designs; default 24)")
     cal.add_argument("--grid", type=int, default=3, help="grid points per parameter (default 3)")
     cal.add_argument("--refine", type=int, default=24,
                      help="at most this many Nelder-Mead evaluations after the grid (default 24)")
@@ -245,7 +251,7 @@ def engines_cmd(args: argparse.Namespace) -> int:
 
 
 def calibrate_cmd(args: argparse.Namespace) -> int:
-    from simulator.experiments.calibrate import calibrate, load_dataset, render_summary
+    from simulator.experiments.calibrate import calibrate, load_dataset, min_design, render_summary
     from simulator.physics.engines import check_engine
 
     if args.throws < 10:
@@ -257,6 +263,10 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be strictly between 0 and 1 (got {args.alpha})")
     names = [n.strip() for n in args.fit.split(",") if n.strip()]
+    if args.method == "surrogate" and args.design < min_design(len(names)):
+        raise UsageError(f"--design must be at least {min_design(len(names))} for {len(names)} "
+                         f"fitted parameter(s): twice the coefficients of a quadratic in them "
+                         f"(got {args.design})")
     holdout = (None if args.holdout is None
                else [n.strip() for n in args.holdout.split(",") if n.strip()])
     dataset = load_dataset(args.dataset)
@@ -268,7 +278,8 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
 
     rep = calibrate(dataset, args.out, throws=args.throws, workers=args.workers, fit_names=names,
                     holdout=holdout, validate=others, seed=args.seed, grid=args.grid,
-                    refine=args.refine, alpha=args.alpha, log=log, engine=check_engine(args.engine))
+                    refine=args.refine, alpha=args.alpha, log=log, engine=check_engine(args.engine),
+                    method=args.method, design=args.design)
     print(render_summary(rep))
     print(f"wrote {args.out}/report.json, report.md, calibration.png, materials.yaml "
           f"(materials {rep['materials_file']['die']} and {rep['materials_file']['surface']})")

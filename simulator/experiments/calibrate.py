@@ -53,6 +53,7 @@ import numpy as np
 import yaml
 from scipy import optimize
 from scipy import stats as sps
+from scipy.stats import qmc
 
 from dice_models import DataError, DieModel, parse_die
 from dice_models.materials import (
@@ -65,6 +66,7 @@ from dice_models.materials import (
     overlay,
 )
 from dice_models.outfiles import ensure_dir, write_bytes
+from simulator.experiments import surrogate as sg
 from simulator.experiments.config import Experiment, ThrowDistribution, parse_throw
 from simulator.experiments.stats import homogeneity, wilson
 from simulator.physics import PhysicsSettings, TableSpec, die_shape
@@ -93,6 +95,10 @@ PARAMETERS: dict[str, tuple[float, float]] = {
     "throw_scale": (0.3, 2.0),
 }
 STEP = 0.08  # the curvature design's step, as a share of each parameter's range
+LOCAL = 0.15  # the surrogate's later designs: +- this share of each range around the estimate
+MAX_STAGES = 4  # the surrogate's designs at most (the first over the whole ranges)
+NEAR_BOUND = 0.02  # design points this near a search bound (share of the range) reach it
+METHODS = ("surrogate", "search")
 CONFIDENCE_Z = 1.959964  # two-sided 95%
 
 
@@ -526,6 +532,9 @@ class FitResult:
     evaluations: list[dict[str, Any]] = field(default_factory=list)
     method: str = ""
     noise_sd: float | None = None  # the quadratic's residual sd, X^2 units
+    # The surrogate method's profile intervals (may be asymmetric; None: open) and its record.
+    intervals: dict[str, list[float] | None] | None = None
+    surrogate: dict[str, Any] | None = None
 
 
 def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
@@ -628,6 +637,142 @@ def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], see
                      evals, method, resid_sd)
 
 
+def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
+                  design: int = 24, alpha: float = 0.01,
+                  log: Callable[[str], None] = lambda s: None) -> FitResult:
+    """Two designs of `design` points, each simulated with its own seeds; a quadratic logit
+    per object through them (`simulator.experiments.surrogate`); the minimum of the summed
+    X^2 of that surface against the measured counts; profile intervals (module docstring of
+    surrogate, docs/calibration.md)."""
+    k = len(names)
+    if k == 0:
+        return fit(objects, sim, names, seed, log=log)
+    base = base_parameters(objects[0])
+    lo = np.array([PARAMETERS[n][0] for n in names])
+    hi = np.array([PARAMETERS[n][1] for n in names])
+    us: list[np.ndarray] = []
+    counts: list[list[tuple[int, ...]]] = []  # per design point, per object
+    evals: list[dict[str, Any]] = []
+
+    def point(u: np.ndarray) -> dict[str, float]:
+        x = lo + np.clip(u, 0.0, 1.0) * (hi - lo)
+        return {**base, **{n: float(v) for n, v in zip(names, x, strict=True)}}
+
+    def simulate_design(pts: np.ndarray, stage: int) -> None:
+        for u in pts:
+            i = len(us)
+            params = point(u)
+            sims = sim.run(objects, params, design_seed(seed, i))
+            x2, _ = chi_square(objects, sims)
+            us.append(np.clip(u, 0.0, 1.0))
+            counts.append([c.counts for c in sims])
+            evals.append({**{n: params[n] for n in names}, "chi2": x2, "stage": stage})
+            log(f"  design {stage}, point {i + 1:3d}: " + ", ".join(
+                f"{n} {params[n]:.4f}" for n in names) + f"  X^2 {x2:.2f} (this point's throws)")
+
+    def surfaces(region: tuple[np.ndarray, np.ndarray]) -> tuple[list[Any], np.ndarray]:
+        inside = np.array([bool(np.all((u >= region[0] - 1e-9) & (u <= region[1] + 1e-9)))
+                           for u in us])
+        pts = np.array(us)[inside]
+        out = []
+        for j, o in enumerate(objects):
+            c = np.array([counts[i][j] for i in range(len(us)) if inside[i]])
+            assert o.counts is not None
+            out.append((sg.fit_logit(pts, c), np.array(o.counts, dtype=float)))
+        return out, pts
+
+    def best_of(parts: list[Any], region: tuple[np.ndarray, np.ndarray],
+                pts: np.ndarray) -> tuple[np.ndarray, float]:
+        f = sg.objective(parts)
+        ys = f(pts)
+        starts = [pts[i] for i in np.argsort(ys)[:4]] + [(region[0] + region[1]) / 2]
+        return sg.minimize_box(f, starts, region[0], region[1])
+
+    unit = (np.zeros(k), np.ones(k))
+    simulate_design(qmc.LatinHypercube(d=k, seed=seed).random(design), 1)
+    parts, pts = surfaces(unit)
+    centre, _ = best_of(parts, unit, pts)
+    estimates = [centre]
+    # Then designs of as many points in +-LOCAL of the estimate, the surfaces refitted on
+    # every point within +-2 LOCAL of it, the estimate sought only in the +-LOCAL box where
+    # the points are dense (never extrapolated), until it lies inside that box (or on a
+    # search bound) or MAX_STAGES designs are thrown.
+    stages = 1
+    for stage in range(2, MAX_STAGES + 1):
+        box = (np.clip(centre - LOCAL, 0, 1), np.clip(centre + LOCAL, 0, 1))
+        lhs = qmc.LatinHypercube(d=k, seed=seed + stage).random(design)
+        simulate_design(box[0] + lhs * (box[1] - box[0]), stage)
+        region = (np.clip(centre - 2 * LOCAL, 0, 1), np.clip(centre + 2 * LOCAL, 0, 1))
+        parts, pts = surfaces(region)
+        best, x2 = best_of(parts, box, pts)
+        on_edge = np.any(((best <= box[0] + 1e-6) & (box[0] > 0))
+                         | ((best >= box[1] - 1e-6) & (box[1] < 1)))
+        stages = stage
+        if not on_edge:
+            break
+        centre = best
+        estimates.append(centre)
+    # The profile runs over the box the surfaces' points span.
+    region = (pts.min(axis=0), pts.max(axis=0))
+    u1 = estimates[0]
+    f = sg.objective(parts)
+    level = float(sps.chi2.ppf(0.95, 1))
+    prof = sg.profile(f, best, region[0], region[1], level)
+    scale = hi - lo
+    intervals: dict[str, list[float] | None] = {}
+    sigma: dict[str, float | None] = {}
+    open_ends = []
+    for i, n in enumerate(names):
+        a, b, at_low, at_high = prof[i]
+        # An end at the region's edge is open unless that edge is the search's bound.
+        open_low = at_low and region[0][i] > NEAR_BOUND
+        open_high = at_high and region[1][i] < 1 - NEAR_BOUND
+        if open_low or open_high:
+            intervals[n], sigma[n] = None, None
+            open_ends.append(n)
+        else:
+            intervals[n] = [float(lo[i] + a * scale[i]), float(lo[i] + b * scale[i])]
+            sigma[n] = (b - a) * float(scale[i]) / (2 * CONFIDENCE_Z)
+    df_fit = max(sum(len(o.groups) - 1 for o in objects) - k, 1)
+    lof = [{"object": o.name, "deviance": s.deviance, "df": s.df, "p": s.lack_of_fit_p,
+            "throws": s.throws} for o, (s, _) in zip(objects, parts, strict=True)]
+    lof_dev, lof_df = sum(x["deviance"] for x in lof), sum(x["df"] for x in lof)
+    lof_p = float(sps.chi2.sf(lof_dev, lof_df)) if lof_df > 0 else None
+    record = {"design_points": len(us), "fitted_on": int(len(pts)),
+              "region": {n: [float(lo[i] + region[0][i] * scale[i]),
+                             float(lo[i] + region[1][i] * scale[i])] for i, n in enumerate(names)},
+              "first_estimate": {n: float(lo[i] + u1[i] * scale[i]) for i, n in enumerate(names)},
+              "stage_centres": [{n: float(lo[i] + c[i] * scale[i]) for i, n in enumerate(names)}
+                                for c in estimates[:stages - 1]],
+              "lack_of_fit": {"deviance": lof_dev, "df": lof_df, "p": lof_p, "per_object": lof},
+              "lack_of_fit_bad": lof_p is not None and lof_p < alpha,
+              "open_intervals": open_ends}
+    method = (f"surrogate: a Latin hypercube of {design} points over the search ranges, then "
+              f"{design} a stage in +-{LOCAL:g} of the estimate (ranges scaled to 1; "
+              f"{stages - 1} such stage(s)), each point thrown with its own seeds; per "
+              f"object a multinomial logit, quadratic in the parameters, fitted by maximum "
+              f"likelihood to the {len(pts)} points within +-{2 * LOCAL:g} of the last stage's "
+              f"centre; estimate: inside that stage's box, the minimum of the summed "
+              f"Pearson X^2 of the measured counts against it, the surface's own uncertainty "
+              f"added to each measured share's variance; 95% intervals: profile of that X^2 "
+              f"(rise {level:.2f}) over the box the points span, sigma = half the interval / "
+              f"{CONFIDENCE_Z:.2f}; an interval that reaches that box's edge (not a search "
+              f"bound) is not determined")
+    return FitResult(tuple(names), point(best), sigma, float(x2), df_fit,
+                     float(sps.chi2.sf(x2, df_fit)), evals, method, None, intervals, record)
+
+
+def min_design(k: int) -> int:
+    """The fewest design points for k parameters: twice the quadratic's coefficients."""
+    return 2 * sg.n_features(k)
+
+
+def design_seed(seed: int, i: int) -> int:
+    """Seed of design point i: apart from the fit's `seed` and the report's `seed + 1`
+    (throw j of object o at it: default_rng([1000 design_seed + o, j]))."""
+    return 1000 * (seed + 2) + i
+
+
 def _quadratic(d: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Least-squares quadratic y = c + g.d + d^T H d / 2 through the points: g, H and the
     residual standard deviation."""
@@ -667,10 +812,16 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
               fit_names: Sequence[str] = ("friction", "restitution", "throw_scale"),
               holdout: Sequence[str] | None = None, validate: Sequence[Dataset] = (),
               seed: int = 0, grid: int = 3, refine: int = 24, alpha: float = 0.01,
-              log: Callable[[str], None] = lambda s: None, engine: str = "pybullet") -> dict[str, Any]:
+              log: Callable[[str], None] = lambda s: None, engine: str = "pybullet",
+              method: str = "surrogate", design: int = 24) -> dict[str, Any]:
     """Fit, simulate every object at the fit with fresh seeds, write DIR's four files; the
     report as a dict. `engine` simulates the throws (the fitted values are that engine's)."""
     t0 = time.perf_counter()
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    if method == "surrogate" and design < min_design(len(fit_names)):
+        raise ValueError(f"design must be at least {min_design(len(fit_names))} for "
+                         f"{len(fit_names)} parameter(s), not {design}")
     for n in fit_names:
         if n not in PARAMETERS:
             raise DataError("--fit", "fit", f"unknown parameter {n!r}; known: "
@@ -689,7 +840,10 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
     with Simulator(everyone, throws, workers, engine) as sim:
         log(f"fitting {', '.join(fit_names) or 'nothing'} on {len(fitted)} objects of "
             f"{dataset.name}, {throws} throws each per evaluation, {workers} worker(s)")
-        res = fit(fitted, sim, list(fit_names), seed, grid, refine, log)
+        if method == "surrogate":
+            res = fit_surrogate(fitted, sim, list(fit_names), seed, design, alpha, log)
+        else:
+            res = fit(fitted, sim, list(fit_names), seed, grid, refine, log)
         fit_seconds = time.perf_counter() - t0
         log(f"fit done in {fit_seconds:.1f} s; checking every object at the fit with fresh seeds")
         rows = []
@@ -773,11 +927,15 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         summary[name] = {"objects": len(objs), "points": p["points"], "inside": p["inside"],
                          "mae": float(np.mean(p["errors"])) if p["errors"] else None}
     # Held-out test: X^2 of the fresh simulation against the held-out counts, no parameters.
-    intervals = {}
+    intervals: dict[str, list[float] | None] = {}
     for n in fit_names:
         s = res.sigma.get(n)
         v = res.values[n]
         intervals[n] = None if s is None else [v - CONFIDENCE_Z * s, v + CONFIDENCE_Z * s]
+    if res.intervals is not None:
+        intervals = {n: res.intervals.get(n) for n in fit_names}
+    sur = res.surrogate
+    lof: dict[str, Any] = sur["lack_of_fit"] if sur else {}
     return {
         "dataset": {"name": ds.name, "path": ds.path, "citation": ds.citation,
                     "where_read": ds.where_read, "caveats": list(ds.caveats)},
@@ -791,6 +949,12 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         "interval95": intervals,
         "uncertainty_method": res.method,
         "objective_noise_sd": res.noise_sd,
+        "surrogate": sur,
+        "surrogate_warning": (None if not sur or not sur["lack_of_fit_bad"] else
+                              f"the quadratic surface misses the simulated shares (lack of fit "
+                              f"deviance {lof['deviance']:.1f} on {lof['df']} df, p "
+                              f"{lof['p']:.3g}): its estimate and intervals are approximate; "
+                              "fit fewer parameters or narrow their ranges"),
         "noise_warning": (None if res.noise_sd is None or res.noise_sd <= 1.0 else
                           f"the objective's noise (sd {res.noise_sd:.1f} X^2 units) exceeds the "
                           "1 unit that defines a 1-sigma interval: the curvature intervals are "
@@ -839,15 +1003,18 @@ def materials_yaml(report: dict[str, Any], ds: Dataset, die_m: Material,
     die_name, surf_name = f"{die_m.name}-cal", f"{surf_m.name}-cal"
     if die_name == surf_name:
         surf_name = f"{surf_m.name}-cal-surface"
-    v, s = report["values"], report["sigma"]
+    v = report["values"]
     mae = report["summary"]
     fitted_mae = mae.get("fitted", {}).get("mae")
     held_mae = mae.get("held-out", {}).get("mae")
-    sig = ", ".join(f"{n} {v[n]:.4f} +- {s[n]:.4f}" if s.get(n) else f"{n} {v[n]:.4f} (no sigma)"
+    iv = report["interval95"]
+    sig = ", ".join(f"{n} {v[n]:.4f} (95% [{iv[n][0]:.4f}, {iv[n][1]:.4f}])" if iv.get(n)
+                    else f"{n} {v[n]:.4f} (interval not determined)"
                     for n in report["fitted_parameters"])
     when = f"calibrated by tabletop fairness calibrate {ds.path} on {report['date']}"
+    how = "profile" if report.get("surrogate") else "curvature"
     pair_src = (f"{when}: MAE fitted {_fmt(fitted_mae)}, held-out {_fmt(held_mae)}; {sig} "
-                f"(1 sigma, curvature); fit X^2 {report['fit']['chi2']:.1f} on {report['fit']['df']} "
+                f"({how}); fit X^2 {report['fit']['chi2']:.1f} on {report['fit']['df']} "
                 f"df, p {report['fit']['p']:.3g}; lever arms from the {die_m.name}/{surf_m.name} pair")
     base = library().pair(die_m, surf_m)
 
@@ -894,6 +1061,22 @@ def render_markdown(rep: dict[str, Any]) -> str:
     lines += ["", f"Uncertainty: {rep['uncertainty_method']}.", ""]
     if rep["noise_warning"]:
         lines += [f"WARNING: {rep['noise_warning']}.", ""]
+    sur = rep.get("surrogate")
+    if sur:
+        lof = sur["lack_of_fit"]
+        lines += [f"Surrogate: {sur['design_points']} design points, the surface fitted on the "
+                  f"{sur['fitted_on']} in " + ", ".join(
+                      f"{n} [{a:.4f}, {b:.4f}]" for n, (a, b) in sur["region"].items())
+                  + f"; lack of fit: deviance {lof['deviance']:.1f} on {lof['df']} df"
+                  + (f", p {lof['p']:.3g}" if lof["p"] is not None else "") + ".", "",
+                  "| object | lack-of-fit deviance | df | p | throws on the table |",
+                  "| --- | --- | --- | --- | --- |"]
+        for x in lof["per_object"]:
+            lines.append(f"| {x['object']} | {x['deviance']:.1f} | {x['df']} | "
+                         f"{_fmt(x['p'])} | {x['throws']} |")
+        lines.append("")
+    if rep.get("surrogate_warning"):
+        lines += [f"WARNING: {rep['surrogate_warning']}.", ""]
     lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g} -> "
               + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
                  f"not rejected at alpha {f['alpha']:g}"), "",
@@ -928,9 +1111,17 @@ def render_summary(rep: dict[str, Any]) -> str:
     for n in rep["fitted_parameters"]:
         iv = rep["interval95"][n]
         out.append(f"{n}: {v[n]:.4f}" + (f" +- {s[n]:.4f} (95% [{iv[0]:.4f}, {iv[1]:.4f}])"
-                                          if iv else " (sigma not determined)"))
+                                          if iv else " (interval not determined)"))
     if rep["noise_warning"]:
         out.append(f"warning: {rep['noise_warning']}")
+    sur = rep.get("surrogate")
+    if sur:
+        lof = sur["lack_of_fit"]
+        out.append(f"surrogate: {sur['design_points']} design points, fitted on "
+                   f"{sur['fitted_on']}; lack of fit deviance {lof['deviance']:.1f} on "
+                   f"{lof['df']} df" + (f", p {lof['p']:.3g}" if lof["p"] is not None else ""))
+    if rep.get("surrogate_warning"):
+        out.append(f"warning: {rep['surrogate_warning']}")
     f = rep["fit"]
     out.append(f"fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}"
                + (f"  BAD FIT (p < {f['alpha']:g})" if f["bad_fit"] else ""))

@@ -1,0 +1,215 @@
+"""A smooth stand-in for the simulator's outcome shares over a few fitted parameters.
+
+A thrown die is chaotic: a small change of friction re-randomizes most throws, so the
+simulated share of an outcome at one parameter point carries the full sampling noise of
+its throws, and an objective built on single points (calibrate's `search` method) is
+piecewise constant with a noise of several X^2 units. Here every object's outcome shares are
+instead modelled across all the simulated points at once: a multinomial logit whose linear
+predictor is a full quadratic in the parameters (scaled to [0, 1]), fitted by maximum
+likelihood to the simulated counts of every design point. The thousands of throws behind it
+pin the shares down far better than one point's few hundred, its covariance says how well
+(the delta method carries it to each share), and its deviance against the points' own
+shares (lack of fit) says whether a quadratic is enough over the region it was fitted on.
+
+Pure numpy and scipy; no physics. Used by `simulator.experiments.calibrate`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+from scipy import stats as sps
+
+RIDGE = 1e-3  # a weak pull of every coefficient toward 0: keeps a group never seen finite
+P_FLOOR = 1e-9  # shares are kept inside [P_FLOOR, 1 - P_FLOOR] where they are divided by
+
+
+def features(u: np.ndarray) -> np.ndarray:
+    """(n, k) points in [0, 1]^k -> (n, F) columns: 1, each d_i, each d_i d_j (i <= j), with
+    d = u - 0.5."""
+    u = np.atleast_2d(np.asarray(u, dtype=float))
+    d = u - 0.5
+    k = d.shape[1]
+    cols = [np.ones(len(d))] + [d[:, i] for i in range(k)]
+    cols += [d[:, i] * d[:, j] for i in range(k) for j in range(i, k)]
+    return np.array(cols).T
+
+
+def n_features(k: int) -> int:
+    return 1 + k + k * (k + 1) // 2
+
+
+@dataclass(frozen=True)
+class LogitSurface:
+    """Outcome shares p_g(u) = exp(eta_g) / sum_h exp(eta_h), eta_g = x(u) . beta_g for the
+    first G - 1 groups and eta = 0 for the last."""
+
+    beta: np.ndarray  # (G - 1, F)
+    cov: np.ndarray  # ((G - 1) F, (G - 1) F): inverse observed information
+    deviance: float  # lack of fit against the design points' own shares
+    df: int  # design points x (G - 1) less the coefficients
+    points: int
+    throws: int  # simulated throws counted (on the table) over all design points
+
+    @property
+    def lack_of_fit_p(self) -> float | None:
+        return float(sps.chi2.sf(self.deviance, self.df)) if self.df > 0 else None
+
+    def probs(self, u: np.ndarray) -> np.ndarray:
+        """(n, G) shares at (n, k) points."""
+        eta = features(u) @ self.beta.T
+        return _softmax(eta)
+
+    def probs_cov(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Shares (n, G) and the covariance (n, G - 1, G - 1) of the first G - 1 of them
+        that the coefficients' uncertainty gives (delta method)."""
+        x = features(u)
+        p = _softmax(x @ self.beta.T)
+        g1 = self.beta.shape[0]
+        pf = p[:, :g1]
+        # dp_g / d beta_h = p_g (delta_gh - p_h) x, for g, h < G - 1
+        jac = (pf[:, :, None] * (np.eye(g1)[None] - pf[:, None, :]))  # (n, g, h)
+        full = (jac[:, :, :, None] * x[:, None, None, :]).reshape(len(x), g1, -1)
+        return p, np.einsum("ngi,ij,nhj->ngh", full, self.cov, full)
+
+
+def _softmax(eta: np.ndarray) -> np.ndarray:
+    z = np.concatenate([eta, np.zeros((eta.shape[0], 1))], axis=1)
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+def fit_logit(u: np.ndarray, counts: np.ndarray) -> LogitSurface:
+    """Maximum-likelihood multinomial logit, quadratic in u, through the counts (n points x
+    G groups) simulated at the points u (n x k)."""
+    u = np.atleast_2d(np.asarray(u, dtype=float))
+    c = np.asarray(counts, dtype=float)
+    x = features(u)
+    n_pts, f = x.shape
+    g1 = c.shape[1] - 1
+    tot = c.sum(axis=1)
+
+    def unpack(b: np.ndarray) -> np.ndarray:
+        return b.reshape(g1, f)
+
+    def nll(b: np.ndarray) -> float:
+        p = np.clip(_softmax(x @ unpack(b).T), 1e-300, 1.0)
+        return float(-(c * np.log(p)).sum() + 0.5 * RIDGE * b @ b)
+
+    def grad(b: np.ndarray) -> np.ndarray:
+        p = _softmax(x @ unpack(b).T)
+        r = tot[:, None] * p[:, :g1] - c[:, :g1]  # (n, g1)
+        return np.asarray((r.T @ x).ravel() + RIDGE * b)
+
+    def hess(b: np.ndarray) -> np.ndarray:
+        p = _softmax(x @ unpack(b).T)[:, :g1]
+        w = tot[:, None, None] * p[:, :, None] * (np.eye(g1)[None] - p[:, None, :])  # (n, g, h)
+        h = np.einsum("ngh,ni,nj->gihj", w, x, x).reshape(g1 * f, g1 * f)
+        return np.asarray(h + RIDGE * np.eye(g1 * f))
+
+    res = optimize.minimize(nll, np.zeros(g1 * f), jac=grad, hess=hess, method="trust-exact",
+                            options={"gtol": 1e-8, "maxiter": 500})
+    b = res.x
+    cov = np.linalg.inv(hess(b))
+    p = np.clip(_softmax(x @ unpack(b).T), 1e-300, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(c > 0, c * np.log(c / (tot[:, None] * p)), 0.0)
+    dev = float(2.0 * terms.sum())
+    return LogitSurface(unpack(b).copy(), cov, max(dev, 0.0), n_pts * g1 - g1 * f, n_pts,
+                        int(tot.sum()))
+
+
+def pearson(surface: LogitSurface, u: np.ndarray, measured: np.ndarray) -> np.ndarray:
+    """X^2 at each of (n, k) points of one object's measured counts (G groups) against the
+    surface's shares, with the surface's own uncertainty added to the multinomial covariance
+    of the measured shares: (q - p)' (Sigma_meas(p) / N + V(u))^-1 (q - p) over the first
+    G - 1 groups (G - 1 degrees of freedom)."""
+    m = np.asarray(measured, dtype=float)
+    n = m.sum()
+    q = m[:-1] / n
+    p, v = surface.probs_cov(u)
+    pf = np.clip(p[:, :-1], P_FLOOR, 1 - P_FLOOR)
+    g1 = pf.shape[1]
+    s = (pf[:, :, None] * (np.eye(g1)[None] - pf[:, None, :])) / n + v
+    d = q[None, :] - pf
+    return np.asarray(np.einsum("ng,ng->n", d, np.linalg.solve(s, d[:, :, None])[:, :, 0]))
+
+
+def minimize_box(f: Callable[[np.ndarray], np.ndarray], starts: list[np.ndarray], lo: np.ndarray,
+                 hi: np.ndarray) -> tuple[np.ndarray, float]:
+    """The lowest of bounded quasi-Newton runs of f from each start, inside [lo, hi]."""
+    best_u, best_y = None, math.inf
+    for s in starts:
+        r = optimize.minimize(lambda v: float(f(v[None, :])[0]), np.clip(s, lo, hi),
+                              method="L-BFGS-B", bounds=list(zip(lo, hi, strict=True)))
+        if r.fun < best_y:
+            best_u, best_y = np.clip(r.x, lo, hi), float(r.fun)
+    assert best_u is not None
+    return best_u, best_y
+
+
+class _Objective:
+    """The summed X^2 of several objects' surfaces, vectorized over points."""
+
+    def __init__(self, parts: list[tuple[LogitSurface, np.ndarray]]) -> None:
+        self.parts = parts
+
+    def __call__(self, u: np.ndarray) -> np.ndarray:
+        u = np.atleast_2d(u)
+        return np.asarray(sum(pearson(s, u, m) for s, m in self.parts))
+
+
+def objective(parts: list[tuple[LogitSurface, np.ndarray]]) -> _Objective:
+    return _Objective(parts)
+
+
+def profile(f: Callable[[np.ndarray], np.ndarray], best: np.ndarray, lo: np.ndarray,
+            hi: np.ndarray, level: float, steps: int = 41) -> list[tuple[float, float, bool, bool]]:
+    """Per parameter: the profile interval {t : min over the others of f <= f(best) + level}
+    (the connected part around the best value) scanned on `steps` values across [lo, hi],
+    and whether it reaches the low and the high end of the box."""
+    y0 = float(f(best[None, :])[0])
+    out = []
+    k = len(best)
+    for i in range(k):
+        ts = np.linspace(lo[i], hi[i], steps)
+        prof = np.empty(steps)
+        others = [j for j in range(k) if j != i]
+        prev = best[others]
+        for a, t in enumerate(ts):
+            if not others:
+                prof[a] = float(f(np.array([[t]]))[0])
+                continue
+
+            def g(v: np.ndarray, t: float = t, i: int = i, others: list[int] = others) -> np.ndarray:
+                full = np.empty((v.shape[0], k))
+                full[:, i] = t
+                full[:, others] = v
+                return f(full)
+
+            u, y = minimize_box(g, [prev, best[others]], lo[others], hi[others])
+            prof[a], prev = y, u
+        ok = prof <= y0 + level
+        centre = int(np.argmin(np.abs(ts - best[i])))
+        ok[centre] = True
+        a = b = centre
+        while a > 0 and ok[a - 1]:
+            a -= 1
+        while b < steps - 1 and ok[b + 1]:
+            b += 1
+        # refine each end between the last point inside and the first outside (linear)
+        low = ts[a] if a == 0 else _cross(ts[a - 1], ts[a], prof[a - 1], prof[a], y0 + level)
+        high = ts[b] if b == steps - 1 else _cross(ts[b], ts[b + 1], prof[b], prof[b + 1], y0 + level)
+        out.append((float(low), float(high), a == 0, b == steps - 1))
+    return out
+
+
+def _cross(t0: float, t1: float, y0: float, y1: float, level: float) -> float:
+    if y1 == y0:
+        return t0
+    return t0 + (level - y0) * (t1 - t0) / (y1 - y0)
