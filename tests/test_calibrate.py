@@ -354,3 +354,14 @@ class _no_raise:
 
     def __exit__(self, *exc: object) -> bool:
         return False
+
+
+def test_a_fitted_spinning_lever_arm_reaches_the_trial_pair_and_the_materials_file():
+    ds = cal.parse_dataset(synthetic(), "synthetic.yaml")
+    o = ds.objects[0]
+    params = {**cal.base_parameters(o), "spinning_friction": 0.00123}
+    lib = cal.trial_library(o, params)
+    assert lib.pair(*o.pair).spinning_friction == pytest.approx(0.00123)
+    assert lib.pair(*o.pair).friction == pytest.approx(params["friction"])
+    _, applied = cal._applied(o, ds, *o.pair, params)
+    assert applied["spinning_friction"] == pytest.approx(0.00123)

@@ -10,12 +10,16 @@ or the dataset assumes it.
 
 What is fitted (any subset, `fit=`):
 - `friction`, `restitution`: the effective pair values of the fitted objects' die material
-  on their surface (one pair for the whole fitted part). The lever arms (rolling and
-  spinning friction) stay the pair's data.
+  on their surface (one pair for the whole fitted part); `spinning_friction`, the pair's
+  spinning lever arm, when asked. The rolling lever arm stays the pair's data.
 - `throw_scale`: a factor on the throw model's speed and spin ranges (heights, angles and
   release area as the dataset gives them), i.e. the throw's kinetic energy scale squared.
 
-Objective: the sum over fitted objects of Pearson's homogeneity X^2 between the measured
+Methods: `surrogate` (the default) models each object's outcome shares as a smooth surface
+through many parameter points (`fit_surrogate`, `simulator.experiments.surrogate`); `search`,
+described next, works on the noisy objective itself.
+
+The search method's objective: the sum over fitted objects of Pearson's homogeneity X^2 between the measured
 counts and the simulated counts (a 2 x k table per object, k outcome groups), so both the
 measurement's and the simulation's sampling noise are in the denominator. Every evaluation
 throws the same seeds (common random numbers): throw i of object j is drawn from
@@ -93,7 +97,11 @@ PARAMETERS: dict[str, tuple[float, float]] = {
     "friction": (0.1, 1.0),
     "restitution": (0.05, 0.95),
     "throw_scale": (0.3, 2.0),
+    # the pair's spinning lever arm (m): Bullet's torsional friction, a torque of up to this
+    # times the normal force about the contact normal (not fitted unless asked)
+    "spinning_friction": (0.0, 0.002),
 }
+PAIR_PARAMETERS = ("friction", "restitution", "spinning_friction")
 STEP = 0.08  # the curvature design's step, as a share of each parameter's range
 LOCAL = 0.15  # the surrogate's later designs: +- this share of each range around the estimate
 MAX_STAGES = 4  # the surrogate's designs at most (the first over the whole ranges)
@@ -374,7 +382,8 @@ class SimCounts:
 
 def base_parameters(obj: DataObject) -> dict[str, float]:
     pair = library().pair(*obj.pair)
-    return {"friction": pair.friction, "restitution": pair.restitution, "throw_scale": 1.0}
+    return {"friction": pair.friction, "restitution": pair.restitution, "throw_scale": 1.0,
+            "spinning_friction": pair.spinning_friction}
 
 
 def experiment_for(obj: DataObject, params: dict[str, float], seed: int,
@@ -390,14 +399,15 @@ def experiment_for(obj: DataObject, params: dict[str, float], seed: int,
 
 
 def trial_library(obj: DataObject, params: dict[str, float]) -> MaterialLibrary:
-    """The pair values of a trial as a library for overlay(): friction and restitution as
-    given, lever arms as the pair's data."""
+    """The pair values of a trial as a library for overlay(): friction, restitution and the
+    spinning lever arm as given, the rolling lever arm as the pair's data."""
     die, surface = obj.pair
     base = library().pair(die, surface)
     key = (die.name, surface.name) if die.name <= surface.name else (surface.name, die.name)
     stated = {"friction": params["friction"], "restitution": params["restitution"],
               "rolling_friction": base.rolling_friction,
-              "spinning_friction": base.spinning_friction, "source": "calibration trial"}
+              "spinning_friction": params.get("spinning_friction", base.spinning_friction),
+              "source": "calibration trial"}
     return MaterialLibrary({die.name: die, surface.name: surface}, {key: stated})
 
 
@@ -871,7 +881,8 @@ def _applied(o: DataObject, ds: Dataset, die_m: Material, surf_m: Material,
     same_pair = o.pair == (die_m, surf_m)
     same_throw = any(o is x for x in ds.objects)
     if same_pair:
-        params["friction"], params["restitution"] = values["friction"], values["restitution"]
+        for n in PAIR_PARAMETERS:
+            params[n] = values[n]
     if same_throw:
         params["throw_scale"] = values["throw_scale"]
     applied = ("pair + throw" if same_pair and same_throw else "pair" if same_pair
@@ -944,7 +955,7 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         "pair": {"die": die_m.name, "surface": surf_m.name,
                  "before": library().pair(die_m, surf_m).to_json()},
         "fitted_parameters": list(fit_names),
-        "values": {n: res.values[n] for n in ("friction", "restitution", "throw_scale")},
+        "values": {n: res.values[n] for n in PARAMETERS},
         "sigma": res.sigma,
         "interval95": intervals,
         "uncertainty_method": res.method,
@@ -1015,7 +1026,8 @@ def materials_yaml(report: dict[str, Any], ds: Dataset, die_m: Material,
     how = "profile" if report.get("surrogate") else "curvature"
     pair_src = (f"{when}: MAE fitted {_fmt(fitted_mae)}, held-out {_fmt(held_mae)}; {sig} "
                 f"({how}); fit X^2 {report['fit']['chi2']:.1f} on {report['fit']['df']} "
-                f"df, p {report['fit']['p']:.3g}; lever arms from the {die_m.name}/{surf_m.name} pair")
+                f"df, p {report['fit']['p']:.3g}; the lever arms not fitted from the "
+                f"{die_m.name}/{surf_m.name} pair")
     base = library().pair(die_m, surf_m)
 
     def entry(m: Material) -> dict[str, Any]:
@@ -1027,7 +1039,8 @@ def materials_yaml(report: dict[str, Any], ds: Dataset, die_m: Material,
             "pairs": [{"a": die_name, "b": surf_name, "friction": round(v["friction"], 6),
                        "restitution": round(v["restitution"], 6),
                        "rolling_friction": base.rolling_friction,
-                       "spinning_friction": base.spinning_friction, "source": pair_src}]}
+                       "spinning_friction": round(v["spinning_friction"], 8),
+                       "source": pair_src}]}
     head = (f"# Written by tabletop fairness calibrate from {ds.path} on {report['date']}.\n"
             f"# Name these materials with {{file: THIS_FILE, preset: {die_name}}} (a die's material)\n"
             f"# and {{file: THIS_FILE, preset: {surf_name}}} (a table's surface).\n")
@@ -1048,9 +1061,10 @@ def render_markdown(rep: dict[str, Any]) -> str:
     lines += ["", "## Fitted values", "",
               f"Pair {pair['die']} on {pair['surface']} (before: friction "
               f"{pair['before']['friction']:.4f}, restitution {pair['before']['restitution']:.4f}, "
+              f"spinning lever arm {pair['before']['spinning_friction']:.6f} m, "
               f"{pair['before']['source']}); throw_scale before: 1.", "",
               "| parameter | value | sigma | 95% interval |", "| --- | --- | --- | --- |"]
-    for n in ("friction", "restitution", "throw_scale"):
+    for n in PARAMETERS:
         if n in rep["fitted_parameters"]:
             s, iv = rep["sigma"][n], rep["interval95"][n]
             lines.append(f"| {n} | {rep['values'][n]:.4f} | {_fmt(s)} | "
