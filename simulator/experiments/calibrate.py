@@ -707,7 +707,7 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
     # every point within +-2 LOCAL of it, the estimate sought only in the +-LOCAL box where
     # the points are dense (never extrapolated), until it lies inside that box (or on a
     # search bound) or MAX_STAGES designs are thrown.
-    stages = 1
+    stages, on_edge = 1, True
     for stage in range(2, MAX_STAGES + 1):
         box = (np.clip(centre - LOCAL, 0, 1), np.clip(centre + LOCAL, 0, 1))
         lhs = qmc.LatinHypercube(d=k, seed=seed + stage).random(design)
@@ -715,8 +715,8 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
         region = (np.clip(centre - 2 * LOCAL, 0, 1), np.clip(centre + 2 * LOCAL, 0, 1))
         parts, pts = surfaces(region)
         best, x2 = best_of(parts, box, pts)
-        on_edge = np.any(((best <= box[0] + 1e-6) & (box[0] > 0))
-                         | ((best >= box[1] - 1e-6) & (box[1] < 1)))
+        on_edge = bool(np.any(((best <= box[0] + 1e-6) & (box[0] > 0))
+                              | ((best >= box[1] - 1e-6) & (box[1] < 1))))
         stages = stage
         if not on_edge:
             break
@@ -756,7 +756,9 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
                                 for c in estimates[:stages - 1]],
               "lack_of_fit": {"deviance": lof_dev, "df": lof_df, "p": lof_p, "per_object": lof},
               "lack_of_fit_bad": lof_p is not None and lof_p < alpha,
-              "open_intervals": open_ends}
+              "open_intervals": open_ends,
+              # False: after MAX_STAGES designs the estimate still lay on the last box's edge
+              "converged": not on_edge}
     method = (f"surrogate: a Latin hypercube of {design} points over the search ranges, then "
               f"{design} a stage in +-{LOCAL:g} of the estimate (ranges scaled to 1; "
               f"{stages - 1} such stage(s)), each point thrown with its own seeds; per "
@@ -961,11 +963,14 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         "uncertainty_method": res.method,
         "objective_noise_sd": res.noise_sd,
         "surrogate": sur,
-        "surrogate_warning": (None if not sur or not sur["lack_of_fit_bad"] else
-                              f"the quadratic surface misses the simulated shares (lack of fit "
-                              f"deviance {lof['deviance']:.1f} on {lof['df']} df, p "
-                              f"{lof['p']:.3g}): its estimate and intervals are approximate; "
-                              "fit fewer parameters or narrow their ranges"),
+        "surrogate_warning": "; ".join(
+            ([f"the quadratic surface misses the simulated shares (lack of fit deviance "
+              f"{lof['deviance']:.1f} on {lof['df']} df, p {lof['p']:.3g}): its estimate and "
+              "intervals are approximate; fit fewer parameters or narrow their ranges"]
+             if sur and sur["lack_of_fit_bad"] else [])
+            + ([f"after {MAX_STAGES} designs the estimate still lies on the edge of the last "
+                "one: the minimum may lie beyond it"] if sur and not sur["converged"] else [])
+        ) or None,
         "noise_warning": (None if res.noise_sd is None or res.noise_sd <= 1.0 else
                           f"the objective's noise (sd {res.noise_sd:.1f} X^2 units) exceeds the "
                           "1 unit that defines a 1-sigma interval: the curvature intervals are "
