@@ -334,6 +334,7 @@ def test_a_bad_dataset_is_one_line_and_exit_status_2(tmp_path, capsys, change, m
 @pytest.mark.parametrize("args,message", [
     (["--design", "5"], r"--design must be at least 6 for 1 fitted parameter\(s\).*\(got 5\)"),
     (["--method", "grid"], r"argument --method: invalid choice: 'grid'"),
+    (["--stages", "0"], r"--stages must be at least 1 \(got 0\)"),
 ])
 def test_a_bad_fit_option_is_one_line_and_exit_status_2(generated, tmp_path, capsys, args, message):
     import re
@@ -365,3 +366,15 @@ def test_a_fitted_spinning_lever_arm_reaches_the_trial_pair_and_the_materials_fi
     assert lib.pair(*o.pair).friction == pytest.approx(params["friction"])
     _, applied = cal._applied(o, ds, *o.pair, params)
     assert applied["spinning_friction"] == pytest.approx(0.00123)
+
+
+@pytest.mark.slow  # generates its fit
+def test_one_stage_is_one_design_over_the_ranges(generated, tmp_path):
+    path, _ = generated
+    status = main(["fairness", "calibrate", str(path), "--out", str(tmp_path), "--fit",
+                   "throw_scale", "--throws", "60", "--design", "6", "--stages", "1",
+                   "--holdout", "", "--quiet"])
+    rep = json.loads((tmp_path / "report.json").read_text())
+    assert status in (0, 1)
+    assert rep["surrogate"]["design_points"] == 6 and rep["surrogate"]["stage_centres"] == []
+    assert rep["surrogate"]["converged"] and {e["stage"] for e in rep["evaluations"]} == {1}

@@ -110,6 +110,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      "noisy X^2 (--grid, --refine), curvature intervals")
     cal.add_argument("--design", type=int, default=24,
                      help="points per design of the surrogate method (two designs; default 24)")
+    cal.add_argument("--stages", type=int, default=4,
+                     help="the surrogate's designs at most: the first over the ranges, the others "
+                     "around the estimate until it lies inside one (default 4)")
     cal.add_argument("--grid", type=int, default=3, help="grid points per parameter (default 3)")
     cal.add_argument("--refine", type=int, default=24,
                      help="at most this many Nelder-Mead evaluations after the grid (default 24)")
@@ -263,6 +266,8 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be strictly between 0 and 1 (got {args.alpha})")
     names = [n.strip() for n in args.fit.split(",") if n.strip()]
+    if args.stages < 1:
+        raise UsageError(f"--stages must be at least 1 (got {args.stages})")
     if args.method == "surrogate" and args.design < min_design(len(names)):
         raise UsageError(f"--design must be at least {min_design(len(names))} for {len(names)} "
                          f"fitted parameter(s): twice the coefficients of a quadratic in them "
@@ -279,7 +284,7 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
     rep = calibrate(dataset, args.out, throws=args.throws, workers=args.workers, fit_names=names,
                     holdout=holdout, validate=others, seed=args.seed, grid=args.grid,
                     refine=args.refine, alpha=args.alpha, log=log, engine=check_engine(args.engine),
-                    method=args.method, design=args.design)
+                    method=args.method, design=args.design, stages=args.stages)
     print(render_summary(rep))
     print(f"wrote {args.out}/report.json, report.md, calibration.png, materials.yaml "
           f"(materials {rep['materials_file']['die']} and {rep['materials_file']['surface']})")

@@ -104,7 +104,7 @@ PARAMETERS: dict[str, tuple[float, float]] = {
 PAIR_PARAMETERS = ("friction", "restitution", "spinning_friction")
 STEP = 0.08  # the curvature design's step, as a share of each parameter's range
 LOCAL = 0.15  # the surrogate's later designs: +- this share of each range around the estimate
-MAX_STAGES = 4  # the surrogate's designs at most (the first over the whole ranges)
+MAX_STAGES = 4  # the surrogate's designs at most by default (the first over the whole ranges)
 NEAR_BOUND = 0.02  # design points this near a search bound (share of the range) reach it
 METHODS = ("surrogate", "search")
 CONFIDENCE_Z = 1.959964  # two-sided 95%
@@ -648,7 +648,7 @@ def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], see
 
 
 def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
-                  design: int = 24, alpha: float = 0.01,
+                  design: int = 24, alpha: float = 0.01, stages: int = MAX_STAGES,
                   log: Callable[[str], None] = lambda s: None) -> FitResult:
     """Two designs of `design` points, each simulated with its own seeds; a quadratic logit
     per object through them (`simulator.experiments.surrogate`); the minimum of the summed
@@ -701,14 +701,14 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
     unit = (np.zeros(k), np.ones(k))
     simulate_design(qmc.LatinHypercube(d=k, seed=seed).random(design), 1)
     parts, pts = surfaces(unit)
-    centre, _ = best_of(parts, unit, pts)
-    estimates = [centre]
+    centre, x2 = best_of(parts, unit, pts)
+    best, estimates = centre, [centre]
     # Then designs of as many points in +-LOCAL of the estimate, the surfaces refitted on
     # every point within +-2 LOCAL of it, the estimate sought only in the +-LOCAL box where
     # the points are dense (never extrapolated), until it lies inside that box (or on a
-    # search bound) or MAX_STAGES designs are thrown.
-    stages, on_edge = 1, True
-    for stage in range(2, MAX_STAGES + 1):
+    # search bound) or `stages` designs are thrown.
+    max_stages, stages, on_edge = stages, 1, False  # the first box's edges are the bounds
+    for stage in range(2, max_stages + 1):
         box = (np.clip(centre - LOCAL, 0, 1), np.clip(centre + LOCAL, 0, 1))
         lhs = qmc.LatinHypercube(d=k, seed=seed + stage).random(design)
         simulate_design(box[0] + lhs * (box[1] - box[0]), stage)
@@ -748,7 +748,7 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
             "throws": s.throws} for o, (s, _) in zip(objects, parts, strict=True)]
     lof_dev, lof_df = sum(x["deviance"] for x in lof), sum(x["df"] for x in lof)
     lof_p = float(sps.chi2.sf(lof_dev, lof_df)) if lof_df > 0 else None
-    record = {"design_points": len(us), "fitted_on": int(len(pts)),
+    record = {"design_points": len(us), "design_size": design, "fitted_on": int(len(pts)),
               "region": {n: [float(lo[i] + region[0][i] * scale[i]),
                              float(lo[i] + region[1][i] * scale[i])] for i, n in enumerate(names)},
               "first_estimate": {n: float(lo[i] + u1[i] * scale[i]) for i, n in enumerate(names)},
@@ -757,7 +757,7 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
               "lack_of_fit": {"deviance": lof_dev, "df": lof_df, "p": lof_p, "per_object": lof},
               "lack_of_fit_bad": lof_p is not None and lof_p < alpha,
               "open_intervals": open_ends,
-              # False: after MAX_STAGES designs the estimate still lay on the last box's edge
+              # False: after max_stages designs the estimate still lay on the last box's edge
               "converged": not on_edge}
     method = (f"surrogate: a Latin hypercube of {design} points over the search ranges, then "
               f"{design} a stage in +-{LOCAL:g} of the estimate (ranges scaled to 1; "
@@ -825,7 +825,8 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
               holdout: Sequence[str] | None = None, validate: Sequence[Dataset] = (),
               seed: int = 0, grid: int = 3, refine: int = 24, alpha: float = 0.01,
               log: Callable[[str], None] = lambda s: None, engine: str = "pybullet",
-              method: str = "surrogate", design: int = 24) -> dict[str, Any]:
+              method: str = "surrogate", design: int = 24,
+              stages: int = MAX_STAGES) -> dict[str, Any]:
     """Fit, simulate every object at the fit with fresh seeds, write DIR's four files; the
     report as a dict. `engine` simulates the throws (the fitted values are that engine's)."""
     t0 = time.perf_counter()
@@ -853,7 +854,7 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
         log(f"fitting {', '.join(fit_names) or 'nothing'} on {len(fitted)} objects of "
             f"{dataset.name}, {throws} throws each per evaluation, {workers} worker(s)")
         if method == "surrogate":
-            res = fit_surrogate(fitted, sim, list(fit_names), seed, design, alpha, log)
+            res = fit_surrogate(fitted, sim, list(fit_names), seed, design, alpha, stages, log)
         else:
             res = fit(fitted, sim, list(fit_names), seed, grid, refine, log)
         fit_seconds = time.perf_counter() - t0
@@ -968,7 +969,8 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
               f"{lof['deviance']:.1f} on {lof['df']} df, p {lof['p']:.3g}): its estimate and "
               "intervals are approximate; fit fewer parameters or narrow their ranges"]
              if sur and sur["lack_of_fit_bad"] else [])
-            + ([f"after {MAX_STAGES} designs the estimate still lies on the edge of the last "
+            + ([f"after {sur['design_points'] // max(1, sur['design_size'])} designs the "
+                "estimate still lies on the edge of the last "
                 "one: the minimum may lie beyond it"] if sur and not sur["converged"] else [])
         ) or None,
         "noise_warning": (None if res.noise_sd is None or res.noise_sd <= 1.0 else
