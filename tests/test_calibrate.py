@@ -110,6 +110,8 @@ def test_the_fit_recovers_the_throw_scale_the_counts_were_generated_with(fitted)
     assert sur["design_points"] >= 16 and not sur["lack_of_fit_bad"]
     assert rep["uncertainty_method"].startswith("surrogate") and rep["objective_noise_sd"] is None
     assert [e["stage"] for e in rep["evaluations"]][:8] == [1] * 8
+    for n, iv in rep["interval95"].items():
+        assert iv is None or iv[0] <= rep["values"][n] <= iv[1]
 
 
 @pytest.mark.slow  # generates its fit
@@ -378,3 +380,23 @@ def test_one_stage_is_one_design_over_the_ranges(generated, tmp_path):
     assert status in (0, 1)
     assert rep["surrogate"]["design_points"] == 6 and rep["surrogate"]["stage_centres"] == []
     assert rep["surrogate"]["converged"] and {e["stage"] for e in rep["evaluations"]} == {1}
+
+
+@pytest.mark.slow  # generates counts and fits them
+def test_an_estimate_on_a_search_bound_lies_inside_its_interval(tmp_path):
+    """Counts generated below the throw scale's range (0.15 against a bound of 0.3): the
+    estimate is the bound, and the interval reported for it holds it (the profile once ran
+    over the design points only, which start a little inside the bound)."""
+    ds = cal.parse_dataset(synthetic(), "synthetic.yaml")
+    counts = {}
+    for o in ds.objects:
+        s = cal.simulate(o, {**cal.base_parameters(o), "throw_scale": 0.15}, 7, range(200))
+        counts[o.name] = (s.counts[0], s.n)
+    path = tmp_path / "low.yaml"
+    path.write_text(yaml.safe_dump(synthetic(counts), sort_keys=False))
+    main(["fairness", "calibrate", str(path), "--out", str(tmp_path / "out"), "--fit",
+          "throw_scale", "--throws", "80", "--design", "6", "--holdout", "", "--quiet"])
+    rep = json.loads((tmp_path / "out" / "report.json").read_text())
+    v, iv = rep["values"]["throw_scale"], rep["interval95"]["throw_scale"]
+    assert v == pytest.approx(0.3, abs=0.05), v
+    assert iv is not None and iv[0] <= v <= iv[1], (v, iv)

@@ -722,8 +722,9 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
             break
         centre = best
         estimates.append(centre)
-    # The profile runs over the box the surfaces' points span.
-    region = (pts.min(axis=0), pts.max(axis=0))
+    # The profile runs over the box the surfaces' points span (and the estimate, which may lie
+    # on a search bound a little past the outermost point).
+    region = (np.minimum(pts.min(axis=0), best), np.maximum(pts.max(axis=0), best))
     u1 = estimates[0]
     f = sg.objective(parts)
     level = float(sps.chi2.ppf(0.95, 1))
