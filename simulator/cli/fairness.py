@@ -105,11 +105,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     cal.add_argument("--validate", action="append", default=[], metavar="DATASET",
                      help="a dataset kept out of the fit, reported at the fitted values (repeatable)")
     cal.add_argument("--method", default="surrogate", choices=("surrogate", "search"),
-                     help="surrogate (default): a smooth surface per object through two designs "
+                     help="surrogate (default): a smooth surface per object through designs "
                      "of --design points, profile intervals; search: grid and Nelder-Mead on the "
                      "noisy X^2 (--grid, --refine), curvature intervals")
     cal.add_argument("--design", type=int, default=24,
-                     help="points per design of the surrogate method (two designs; default 24)")
+                     help="points per design of the surrogate method (default 24)")
     cal.add_argument("--stages", type=int, default=4,
                      help="the surrogate's designs at most: the first over the ranges, the others "
                      "around the estimate until it lies inside one (default 4)")

@@ -19,9 +19,10 @@ Methods: `surrogate` (the default) models each object's outcome shares as a smoo
 through many parameter points (`fit_surrogate`, `simulator.experiments.surrogate`); `search`,
 described next, works on the noisy objective itself.
 
-The search method's objective: the sum over fitted objects of Pearson's homogeneity X^2 between the measured
-counts and the simulated counts (a 2 x k table per object, k outcome groups), so both the
-measurement's and the simulation's sampling noise are in the denominator. Every evaluation
+The search method's objective: the sum over fitted objects of Pearson's homogeneity X^2
+between the measured counts and the simulated counts (a 2 x k table per object, k outcome
+groups), so both the measurement's and the simulation's sampling noise are in the
+denominator. Every evaluation
 throws the same seeds (common random numbers): throw i of object j is drawn from
 `default_rng([1000 seed + j, i])` (the lab's draw_throw) whatever the parameters, so the
 parameters change the physics and the speed scale, not the draws. Throws are chaotic, so
@@ -650,10 +651,10 @@ def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], see
 def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
                   design: int = 24, alpha: float = 0.01, stages: int = MAX_STAGES,
                   log: Callable[[str], None] = lambda s: None) -> FitResult:
-    """Two designs of `design` points, each simulated with its own seeds; a quadratic logit
-    per object through them (`simulator.experiments.surrogate`); the minimum of the summed
-    X^2 of that surface against the measured counts; profile intervals (module docstring of
-    surrogate, docs/calibration.md)."""
+    """Designs of `design` points (the first over the ranges, up to `stages - 1` more around
+    the estimate), each point simulated with its own seeds; a quadratic logit per object
+    through them (`simulator.experiments.surrogate`); the minimum of the summed X^2 of those
+    surfaces against the measured counts; profile intervals (docs/calibration.md)."""
     k = len(names)
     if k == 0:
         return fit(objects, sim, names, seed, log=log)
