@@ -355,7 +355,7 @@ def test_a_bad_fit_option_is_one_line_and_exit_status_2(generated, tmp_path, cap
     assert not (tmp_path / "out").exists()
 
 
-def test_a_fitted_spinning_lever_arm_reaches_the_trial_pair_and_the_materials_file():
+def test_a_fitted_spinning_lever_arm_reaches_the_trial_pair_and_the_objects_of_that_pair():
     ds = cal.parse_dataset(synthetic(), "synthetic.yaml")
     o = ds.objects[0]
     params = {**cal.base_parameters(o), "spinning_friction": 0.00123}
