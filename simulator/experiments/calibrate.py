@@ -791,17 +791,12 @@ def _quadratic(d: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, fl
     """Least-squares quadratic y = c + g.d + d^T H d / 2 through the points: g, H and the
     residual standard deviation."""
     k = d.shape[1]
-    cols = [np.ones(len(d))] + [d[:, i] for i in range(k)]
-    idx = []
-    for i in range(k):
-        for j in range(i, k):
-            cols.append(d[:, i] * d[:, j] * (0.5 if i == j else 1.0))
-            idx.append((i, j))
-    a = np.array(cols).T
+    a = sg.features(d, centre=0.0)  # 1, d_i, d_i d_j (i <= j)
     coef, *_ = np.linalg.lstsq(a, y, rcond=None)
     h = np.zeros((k, k))
-    for c, (i, j) in zip(coef[1 + k:], idx, strict=True):
-        h[i, j] = h[j, i] = c
+    pairs = [(i, j) for i in range(k) for j in range(i, k)]
+    for c, (i, j) in zip(coef[1 + k:], pairs, strict=True):
+        h[i, j] = h[j, i] = 2.0 * c if i == j else c  # d_i^2 c = d_i^2 H_ii / 2
     resid = y - a @ coef
     dof = max(len(y) - len(coef), 1)
     return coef[1:1 + k], h, float(math.sqrt(float(resid @ resid) / dof))
@@ -944,12 +939,10 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
                          "mae": float(np.mean(p["errors"])) if p["errors"] else None}
     # Held-out test: X^2 of the fresh simulation against the held-out counts, no parameters.
     intervals: dict[str, list[float] | None] = {}
-    for n in fit_names:
-        s = res.sigma.get(n)
-        v = res.values[n]
-        intervals[n] = None if s is None else [v - CONFIDENCE_Z * s, v + CONFIDENCE_Z * s]
-    if res.intervals is not None:
-        intervals = {n: res.intervals.get(n) for n in fit_names}
+    for n in fit_names:  # the surrogate's profile intervals, else +-z sigma (curvature)
+        s, v = res.sigma.get(n), res.values[n]
+        intervals[n] = (res.intervals.get(n) if res.intervals is not None else
+                        None if s is None else [v - CONFIDENCE_Z * s, v + CONFIDENCE_Z * s])
     sur = res.surrogate
     lof: dict[str, Any] = sur["lack_of_fit"] if sur else {}
     return {

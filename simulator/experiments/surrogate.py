@@ -28,11 +28,11 @@ RIDGE = 1e-3  # a weak pull of every coefficient toward 0: keeps a group never s
 P_FLOOR = 1e-9  # shares are kept inside [P_FLOOR, 1 - P_FLOOR] where they are divided by
 
 
-def features(u: np.ndarray) -> np.ndarray:
-    """(n, k) points in [0, 1]^k -> (n, F) columns: 1, each d_i, each d_i d_j (i <= j), with
-    d = u - 0.5."""
+def features(u: np.ndarray, centre: float = 0.5) -> np.ndarray:
+    """(n, k) points -> (n, F) columns: 1, each d_i, each d_i d_j (i <= j), with
+    d = u - centre (the middle of [0, 1]^k by default)."""
     u = np.atleast_2d(np.asarray(u, dtype=float))
-    d = u - 0.5
+    d = u - centre
     k = d.shape[1]
     cols = [np.ones(len(d))] + [d[:, i] for i in range(k)]
     cols += [d[:, i] * d[:, j] for i in range(k) for j in range(i, k)]
@@ -153,19 +153,14 @@ def minimize_box(f: Callable[[np.ndarray], np.ndarray], starts: list[np.ndarray]
     return best_u, best_y
 
 
-class _Objective:
-    """The summed X^2 of several objects' surfaces, vectorized over points."""
+def objective(parts: list[tuple[LogitSurface, np.ndarray]]) -> Callable[[np.ndarray], np.ndarray]:
+    """The summed X^2 of several objects' (surface, measured counts), vectorized over points."""
 
-    def __init__(self, parts: list[tuple[LogitSurface, np.ndarray]]) -> None:
-        self.parts = parts
-
-    def __call__(self, u: np.ndarray) -> np.ndarray:
+    def f(u: np.ndarray) -> np.ndarray:
         u = np.atleast_2d(u)
-        return np.asarray(sum(pearson(s, u, m) for s, m in self.parts))
+        return np.asarray(sum(pearson(s, u, m) for s, m in parts))
 
-
-def objective(parts: list[tuple[LogitSurface, np.ndarray]]) -> _Objective:
-    return _Objective(parts)
+    return f
 
 
 def profile(f: Callable[[np.ndarray], np.ndarray], best: np.ndarray, lo: np.ndarray,
