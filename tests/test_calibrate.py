@@ -16,7 +16,8 @@ from dice_models import materials as mats
 from rules.core.protocols import ThrowSpec
 from simulator.cli.main import main
 from simulator.experiments import calibrate as cal
-from simulator.physics import World, die_shape
+from simulator.experiments.stats import homogeneity
+from simulator.physics import PhysicsSettings, World, die_shape
 from simulator.physics.settings import load_table
 
 DATASETS = Path(__file__).resolve().parent.parent / "dice_models" / "datasets"
@@ -150,6 +151,32 @@ def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp
     rep = json.loads((tmp_path / "out" / "report.json").read_text())
     assert rep["fit"]["bad_fit"] and rep["fit"]["p"] < 0.01
     assert status == 1 and "BAD FIT" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # the generated counts and their fit (module fixtures)
+def test_the_fit_is_checked_at_half_the_time_step(fitted):
+    """The fitted objects are thrown again at dt / 2 with the same draws; their outcome
+    counts (groups and off the table) are compared with those at dt by Pearson's
+    homogeneity test, per object and summed, and the report, the summary and the materials
+    file carry the verdict."""
+    out, rep, _ = fitted
+    st = rep["step_check"]
+    assert st["time_step"] == PhysicsSettings().time_step and st["half_step"] == st["time_step"] / 2
+    points = {r["object"]: r for r in rep["points"] if r["part"] == "fitted"}
+    assert [x["object"] for x in st["objects"]] == sorted(points) == ["cube", "slab"]
+    total = 0.0
+    for x in st["objects"]:
+        # the default-step counts are the report's fresh-seed throws of that object
+        r = points[x["object"]]
+        assert x["counts_step"][0] == r["sim_count"] and sum(x["counts_step"][:-1]) == r["sim_n"]
+        assert sum(x["counts_step"]) == sum(x["counts_half_step"]) == st["throws"] == 150
+        t = homogeneity(x["counts_step"], x["counts_half_step"])
+        assert (x["chi2"], x["df"], x["p"]) == pytest.approx((t.statistic, t.df, t.p))
+        total += t.statistic
+    assert st["chi2"] == pytest.approx(total)
+    assert st["depends_on_step"] == (st["p"] < st["alpha"])
+    assert "## Step check" in (out / "report.md").read_text()
+    assert f"step check X^2 {st['chi2']:.1f}" in (out / "materials.yaml").read_text()
 
 
 # -- outputs -------------------------------------------------------------------------------

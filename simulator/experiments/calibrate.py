@@ -388,7 +388,7 @@ def base_parameters(obj: DataObject) -> dict[str, float]:
 
 
 def experiment_for(obj: DataObject, params: dict[str, float], seed: int,
-                   engine: str = "pybullet") -> Experiment:
+                   engine: str = "pybullet", time_step: float | None = None) -> Experiment:
     s = params.get("throw_scale", 1.0)
     t = obj.throw
     throw = replace(t, speed=(t.speed[0] * s, t.speed[1] * s), spin=(t.spin[0] * s, t.spin[1] * s))
@@ -396,7 +396,8 @@ def experiment_for(obj: DataObject, params: dict[str, float], seed: int,
     return Experiment(name=obj.name, source=obj.die.source, die=obj.die,
                       table=obj.table, throw=throw,
                       throws=1, chunk_size=1, seed=seed * 1000 + obj.index,
-                      physics=PhysicsSettings(engine=engine))
+                      physics=(PhysicsSettings(engine=engine) if time_step is None else
+                               PhysicsSettings(engine=engine, time_step=time_step)))
 
 
 def trial_library(obj: DataObject, params: dict[str, float]) -> MaterialLibrary:
@@ -413,12 +414,12 @@ def trial_library(obj: DataObject, params: dict[str, float]) -> MaterialLibrary:
 
 
 def simulate(obj: DataObject, params: dict[str, float], seed: int, indices: Sequence[int],
-             engine: str = "pybullet") -> SimCounts:
-    """Throw `obj` at `params` for the given throw indices on `engine`; count on-table
-    outcomes by group."""
+             engine: str = "pybullet", time_step: float | None = None) -> SimCounts:
+    """Throw `obj` at `params` for the given throw indices on `engine` (at `time_step`, the
+    default step when None); count on-table outcomes by group."""
     from simulator.experiments.dispatch import ThrowSimulator
 
-    exp = experiment_for(obj, params, seed, engine)
+    exp = experiment_for(obj, params, seed, engine, time_step)
     group_of = {v: gi for gi, (_, vals) in enumerate(obj.groups) for v in vals}
     counts = [0] * len(obj.groups)
     off = err = 0
@@ -453,9 +454,9 @@ def _key(o: DataObject) -> str:
     return f"{o.die.source}#{o.index}"
 
 
-def _task(args: tuple[str, dict[str, float], int, int, int, str]) -> SimCounts:
-    key, params, seed, lo, hi, engine = args
-    return simulate(_POOL_OBJECTS[key], params, seed, range(lo, hi), engine)
+def _task(args: tuple[str, dict[str, float], int, int, int, str, float | None]) -> SimCounts:
+    key, params, seed, lo, hi, engine, time_step = args
+    return simulate(_POOL_OBJECTS[key], params, seed, range(lo, hi), engine, time_step)
 
 
 class Simulator:
@@ -465,9 +466,10 @@ class Simulator:
     CHUNK = 50
 
     def __init__(self, objects: Sequence[DataObject], throws: int, workers: int = 1,
-                 engine: str = "pybullet") -> None:
+                 engine: str = "pybullet", time_step: float | None = None) -> None:
         self.throws = throws
         self.engine = engine
+        self.time_step = time_step
         self.workers = workers
         self.cache: dict[tuple[str, tuple[tuple[str, float], ...], int], SimCounts] = {}
         self.evaluations = 0
@@ -494,7 +496,8 @@ class Simulator:
         todo = [o for o in objects if (_key(o), pkey, seed) not in self.cache]
         if todo:
             self.evaluations += 1
-            tasks = [(_key(o), params, seed, lo, min(lo + self.CHUNK, self.throws), self.engine)
+            tasks = [(_key(o), params, seed, lo, min(lo + self.CHUNK, self.throws), self.engine,
+                      self.time_step)
                      for o in todo for lo in range(0, self.throws, self.CHUNK)]
             parts = (self._pool.map(_task, tasks, chunksize=1) if self._pool is not None
                      else [_task(t) for t in tasks])
@@ -864,13 +867,46 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
                 applied, params = _applied(o, dataset, die_m, surf_m, res.values)
                 s = sim.run([o], params, seed + 1)[0]
                 rows.extend(_points(o, s, part, applied))
-        thrown, evaluations = sim.thrown, sim.evaluations
+        log("checking the fitted objects at half the time step")
+        step = step_check(fitted, dataset, die_m, surf_m, res.values, sim, seed + 1, alpha)
+        thrown, evaluations = sim.thrown + step["throws_simulated"], sim.evaluations + 1
     seconds = time.perf_counter() - t0
     report = _report(dataset, validate, res, rows, fitted, held, throws, workers, seconds,
                      fit_seconds, thrown, evaluations, alpha, seed, die_m, surf_m, fit_names)
     report["settings"]["engine"] = engine  # the fitted values hold for this engine
+    report["step_check"] = step
     write_outputs(report, out, dataset, die_m, surf_m)
     return report
+
+
+def step_check(fitted: Sequence[DataObject], ds: Dataset, die_m: Material, surf_m: Material,
+               values: dict[str, float], sim: Simulator, seed: int,
+               alpha: float) -> dict[str, Any]:
+    """Do the fitted objects' outcomes at the fit depend on the time step? Each is thrown
+    again at half the step (same throw draws, `sim.throws` of them) and its outcome counts
+    (every group, and the throws that left the table) are compared with those at the
+    default step by Pearson's homogeneity test; the X^2 are summed over the objects. A
+    calibration is only as good as this: values fitted where the outcomes depend on the step
+    are values of the integrator, not of the materials."""
+    dt = PhysicsSettings().time_step
+    half = Simulator(fitted, sim.throws, sim.workers, sim.engine, dt / 2)
+    objects, total, df = [], 0.0, 0
+    with half:
+        for o in fitted:
+            params = _applied(o, ds, die_m, surf_m, values)[1]
+            a = sim.run([o], params, seed)[0]
+            b = half.run([o], params, seed)[0]
+            ca, cb = [*a.counts, a.off_table], [*b.counts, b.off_table]
+            t = homogeneity(ca, cb)
+            total += t.statistic
+            df += t.df
+            objects.append({"object": o.name, "groups": [g for g, _ in o.groups] + ["off the table"],
+                            "counts_step": ca, "counts_half_step": cb, "chi2": t.statistic,
+                            "df": t.df, "p": t.p})
+    p = float(sps.chi2.sf(total, df)) if df > 0 else 1.0
+    return {"time_step": dt, "half_step": dt / 2, "throws": sim.throws, "objects": objects,
+            "chi2": total, "df": df, "p": p, "alpha": alpha, "depends_on_step": p < alpha,
+            "throws_simulated": half.thrown}
 
 
 def _applied(o: DataObject, ds: Dataset, die_m: Material, surf_m: Material,
@@ -1028,8 +1064,11 @@ def materials_yaml(report: dict[str, Any], ds: Dataset, die_m: Material,
     how = "profile" if report.get("surrogate") else "curvature"
     pair_src = (f"{when}: MAE fitted {_fmt(fitted_mae)}, held-out {_fmt(held_mae)}; {sig} "
                 f"({how}); fit X^2 {report['fit']['chi2']:.1f} on {report['fit']['df']} "
-                f"df, p {report['fit']['p']:.3g}; the lever arms not fitted from the "
-                f"{die_m.name}/{surf_m.name} pair")
+                f"df, p {report['fit']['p']:.3g}"
+                + (f"; step check X^2 {report['step_check']['chi2']:.1f} on "
+                   f"{report['step_check']['df']} df, p {report['step_check']['p']:.3g}"
+                   if report.get("step_check") else "")
+                + f"; the lever arms not fitted from the {die_m.name}/{surf_m.name} pair")
     base = library().pair(die_m, surf_m)
 
     def entry(m: Material) -> dict[str, Any]:
@@ -1096,8 +1135,21 @@ def render_markdown(rep: dict[str, Any]) -> str:
     lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g} -> "
               + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
                  f"not rejected at alpha {f['alpha']:g}"), "",
-              f"Inside rule: {rep['inside_rule']}.", "",
-              "## Points (at the fitted values, fresh seeds)", "",
+              f"Inside rule: {rep['inside_rule']}.", ""]
+    st = rep.get("step_check")
+    if st:
+        lines += ["## Step check", "", _step_line(st) + ". The same throws of each fitted "
+                  "object at the default step and at half of it, at the fitted values: outcome "
+                  "counts (every group, and the throws that left the table) compared by "
+                  "Pearson's homogeneity test. Values fitted where the outcomes depend on the "
+                  "step belong to the integrator, not to the materials.", "",
+                  "| object | counts at dt | counts at dt/2 | X^2 | df | p |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for x in st["objects"]:
+            lines.append(f"| {x['object']} | {x['counts_step']} | {x['counts_half_step']} | "
+                         f"{x['chi2']:.2f} | {x['df']} | {x['p']:.3g} |")
+        lines.append("")
+    lines += ["## Points (at the fitted values, fresh seeds)", "",
               "| object | part | group | N | measured p [95%] | simulated p [95%] (n sim) | inside | "
               "calibrated |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rep["points"]:
@@ -1141,6 +1193,8 @@ def render_summary(rep: dict[str, Any]) -> str:
     f = rep["fit"]
     out.append(f"fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}"
                + (f"  BAD FIT (p < {f['alpha']:g})" if f["bad_fit"] else ""))
+    if rep.get("step_check"):
+        out.append(_step_line(rep["step_check"]))
     for name, p in rep["summary"].items():
         out.append(f"{name}: {p['objects']} objects, {p['inside']}/{p['points']} points inside, "
                    f"MAE {_fmt(p['mae'])}")
@@ -1148,6 +1202,13 @@ def render_summary(rep: dict[str, Any]) -> str:
     out.append(f"wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
                f"{t['throws_simulated']} throws, {t['evaluations']} evaluations")
     return "\n".join(out)
+
+
+def _step_line(st: dict[str, Any]) -> str:
+    return (f"step check: the fitted objects at dt 1/{1 / st['time_step']:.0f} and "
+            f"1/{1 / st['half_step']:.0f} s, {st['throws']} throws each: X^2 {st['chi2']:.2f} on "
+            f"{st['df']} df, p {st['p']:.3g}"
+            + (f"  DEPENDS ON THE STEP (p < {st['alpha']:g})" if st["depends_on_step"] else ""))
 
 
 def _fmt(x: float | None) -> str:
