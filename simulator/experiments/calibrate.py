@@ -1138,8 +1138,9 @@ def render_markdown(rep: dict[str, Any]) -> str:
               f"Inside rule: {rep['inside_rule']}.", ""]
     st = rep.get("step_check")
     if st:
-        lines += ["## Step check", "", _step_line(st) + ". The same throws of each fitted "
-                  "object at the default step and at half of it, at the fitted values: outcome "
+        lines += ["## Step check", "", _step_line(st) + ". The same throw draws (release, speed, spin, "
+                  "orientation) of each fitted object at the default step and at half of it, at "
+                  "the fitted values: outcome "
                   "counts (every group, and the throws that left the table) compared by "
                   "Pearson's homogeneity test. Values fitted where the outcomes depend on the "
                   "step belong to the integrator, not to the materials.", "",
