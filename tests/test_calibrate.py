@@ -155,13 +155,14 @@ def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp
 
 @pytest.mark.slow  # the generated counts and their fit (module fixtures)
 def test_the_fit_is_checked_at_half_the_time_step(fitted):
-    """The fitted objects are thrown again at dt / 2 with the same draws; their outcome
-    counts (groups and off the table) are compared with those at dt by Pearson's
-    homogeneity test, per object and summed, and the report, the summary and the materials
-    file carry the verdict."""
+    """The fitted objects are thrown again at dt / 2 with fresh draws (independent samples);
+    their outcome counts (groups and off the table) are compared with the report's at dt by
+    Pearson's homogeneity test, per object and summed, and the report, the summary and the
+    materials file carry the verdict."""
     out, rep, _ = fitted
     st = rep["step_check"]
     assert st["time_step"] == PhysicsSettings().time_step and st["half_step"] == st["time_step"] / 2
+    assert st["seeds"] == [rep["settings"]["report_seed"], rep["settings"]["report_seed"] + 1]
     points = {r["object"]: r for r in rep["points"] if r["part"] == "fitted"}
     assert [x["object"] for x in st["objects"]] == sorted(points) == ["cube", "slab"]
     total = 0.0
