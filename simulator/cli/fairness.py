@@ -288,4 +288,6 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
     print(render_summary(rep))
     print(f"wrote {args.out}/report.json, report.md, calibration.png, materials.yaml "
           f"(materials {rep['materials_file']['die']} and {rep['materials_file']['surface']})")
-    return 1 if rep["fit"]["bad_fit"] else 0
+    # 1: values no preset should take (the fit is rejected, or the outcomes at the fit
+    # depend on the time step)
+    return 1 if rep["fit"]["bad_fit"] or rep["step_check"]["depends_on_step"] else 0
