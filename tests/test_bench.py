@@ -147,6 +147,8 @@ def test_bad_baseline_is_one_line_and_exit_2(kind: str, tmp_path: Path,
     (["--set", "time_step=fast"], "must be a number or a fraction"),
     (["--set", "solver_iterations=2.5"], "whole number"),
     (["--set", "felt.restitution=3"], "must be in [0, 1]"),
+    (["--set", "max_turn_deg=-1"], "from 0 (no bound) to 180 degrees"),
+    (["--set", "max_travel=0"], "must be positive"),
     (["--only", "golde"], "did you mean golden?"),
 ])
 def test_bad_options_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

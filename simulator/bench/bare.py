@@ -10,9 +10,9 @@ watched step it reads only the velocities; the pose only when the die is descend
 below the table), when a still streak starts (the anchor of the jitter rule) and when a
 still die twitches. Steps are split while the die is faster than `fast_speed`, as World
 does, since without that a fast die can go through the table, and while the die near the
-table could move more than `max_travel` in a step (World's `_approach_split`): that is part
-of the contact model, not bookkeeping. The face is read once, at rest. Benchmarks print
-our throughput as a ratio of this one's.
+table could move more than `max_travel` in a step, or the die touching it turn more than
+`max_turn_deg` (World's `_near_split`): that is part of the contact model, not bookkeeping.
+The face is read once, at rest. Benchmarks print our throughput as a ratio of this one's.
 
 It lives in the package (not under benchmarks/) so that `tabletop bench` works from an
 installed copy; `benchmarks/bare_pybullet.py` re-exports it for the plain scripts.
@@ -89,7 +89,7 @@ class BareLoop:
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
         fast2 = s.fast_speed ** 2
-        dt, radius, max_travel = s.time_step, sh.base_radius, s.max_travel
+        dt, radius, max_travel, max_turn = s.time_step, sh.base_radius, s.max_travel, s.max_turn
         local, slack = sh.base_points, s.collision_margin + s.gravity * dt * dt
         floor = -sh.poly.circumradius
         cos_flat = math.cos(math.radians(FLAT_DEG))
@@ -110,13 +110,15 @@ class BareLoop:
         while step < max_steps:
             step += 1
             split = math.ceil(math.sqrt(v2) / s.fast_speed) if v2 > fast2 else 1
-            # near the table top: at most max_travel a sub-step toward it (World's _near_split)
-            drop = dt * (max(0.0, -lin[2]) + math.sqrt(ang[0] * ang[0] + ang[1] * ang[1]) * radius)
+            # near the table top: at most max_travel a sub-step toward it, and touching it at
+            # most max_turn of tumbling (World's _near_split)
+            w_xy = math.sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+            drop, tilt = dt * (max(0.0, -lin[2]) + w_xy * radius), dt * w_xy
             coast = 0
-            if drop > max_travel:
+            if drop > max_travel or tilt > max_turn:
                 pose = get_pose(did)
                 box = die_box(pose, local, radius, slack)
-                n = _near_split(box, drop, drop, statics, max_travel)
+                n = _near_split(box, drop, drop, statics, max_travel, tilt, max_turn)
                 if n > split:
                     split = n
                 elif split == 1 and still == 0:  # in the air: unwatched steps (World's coast)

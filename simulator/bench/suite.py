@@ -94,7 +94,7 @@ FINGERPRINT_SETTINGS = ("time_step", "solver_iterations", "collision_margin", "g
                         "settle_linear", "settle_angular", "hold_time", "jitter_m", "jitter_deg",
                         "max_time",
                         "contact_breaking_threshold", "contact_processing_threshold",
-                        "contact_recovery_time", "max_travel")
+                        "contact_recovery_time", "max_travel", "max_turn_deg")
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,10 @@ def _set_setting(settings: PhysicsSettings, key: str, value: float) -> PhysicsSe
         return settings.with_(solver_iterations=int(value))
     if key == "time_step" and not 1e-5 <= value <= 0.02:
         raise DataError("--set", key, "must be between 1e-5 and 0.02 s (e.g. 1/480)", value)
-    if value <= 0:
+    if key == "max_turn_deg":
+        if not 0 <= value <= 180:
+            raise DataError("--set", key, "must be from 0 (no bound) to 180 degrees", value)
+    elif value <= 0:
         raise DataError("--set", key, "must be positive", value)
     return settings.with_(**{key: value})
 

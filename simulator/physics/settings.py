@@ -104,6 +104,15 @@ class PhysicsSettings:
     # at 0.5 mm and 11.6-12.6% at 2 mm over dt 1/240 ... 1/960 (1000 throws each); bounding the
     # whole reach instead, 4 mm was the first size that differed (12.1% against 10.5-10.8%).
     max_travel: float = 0.002  # m
+    # ... and while a die touches the table top, no sub-step turns it more than this about a
+    # horizontal axis (world._near_split). Bullet moves a body's centre of mass on a straight
+    # line over a step, so a die pivoting on an edge lifts the edge about w^2 r dt^2 / 2 off
+    # the table each step and meets it again plastically: the long cuboid standing on hardwood
+    # lost 7.9 / 4.5 / 2.5% of its energy going over the edge at dt 1/240 / 1/480 / 1/960, and
+    # steel cuboids (restitution 0.69) landed square face up 64.0 / 56.1 / 57.7% (c075). At
+    # 1 deg: 3.9 / 3.2 / 2.5%, and c075 54.0 / 56.2 / 57.0% (docs/physics.md, "Pivoting",
+    # with what is left); 0.5 deg: 2.4% at 1/240 (0 disables the bound).
+    max_turn_deg: float = 1.0  # deg
     frame_rate: float = 60.0  # trajectory recording, Hz
     # The physics engine: PyBullet (the default, and the referee for games) or MuJoCo on the
     # CPU (simulator/physics/mujoco_world.py; docs/engines.md maps the settings above onto
@@ -114,6 +123,11 @@ class PhysicsSettings:
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
             raise DataError("physics", "engine", f"must be one of {', '.join(ENGINES)}", self.engine)
+
+    @property
+    def max_turn(self) -> float:
+        """max_turn_deg in radians (infinite when 0: no bound)."""
+        return math.radians(self.max_turn_deg) if self.max_turn_deg > 0 else math.inf
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)

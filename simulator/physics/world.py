@@ -338,16 +338,22 @@ class Stepper:
             self.split = 1
 
 
-def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_travel: float) -> int:
+def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_travel: float,
+                tilt: float = 0.0, max_turn: float = math.inf) -> int:
     """Sub-steps one die needs against the table (statics[0]) and the obstacles: against the
     table top only its downward travel counts (`drop`: falling speed plus tumbling, not the
     slide or the spin about the vertical, which cannot take it into the top); against an
-    obstacle its whole `reach`. 0 when it is near nothing."""
+    obstacle its whole `reach`. While it touches the table top (its lowest point within the
+    die_box slack), also no more than `max_turn` radians of tumbling a sub-step (`tilt`: the
+    turn about a horizontal axis in a whole step; see PhysicsSettings.max_turn_deg). 0 when
+    it is near nothing."""
     n = 0
     t = statics[0]
-    if (drop > max_travel and box[2] - drop <= t[5] and box[0] <= t[3] and t[0] <= box[3]
-            and box[1] <= t[4] and t[1] <= box[4]):
-        n = math.ceil(drop / max_travel)
+    if box[0] <= t[3] and t[0] <= box[3] and box[1] <= t[4] and t[1] <= box[4]:
+        if drop > max_travel and box[2] - drop <= t[5]:
+            n = math.ceil(drop / max_travel)
+        if tilt > max_turn and box[2] <= t[5]:
+            n = max(n, math.ceil(tilt / max_turn))
     for other in statics[1:]:
         if _overlap(box, other, reach):
             n = max(n, math.ceil(reach / max_travel))
@@ -436,9 +442,10 @@ def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, ra
 
 def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int],
                     reaches: list[float], drops: list[float], statics: list[Box],
-                    max_travel: float) -> int:
+                    max_travel: float, tilts: list[float], max_turn: float) -> int:
     """Sub-steps for the next step so that no die near a contact moves more than max_travel
-    toward it in one (1 for dice in free flight: their path is exact at any step).
+    toward it in one, nor one touching the table top turns more than max_turn about a
+    horizontal axis (1 for dice in free flight: their path is exact at any step).
 
     Bullet solves a contact only once the bodies are within contact_processing_threshold
     (0.1 mm), so a die meeting the table finds itself about as deep in it as it travelled in
@@ -450,7 +457,7 @@ def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int
     for i in far:
         box = boxes[i] = box_of(i)
         reach = reaches[i]
-        n = _near_split(box, reach, drops[i], statics, max_travel)
+        n = _near_split(box, reach, drops[i], statics, max_travel, tilts[i], max_turn)
         for j in live:
             if j == i:
                 continue
@@ -941,6 +948,8 @@ class World:
 
         reaches = [0.0] * len(active)
         drops = [0.0] * len(active)  # ... and how far toward the table top (see _approach_split)
+        tilts = [0.0] * len(active)  # ... and how far it tumbles, rad (see _near_split)
+        max_turn = s.max_turn
         vels: list[Any] = [None] * len(active)  # each die's last (velocity, spin)
         for i in live:
             lin, ang = vels[i] = get_vel(bids[i])
@@ -948,8 +957,9 @@ class World:
             fastest2 = max(fastest2, v2)
             reaches[i] = s.time_step * (math.sqrt(v2) + math.sqrt(
                 ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]) * radii[i])
-            drops[i] = s.time_step * (max(0.0, -lin[2]) + math.sqrt(ang[0] * ang[0] + ang[1] * ang[1])
-                                      * radii[i])
+            w_xy = math.sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+            drops[i] = s.time_step * (max(0.0, -lin[2]) + w_xy * radii[i])
+            tilts[i] = s.time_step * w_xy
         max_travel = s.max_travel
         statics = self._static_boxes()
         top = max(box[5] for box in statics)  # a lone die above this (by enough) is in the air
@@ -987,12 +997,13 @@ class World:
                     still[i] = 0
             split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > fast2 else 1
             if alone:  # one die: the common throw, checked inline (this runs every step)
-                if live and (drops[live[0]] > max_travel
+                if live and (drops[live[0]] > max_travel or tilts[live[0]] > max_turn
                              or obstacles and reaches[live[0]] > max_travel):
                     i = live[0]
                     pose = get_pose(bids[i])
                     box = die_box(pose, locs[i], radii[i], slack)
-                    n = _near_split(box, reaches[i], drops[i], statics, max_travel)
+                    n = _near_split(box, reaches[i], drops[i], statics, max_travel, tilts[i],
+                                    max_turn)
                     if n > split:
                         split = n
                     elif split == 1 and self.coast and not record and still[i] == 0:  # in the air?
@@ -1001,10 +1012,10 @@ class World:
                                             spin_ratios[i], top, obstacles, max_steps - step + 1,
                                             slack)
             else:
-                far = [i for i in live if reaches[i] > max_travel]
+                far = [i for i in live if reaches[i] > max_travel or tilts[i] > max_turn]
                 if far:
                     split = max(split, _approach_split(box_of, far, live, reaches, drops,
-                                                       statics, max_travel))
+                                                       statics, max_travel, tilts, max_turn))
             if coast:
                 stepper(1, coast)  # steps whose readings coast_steps has shown would change nothing
                 step += coast - 1  # ... and the last one is read as any other
@@ -1028,7 +1039,9 @@ class World:
                 if need_reach:
                     reaches[i] = dt * (sqrt(v2) + sqrt(w2) * radii[i])
                 fall = -lin[2] if lin[2] < 0.0 else 0.0
-                drops[i] = dt * (fall + sqrt(ang[0] * ang[0] + ang[1] * ang[1]) * radii[i])
+                w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+                drops[i] = dt * (fall + w_xy * radii[i])
+                tilts[i] = dt * w_xy
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = get_pose(bids[i])
@@ -1090,7 +1103,8 @@ class World:
         v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
         w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
         reach = dt * (sqrt(v2) + sqrt(w2) * radius)
-        drop = dt * (max(0.0, -lin[2]) + sqrt(ang[0] * ang[0] + ang[1] * ang[1]) * radius)
+        w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+        drop, tilt, max_turn = dt * (max(0.0, -lin[2]) + w_xy * radius), dt * w_xy, s.max_turn
         fastest2 = v2
         still, restarts = 0, 0
         anchor: Any = None
@@ -1099,10 +1113,10 @@ class World:
             step += 1
             coast = 0
             split = ceil(sqrt(fastest2) / fast) if fastest2 > fast2 else 1
-            if drop > max_travel or obstacles and reach > max_travel:
+            if drop > max_travel or tilt > max_turn or obstacles and reach > max_travel:
                 pose = get_pose(bid)
                 box = die_box(pose, local, radius, slack)
-                n = _near_split(box, reach, drop, statics, max_travel)
+                n = _near_split(box, reach, drop, statics, max_travel, tilt, max_turn)
                 if n > split:
                     split = n
                 elif split == 1 and coasting and still == 0:
@@ -1122,7 +1136,8 @@ class World:
             if obstacles:
                 reach = dt * (sqrt(v2) + sqrt(w2) * radius)
             fall = -lin[2] if lin[2] < 0.0 else 0.0
-            drop = dt * (fall + sqrt(ang[0] * ang[0] + ang[1] * ang[1]) * radius)
+            w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+            drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = get_pose(bid)
