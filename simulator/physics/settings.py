@@ -38,10 +38,10 @@ ENGINES = ("pybullet", "mujoco", "mujoco-warp")
 
 @dataclass(frozen=True)
 class PhysicsSettings:
-    # 1/240 s. With the contact sub-steps below (max_travel) the outcome distributions do not
-    # depend on the step (2000 throws a variant: the paper d8 on felt fell off 12.4 / 13.7 /
-    # 12.8% at 1/240 / 1/480 / 1/960, p = 0.43; all 42 die and surface pairs pass, docs/
-    # convergence-run.txt), so a longer one would do for flight, but
+    # 1/240 s. With the contact sub-steps below (max_travel, max_turn_deg) the outcome
+    # distributions do not depend on the step (2000 throws a variant: the paper d8 on felt
+    # fell off 12.1 / 13.7 / 13.0% at 1/240 / 1/480 / 1/960, p = 0.64; all 108 die and surface
+    # pairs pass, docs/convergence-run.txt), so a longer one would do for flight, but
     # dice resting on a face need it: Bullet meets a hull on the table with one contact point a
     # step, and at 1/120 a paper d8 rocked on its face for over 20 s in 1 of 300 throws and
     # another paused on an edge long enough to be taken for at rest (none of 300 at 1/240).
