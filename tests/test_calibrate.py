@@ -185,8 +185,9 @@ def bouncy_cuboid() -> dict:
     """One steel-like cuboid (x/y 1.44 of budden_square_cuboids.yaml) on a custom surface
     whose pair with it has friction 0.3735 and restitution 0.69 (geometric means of equal
     values): the pair where docs/physics.md measured outcomes that depend on the step
-    (square face up 0.070 at dt 1/240 against 0.108 at 1/480, 2,000 throws each). The
-    counts are close to the default step's share, so the fit itself is not rejected."""
+    without the turn bound (square face up 0.070 at dt 1/240 against 0.108 at 1/480, 2,000
+    throws each). The counts are close to the default step's share, so the fit itself is
+    not rejected."""
     mat = {"friction": 0.3735, "restitution": 0.69, "rolling_friction": 0.0}
     return {"name": "bouncy", "source": {"citation": "tests/test_calibrate.py", "where_read": "made up"},
             "defaults": {"mass": {"density": 7850}, "mass_model": "solid", "stated": dict(MARKED),
