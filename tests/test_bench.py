@@ -148,6 +148,8 @@ def test_bad_baseline_is_one_line_and_exit_2(kind: str, tmp_path: Path,
     (["--set", "solver_iterations=2.5"], "whole number"),
     (["--set", "felt.restitution=3"], "must be in [0, 1]"),
     (["--set", "max_turn_deg=-1"], "from 0 (no bound) to 180 degrees"),
+    (["--set", "confine_time=-0.5"], "from 0 (no confinement rule) to 60 s"),
+    (["--set", "confine_deg=0"], "must be over 0, up to 180 degrees"),
     (["--set", "max_travel=0"], "must be positive"),
     (["--only", "golde"], "did you mean golden?"),
 ])

@@ -4,6 +4,8 @@ and the stuck-dice bench (simulator/bench/stuck.py) finds none."""
 
 from __future__ import annotations
 
+import math
+import zlib
 from typing import Any
 
 import numpy as np
@@ -11,8 +13,11 @@ import pytest
 
 from dice_models import load_die
 from simulator.bench import stuck
+from simulator.bench.bare import BareLoop
 from simulator.cli.main import main
-from simulator.physics.settings import PhysicsSettings
+from simulator.physics import die_shape
+from simulator.physics.settings import SURFACES, PhysicsSettings, TableSpec
+from simulator.physics.throws import random_throw
 from simulator.physics.tray import MAX_UNSETTLED, PhysicsRoller, roll_tray
 from simulator.physics.world import NotSettledError, PhysicsError, TunnelError, World
 
@@ -103,6 +108,62 @@ def test_play_reports_dice_rethrown_after_an_unsettled_throw(
     assert len(last) == 1
     assert "cocked dice re-thrown" in last[0]
     assert "re-thrown after a throw that never came to rest" in last[0]
+
+
+# -- limit cycles: the confinement rule -------------------------------------------------------
+
+# Throws of `python -m benchmarks.bench_stuck` (seeded [crc32(configuration), index]) that
+# never came to rest before the rule (docs/stuck-run.txt of 2026-12-01): the d00 lies on a
+# face mid-table trading its contact points in a 3-step cycle at 0.19-0.55 rad/s; the
+# tampered d8 rocks on the table's edge at up to 2.4 rad/s, within 1 mm and 3 deg.
+LIMIT_CYCLES = [("d00", "vinyl", 7804, "on_table"), ("tampered-d8", "vinyl", 9430, "off_table")]
+
+
+@pytest.mark.parametrize(("die", "surface", "index", "status"), LIMIT_CYCLES)
+def test_a_die_held_in_a_limit_cycle_rests_by_the_confinement_rule(
+        die: str, surface: str, index: int, status: str) -> None:
+    table = TableSpec(surface=SURFACES[surface], source="<test>")
+    model = load_die(die)
+    throw = random_throw(table, 1, np.random.default_rng([zlib.crc32(f"{die}/{surface}".encode()),
+                                                          index]))
+    # Without the rule the throw never settles (what the rule is for) ...
+    with pytest.raises(NotSettledError):
+        World(table, PhysicsSettings(confine_time=0.0)).throw("d", model, throw)
+    # ... with it the die rests, counted as confined, and no sooner than confine_time after
+    # its cycle began (it was still moving at the settle speeds' scale at every step).
+    world = World(table)
+    report = world.throw("d", model, throw)
+    assert report.outcome.status == status
+    assert world.confined == 1
+    assert report.steps * world.settings.time_step > world.settings.confine_time
+    # The general loop and the bench's reference loop apply the same rule at the same steps.
+    general = World(table)
+    general.lone_loop = False
+    again = general.throw("d", model, throw)
+    assert (again.outcome, again.steps, general.confined) == (report.outcome, report.steps, 1)
+    bare = BareLoop(die_shape(model), table, PhysicsSettings())
+    assert bare.throw(throw) == (report.outcome.face, report.steps)  # neither fell off
+
+
+@pytest.mark.parametrize(("die", "surface"), [("paper-d8", "felt"), ("d6", "slick"),
+                                              ("d12", "vinyl"), ("d4", "rubber")])
+def test_the_confinement_rule_changes_no_ordinary_throw(die: str, surface: str) -> None:
+    """A die that comes to rest by the hold is never confined first: 60 random throws give
+    the same outcomes and steps with the rule as without it (the cage, 2 mm and 5 deg for
+    0.5 s, is far wider than a resting die's jitter and far narrower than a moving die's
+    path). Over 324,000 throws of every die on every surface none differed (docs/physics.md)."""
+    table = TableSpec(surface=SURFACES[surface], source="<test>")
+    model = load_die(die)
+    on, off = World(table), World(table, PhysicsSettings(confine_time=0.0))
+    for i in range(60):
+        throw = random_throw(table, 1, np.random.default_rng([7, i]))
+        a, b = on.throw("d", model, throw), off.throw("d", model, throw)
+        on.scene.clear()
+        off.scene.clear()
+        assert (a.outcome, a.steps) == (b.outcome, b.steps), i
+    assert on.confined == 0
+    assert PhysicsSettings(confine_time=0.0).confine_rule()[0] > math.ceil(
+        PhysicsSettings().max_time / PhysicsSettings().time_step)
 
 
 # -- the command: one line, exit status 3 ----------------------------------------------------

@@ -5,13 +5,14 @@ coefficients, settings and settle rule as `simulator.physics.World`.
 Lean means no work the result does not need: the Bullet world, the table and the die's
 collision shape are made once; each throw creates the die body, steps, and removes it. In
 the air it steps unwatched for as long as `coast_steps` shows nothing can happen (World
-does the same: the bounds cost a few microseconds, a watched step about three). Per
-watched step it reads only the velocities; the pose only when the die is descending (to see a fall
-below the table), when a still streak starts (the anchor of the jitter rule) and when a
-still die twitches. Steps are split while the die is faster than `fast_speed`, as World
-does, since without that a fast die can go through the table, and while the die near the
-table could move more than `max_travel` in a step, or the die touching it turn more than
-`max_turn_deg` (World's `_near_split`): that is part of the contact model, not bookkeeping.
+does the same: the bounds cost a few microseconds, a watched step about three). Per watched
+step it reads only the velocities; the pose only when the die is descending (to see a fall
+below the table), when a still streak starts (the anchor of the jitter rule), when a still
+die twitches and at the confinement rule's checks (every `confine_time / 10`). Steps are
+split while the die is faster than `fast_speed`, as World does, since without that a fast
+die can go through the table, and while the die near the table could move more than
+`max_travel` in a step, or the die touching it turn more than `max_turn_deg` (World's
+`_near_split`): that is part of the contact model, not bookkeeping.
 The face is read once, at rest. Benchmarks print our throughput as a ratio of this one's.
 
 It lives in the package (not under benchmarks/) so that `tabletop bench` works from an
@@ -29,7 +30,7 @@ from rules.core.protocols import ThrowSpec
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape
-from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
+from simulator.physics.settings import CONFINE_CHECKS, DICE_DAMPING, PhysicsSettings, TableSpec
 from simulator.physics.world import (
     FLAT_DEG,
     TABLE_THICKNESS,
@@ -47,6 +48,7 @@ from simulator.physics.world import (
 class BareLoop:
     def __init__(self, shape: DieShape, table: TableSpec, settings: PhysicsSettings) -> None:
         self.shape, self.table, self.s = shape, table, settings
+        self.cos_flat = math.cos(math.radians(FLAT_DEG))
         c = self.c = direct_client()
         s, t = settings, table
         configure_engine(c, s)
@@ -92,11 +94,12 @@ class BareLoop:
         dt, radius, max_travel, max_turn = s.time_step, sh.base_radius, s.max_travel, s.max_turn
         local, slack = sh.base_points, s.collision_margin + s.gravity * dt * dt
         floor = -sh.poly.circumradius
-        cos_flat = math.cos(math.radians(FLAT_DEG))
         still = 0
         anchor: Any = None
         jitter_m2 = s.jitter_m ** 2
         jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
+        every, cage_m2, cage_cos, cage_spin2 = s.confine_rule()
+        kept, cage, next_check = 0, None, every
         get_pose, get_vel = c.getBasePositionAndOrientation, c.getBaseVelocity
         stepper = self.stepper
         statics = [self.table_box]
@@ -136,6 +139,21 @@ class BareLoop:
                     return -1, step
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+            if step >= next_check:  # the confinement rule (PhysicsSettings.confine_time)
+                next_check = step + every
+                if w2 < cage_spin2:
+                    pose = get_pose(did)
+                    if kept and _jitter(pose, cage, cage_m2, cage_cos):
+                        kept += 1
+                        if kept > CONFINE_CHECKS:
+                            face = self._face_at_rest(pose)
+                            if face is not None:
+                                return face, step
+                            kept = 0
+                    else:
+                        cage, kept = pose, 1
+                else:
+                    kept = 0
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = get_pose(did)
@@ -144,17 +162,24 @@ class BareLoop:
                 continue
             still += 1
             if still >= hold:
-                pos, orn = get_pose(did)
-                rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
-                rot = rot @ sh.principal_axes.T  # the geometric frame (Bullet's is the inertial one)
-                heights = sh.poly.normals @ rot[2]
-                if -float(heights.min()) < cos_flat:  # tilted: poised on an edge or a point?
-                    centre = np.array(pos) - rot @ sh.mass.com
-                    corners = sh.poly.vertices @ rot.T + centre
-                    if all(self.table.contains_xy(v[0], v[1]) for v in corners.tolist()):
-                        still = 0  # an unstable balance, as World's _poised: not at rest
-                        continue
-                lying = -float(heights.min()) >= cos_flat  # on a face: read by its reading
-                return sh.value_shown(int(np.argmin(heights)), int(np.argmax(heights)),
-                                      lying), step
+                face = self._face_at_rest(get_pose(did))
+                if face is not None:
+                    return face, step
+                still = 0
         raise RuntimeError("bare loop: die did not settle")
+
+    def _face_at_rest(self, pose: Any) -> int | None:
+        """The face a die at rest in this pose shows, or None when it is poised on an edge or
+        a point wholly over the table (an unstable balance, as World's _poised: not at rest)."""
+        sh = self.shape
+        pos, orn = pose
+        rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
+        rot = rot @ sh.principal_axes.T  # the geometric frame (Bullet's is the inertial one)
+        heights = sh.poly.normals @ rot[2]
+        lying = -float(heights.min()) >= self.cos_flat  # on a face: read by its reading
+        if not lying:  # tilted: poised on an edge or a point?
+            centre = np.array(pos) - rot @ sh.mass.com
+            corners = sh.poly.vertices @ rot.T + centre
+            if all(self.table.contains_xy(v[0], v[1]) for v in corners.tolist()):
+                return None
+        return sh.value_shown(int(np.argmin(heights)), int(np.argmax(heights)), lying)

@@ -6,7 +6,9 @@ every shipped surface (`simulator.physics.settings.SURFACES`) with `World.throw`
 `--throws` tray rolls of 1 to 6 d6 through `simulator.physics.tray.roll_tray`. Prints per
 configuration the counts of NotSettledError, TunnelError, NonFiniteError and other
 PhysicsError, of cocked rests on the empty table (reason 'leaning' with nothing to lean
-on: a die balanced on an edge or a vertex), and the throws per second (one process).
+on: a die balanced on an edge or a vertex), the dice that came to rest by the confinement
+rule (`PhysicsSettings.confine_time`: held in a limit cycle of Bullet's contacts, not slowed
+to the settle speeds; counted, not a failure), and the throws per second (one process).
 
 Tray rows count dice: `not_settled` is dice `roll_tray` re-threw because their throw never
 came to rest (it re-throws them, as a player would), `cocked` is dice re-thrown because they
@@ -95,6 +97,7 @@ def run_chunk(config: Config, start: int, stop: int,
             for i in range(start, stop):
                 throw = random_throw(table, 1, np.random.default_rng([key, i]),
                                      gravity=settings.gravity)
+                confined = getattr(world, "confined", 0)  # (MuJoCo has no such rule)
                 try:
                     report = world.throw("die", model, throw)
                 except PhysicsError as exc:
@@ -102,6 +105,7 @@ def run_chunk(config: Config, start: int, stop: int,
                     continue
                 finally:
                     world.scene.clear()
+                counts["confined"] += getattr(world, "confined", 0) - confined
                 o = report.outcome
                 if o.status == "on_table":
                     counts["flat"] += 1
@@ -120,6 +124,7 @@ def run_chunk(config: Config, start: int, stop: int,
                 continue
             counts["not_settled"] += roll.unsettled
             counts["cocked"] += roll.rethrows
+            counts["confined"] += roll.confined
     return config, counts, time.perf_counter() - t0
 
 
@@ -165,17 +170,17 @@ def failures(totals: dict[Config, tuple[Counter[str], float]]) -> list[str]:
 def report(totals: dict[Config, tuple[Counter[str], float]], throws: int) -> str:
     head = (f"{'configuration':<26} {'throws':>7} {'not_settled':>11} {'tunnel':>6} "
             f"{'non_finite':>10} {'other_err':>9} {'cocked_empty':>12} {'cocked_tray':>11} "
-            f"{'throws/s':>9}  other rests")
+            f"{'confined':>8} {'throws/s':>9}  other rests")
     lines = [head, "-" * len(head)]
     for c, (counts, secs) in totals.items():
         cocked_empty = str(counts["cocked_empty"]) if c.kind == "throw" else "-"
         cocked_tray = str(counts["cocked"]) if c.kind == "tray" else "-"
         rests = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())
-                          if k not in (*MUST_BE_ZERO, "cocked", "flat"))
+                          if k not in (*MUST_BE_ZERO, "cocked", "flat", "confined"))
         rate = throws / secs if secs > 0 else float("nan")
         lines.append(f"{c.name:<26} {throws:>7} {counts['not_settled']:>11} {counts['tunnel']:>6} "
                      f"{counts['non_finite']:>10} {counts['other_error']:>9} {cocked_empty:>12} "
-                     f"{cocked_tray:>11} {rate:>9.1f}  {rests}")
+                     f"{cocked_tray:>11} {counts['confined']:>8} {rate:>9.1f}  {rests}")
     return "\n".join(lines)
 
 
@@ -212,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     total = args.throws * len(configs)
     print(f"{total} throws/rolls in {wall:.1f} s wall with {args.workers} worker(s) "
           f"({total / wall:.1f} /s overall); throws/s per row is one process's rate")
+    confined = sum(counts["confined"] for counts, _s in totals.values())
+    print(f"{confined} dice came to rest by the confinement rule (a limit cycle within "
+          f"{PhysicsSettings().confine_m * 1000:g} mm and {PhysicsSettings().confine_deg:g} deg "
+          f"for {PhysicsSettings().confine_time:g} s), not by the hold")
     bad = failures(totals)
     if bad:
         print("FAIL: counts that must be 0: " + "; ".join(bad))

@@ -94,7 +94,8 @@ FINGERPRINT_SETTINGS = ("time_step", "solver_iterations", "collision_margin", "g
                         "settle_linear", "settle_angular", "hold_time", "jitter_m", "jitter_deg",
                         "max_time",
                         "contact_breaking_threshold", "contact_processing_threshold",
-                        "contact_recovery_time", "max_travel", "max_turn_deg")
+                        "contact_recovery_time", "max_travel", "max_turn_deg",
+                        "confine_time", "confine_m", "confine_deg", "confine_spin")
 
 
 @dataclass(frozen=True)
@@ -178,9 +179,13 @@ def _set_setting(settings: PhysicsSettings, key: str, value: float) -> PhysicsSe
         return settings.with_(solver_iterations=int(value))
     if key == "time_step" and not 1e-5 <= value <= 0.02:
         raise DataError("--set", key, "must be between 1e-5 and 0.02 s (e.g. 1/480)", value)
-    if key == "max_turn_deg":
-        if not 0 <= value <= 180:
-            raise DataError("--set", key, "must be from 0 (no bound) to 180 degrees", value)
+    if key in ("max_turn_deg", "confine_deg"):
+        if not (0 if key == "max_turn_deg" else 1e-9) <= value <= 180:
+            raise DataError("--set", key, "must be from 0 (no bound) to 180 degrees"
+                            if key == "max_turn_deg" else "must be over 0, up to 180 degrees", value)
+    elif key == "confine_time":
+        if not 0 <= value <= 60:
+            raise DataError("--set", key, "must be from 0 (no confinement rule) to 60 s", value)
     elif value <= 0:
         raise DataError("--set", key, "must be positive", value)
     return settings.with_(**{key: value})

@@ -55,6 +55,7 @@ class TrayRoll:
     steps: int  # physics steps over all rounds (throws that never came to rest excluded)
     unsettled: int = 0  # dice thrown again because their throw never came to rest
     rounds: tuple[TrayRound, ...] = ()  # with record=True: every round that came to rest
+    confined: int = 0  # dice that came to rest by the confinement rule (PhysicsSettings)
 
 
 def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
@@ -94,7 +95,7 @@ def roll_tray(model: DieModel, n: int, rng: np.random.Generator,
         if not pending:
             faces = {o.die: o.face for o in world.snapshot()}
             return TrayRoll(tuple(faces[f"d{i}"] for i in range(n)), rethrows, steps, unsettled,
-                            tuple(recorded))
+                            tuple(recorded), world.confined)
         rethrows += len(pending)
     raise PhysicsError(f"{len(pending)} dice still cocked after {MAX_ROUNDS} throws into the tray")
 

@@ -37,7 +37,7 @@ from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import ContactModel, realize
 from simulator.physics.dice import DieShape, die_shape
-from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
+from simulator.physics.settings import CONFINE_CHECKS, DICE_DAMPING, PhysicsSettings, TableSpec
 
 FOOT = 0.3048  # m: the foul zone is one foot back from the edge and one foot high
 MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
@@ -552,6 +552,9 @@ class World:
         # A lone unrecorded die runs in `_run_alone`; False runs it in the general loop, the
         # reference that loop is tested against bit for bit.
         self.lone_loop = True
+        # Dice that came to rest by the confinement rule (PhysicsSettings.confine_time), not
+        # the hold, since the world was made: the stuck-dice benchmark reports them.
+        self.confined = 0
 
     # -- public -------------------------------------------------------------------------
 
@@ -983,6 +986,12 @@ class World:
         obstacles = len(statics) > 1
         need_reach = obstacles or not alone  # a lone die on a bare table needs only its drop
         sqrt = math.sqrt
+        # The confinement rule (PhysicsSettings.confine_time): each die's checks in a row within
+        # the cage of its pose at the first; a die with more than CONFINE_CHECKS is at rest.
+        every, cage_m2, cage_cos, cage_spin2 = s.confine_rule()
+        kept = [0] * len(active)
+        cages: list[Any] = [None] * len(active)
+        next_check = every
         step = 0
         while step < max_steps:
             step += 1
@@ -1024,6 +1033,9 @@ class World:
             settled = True
             fallen = None
             fastest2 = 0.0
+            check = step >= next_check
+            if check:
+                next_check = step + every
             for i in live:
                 lin, ang = vels[i] = get_vel(bids[i])
                 # Only a descending die can have dropped below the table: ask for its position
@@ -1042,6 +1054,20 @@ class World:
                 w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
                 drops[i] = dt * (fall + w_xy * radii[i])
                 tilts[i] = dt * w_xy
+                if check:
+                    if w2 < cage_spin2:
+                        pose = get_pose(bids[i])
+                        if kept[i] and _jitter(pose, cages[i], cage_m2, cage_cos):
+                            kept[i] += 1
+                            if kept[i] == CONFINE_CHECKS + 1 and poised(i):
+                                kept[i] = 0
+                        else:
+                            cages[i], kept[i] = pose, 1
+                    else:
+                        kept[i] = 0
+                if kept[i] > CONFINE_CHECKS and w2 < cage_spin2:  # confined: at rest
+                    still[i] = 0  # (the hold starts afresh if it leaves the cage)
+                    continue
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = get_pose(bids[i])
@@ -1073,6 +1099,7 @@ class World:
             if settled:
                 if record:
                     frames.append(self._frame(step * s.time_step, [active[i] for i in live]))
+                self.confined += sum(1 for i in live if kept[i] > CONFINE_CHECKS)
                 return step, True, frames
         restless = [active[i].name for i in live if still[i] < hold]
         raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
@@ -1108,6 +1135,8 @@ class World:
         fastest2 = v2
         still, restarts = 0, 0
         anchor: Any = None
+        every, cage_m2, cage_cos, cage_spin2 = s.confine_rule()
+        kept, cage, next_check = 0, None, every  # the confinement rule's checks (settings)
         step = 0
         while step < max_steps:
             step += 1
@@ -1138,6 +1167,23 @@ class World:
             fall = -lin[2] if lin[2] < 0.0 else 0.0
             w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
             drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
+            if step >= next_check:
+                next_check = step + every
+                if w2 < cage_spin2:
+                    pose = get_pose(bid)
+                    if kept and _jitter(pose, cage, cage_m2, cage_cos):
+                        kept += 1
+                        if kept > CONFINE_CHECKS:
+                            if restarts < MAX_POISED and self._poised(body):
+                                restarts += 1
+                                kept = 0
+                            else:
+                                self.confined += 1
+                                return step, True, []
+                    else:
+                        cage, kept = pose, 1
+                else:
+                    kept = 0
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = get_pose(bid)
