@@ -1059,24 +1059,24 @@ class World:
                         pose = get_pose(bids[i])
                         if kept[i] and _jitter(pose, cages[i], cage_m2, cage_cos):
                             kept[i] += 1
-                            if kept[i] == CONFINE_CHECKS + 1 and poised(i):
+                            # (a die at rest by the hold needs no second look)
+                            if kept[i] == CONFINE_CHECKS + 1 and still[i] < hold and poised(i):
                                 kept[i] = 0
                         else:
                             cages[i], kept[i] = pose, 1
                     else:
                         kept[i] = 0
-                if kept[i] > CONFINE_CHECKS and w2 < cage_spin2:  # confined: at rest
-                    still[i] = 0  # (the hold starts afresh if it leaves the cage)
-                    continue
+                # Confined: at rest whatever the hold says (NaN fails the comparison).
+                confined = kept[i] > CONFINE_CHECKS and w2 < cage_spin2
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = get_pose(bids[i])
                     still[i] += 1
                     if still[i] < hold:
-                        settled = False
+                        settled = settled and confined
                     elif still[i] == hold and poised(i):
                         still[i] = 0  # paused on an edge or a point: it has not come to rest
-                        settled = False
+                        settled = settled and confined
                     continue
                 # NaN fails every comparison above, so only a moving die needs this check.
                 if not (isfinite(v2) and isfinite(w2)):
@@ -1085,13 +1085,13 @@ class World:
                 if still[i] and _jitter(get_pose(bids[i]), anchors[i], jitter_m2, jitter_cos):
                     still[i] += 1  # a solver twitch of a die that stays put: still at rest
                     if still[i] < hold:
-                        settled = False
+                        settled = settled and confined
                     elif still[i] == hold and poised(i):
                         still[i] = 0
-                        settled = False
+                        settled = settled and confined
                     continue
                 still[i] = 0
-                settled = False
+                settled = settled and confined
             if fallen is not None:
                 live = [i for i in live if not active[i].removed]
             if record and step % frame_every == 0:
@@ -1099,7 +1099,7 @@ class World:
             if settled:
                 if record:
                     frames.append(self._frame(step * s.time_step, [active[i] for i in live]))
-                self.confined += sum(1 for i in live if kept[i] > CONFINE_CHECKS)
+                self.confined += sum(1 for i in live if kept[i] > CONFINE_CHECKS and still[i] < hold)
                 return step, True, frames
         restless = [active[i].name for i in live if still[i] < hold]
         raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
