@@ -23,8 +23,8 @@ def _faces(die: str, start: int, stop: int) -> tuple[list[int], int]:
     """Up faces of the on-table outcomes of throws start..stop-1 (throw i: rng [SEED, i]),
     and how many throws never settled (counted, as the fairness lab counts them, and
     required to be none: the tampered d8 of [SEED, 4332] that rocked on the table's edge for
-    20 s now rests as an overhang, and such a limit cycle is at rest by the confinement rule,
-    docs/physics.md)."""
+    20 s rests as an overhang by the hold since the turn bound, and a die held in such a
+    limit cycle rests by the confinement rule; docs/physics.md)."""
     model = load_die(die)
     world = World()
     out, unsettled = [], 0

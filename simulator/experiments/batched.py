@@ -8,7 +8,8 @@ the MuJoCo model `MujocoWorld` builds (the same die, table, contact pairs and ma
 judged by the same rule: every step the host reads each world's velocities and applies
 World's settle rule (below settle_linear and settle_angular for hold_time, a twitch within
 jitter of its still spell's start forgiven, the hold restarted for a die poised on an edge
-or a point), a die below the surface off the table's footprint has fallen off, one through
+or a point; not the confinement rule, which is for Bullet's contact cycles: docs/engines.md),
+a die below the surface off the table's footprint has fallen off, one through
 the slab is a TunnelError row. Rows go to the same SQLite store, so a run resumes like any
 other. The engine is recorded as `mujoco-warp` (part of the fingerprint): Warp computes in
 float32 and steps every world with whole steps (no coasting, no sub-steps for dice over

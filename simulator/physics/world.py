@@ -1003,7 +1003,7 @@ class World:
                     i = index[name]
                     active[i] = self._thaw(name)
                     bids[i] = active[i].bid
-                    still[i] = 0
+                    still[i] = kept[i] = 0
             split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > fast2 else 1
             if alone:  # one die: the common throw, checked inline (this runs every step)
                 if live and (drops[live[0]] > max_travel or tilts[live[0]] > max_turn
@@ -1066,8 +1066,10 @@ class World:
                             cages[i], kept[i] = pose, 1
                     else:
                         kept[i] = 0
-                # Confined: at rest whatever the hold says (NaN fails the comparison).
-                confined = kept[i] > CONFINE_CHECKS and w2 < cage_spin2
+                # Confined: at rest whatever the hold says, while it stays in its cage (read
+                # between checks only for a die that may need it; NaN fails the comparison).
+                confined = (kept[i] > CONFINE_CHECKS and still[i] < hold and w2 < cage_spin2
+                            and (check or _jitter(get_pose(bids[i]), cages[i], cage_m2, cage_cos)))
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = get_pose(bids[i])
@@ -1090,6 +1092,8 @@ class World:
                         still[i] = 0
                         settled = settled and confined
                     continue
+                if still[i] >= hold:
+                    kept[i] = 0  # knocked out of its rest: a new cage, watched for confine_time
                 still[i] = 0
                 settled = settled and confined
             if fallen is not None:
