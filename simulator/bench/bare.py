@@ -30,10 +30,11 @@ from rules.core.protocols import ThrowSpec
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape
-from simulator.physics.settings import CONFINE_CHECKS, DICE_DAMPING, PhysicsSettings, TableSpec
+from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
 from simulator.physics.world import (
     FLAT_DEG,
     TABLE_THICKNESS,
+    Cage,
     Stepper,
     _jitter,
     _near_split,
@@ -98,8 +99,8 @@ class BareLoop:
         anchor: Any = None
         jitter_m2 = s.jitter_m ** 2
         jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
-        every, cage_m2, cage_cos, cage_spin2 = s.confine_rule()
-        kept, cage, next_check = 0, None, every
+        cage, next_check = Cage(s), s.confine_rule()[0]
+        every = next_check
         get_pose, get_vel = c.getBasePositionAndOrientation, c.getBaseVelocity
         stepper = self.stepper
         statics = [self.table_box]
@@ -141,19 +142,12 @@ class BareLoop:
             w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
             if step >= next_check:  # the confinement rule (PhysicsSettings.confine_time)
                 next_check = step + every
-                if w2 < cage_spin2:
-                    pose = get_pose(did)
-                    if kept and _jitter(pose, cage, cage_m2, cage_cos):
-                        kept += 1
-                        if kept > CONFINE_CHECKS:
-                            face = self._face_at_rest(pose)
-                            if face is not None:
-                                return face, step
-                            kept = 0
-                    else:
-                        cage, kept = pose, 1
-                else:
-                    kept = 0
+                pose = cage.check(w2, get_pose, did)
+                if pose is not None:
+                    face = self._face_at_rest(pose)
+                    if face is not None:
+                        return face, step
+                    cage.kept = 0
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = get_pose(did)

@@ -988,9 +988,8 @@ class World:
         sqrt = math.sqrt
         # The confinement rule (PhysicsSettings.confine_time): each die's checks in a row within
         # the cage of its pose at the first; a die with more than CONFINE_CHECKS is at rest.
-        every, cage_m2, cage_cos, cage_spin2 = s.confine_rule()
-        kept = [0] * len(active)
-        cages: list[Any] = [None] * len(active)
+        every, spin2 = s.confine_rule()[0], s.confine_spin ** 2
+        cages = [Cage(s) for _ in active]
         next_check = every
         step = 0
         while step < max_steps:
@@ -1003,7 +1002,7 @@ class World:
                     i = index[name]
                     active[i] = self._thaw(name)
                     bids[i] = active[i].bid
-                    still[i] = kept[i] = 0
+                    still[i] = cages[i].kept = 0
             split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > fast2 else 1
             if alone:  # one die: the common throw, checked inline (this runs every step)
                 if live and (drops[live[0]] > max_travel or tilts[live[0]] > max_turn
@@ -1054,22 +1053,15 @@ class World:
                 w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
                 drops[i] = dt * (fall + w_xy * radii[i])
                 tilts[i] = dt * w_xy
-                if check:
-                    if w2 < cage_spin2:
-                        pose = get_pose(bids[i])
-                        if kept[i] and _jitter(pose, cages[i], cage_m2, cage_cos):
-                            kept[i] += 1
-                            # (a die at rest by the hold needs no second look)
-                            if kept[i] == CONFINE_CHECKS + 1 and still[i] < hold and poised(i):
-                                kept[i] = 0
-                        else:
-                            cages[i], kept[i] = pose, 1
-                    else:
-                        kept[i] = 0
+                cage = cages[i]
+                # (a die at rest by the hold needs no second look)
+                if (check and cage.check(w2, get_pose, bids[i]) is not None and still[i] < hold
+                        and poised(i)):
+                    cage.kept = 0
                 # Confined: at rest whatever the hold says, while it stays in its cage (read
                 # between checks only for a die that may need it; NaN fails the comparison).
-                confined = (kept[i] > CONFINE_CHECKS and still[i] < hold and w2 < cage_spin2
-                            and (check or _jitter(get_pose(bids[i]), cages[i], cage_m2, cage_cos)))
+                confined = (cage.kept > CONFINE_CHECKS and still[i] < hold and w2 < spin2
+                            and (check or cage.holds(get_pose(bids[i]))))
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = get_pose(bids[i])
@@ -1093,7 +1085,7 @@ class World:
                         settled = settled and confined
                     continue
                 if still[i] >= hold:
-                    kept[i] = 0  # knocked out of its rest: a new cage, watched for confine_time
+                    cage.kept = 0  # knocked out of its rest: a new cage, watched for confine_time
                 still[i] = 0
                 settled = settled and confined
             if fallen is not None:
@@ -1103,7 +1095,8 @@ class World:
             if settled:
                 if record:
                     frames.append(self._frame(step * s.time_step, [active[i] for i in live]))
-                self.confined += sum(1 for i in live if kept[i] > CONFINE_CHECKS and still[i] < hold)
+                self.confined += sum(1 for i in live
+                                     if cages[i].kept > CONFINE_CHECKS and still[i] < hold)
                 return step, True, frames
         restless = [active[i].name for i in live if still[i] < hold]
         raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
@@ -1139,8 +1132,8 @@ class World:
         fastest2 = v2
         still, restarts = 0, 0
         anchor: Any = None
-        every, cage_m2, cage_cos, cage_spin2 = s.confine_rule()
-        kept, cage, next_check = 0, None, every  # the confinement rule's checks (settings)
+        cage, next_check = Cage(s), s.confine_rule()[0]  # the confinement rule (settings)
+        every = next_check
         step = 0
         while step < max_steps:
             step += 1
@@ -1173,21 +1166,13 @@ class World:
             drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
             if step >= next_check:
                 next_check = step + every
-                if w2 < cage_spin2:
-                    pose = get_pose(bid)
-                    if kept and _jitter(pose, cage, cage_m2, cage_cos):
-                        kept += 1
-                        if kept > CONFINE_CHECKS:
-                            if restarts < MAX_POISED and self._poised(body):
-                                restarts += 1
-                                kept = 0
-                            else:
-                                self.confined += 1
-                                return step, True, []
+                if cage.check(w2, get_pose, bid) is not None:
+                    if restarts < MAX_POISED and self._poised(body):
+                        restarts += 1
+                        cage.kept = 0
                     else:
-                        cage, kept = pose, 1
-                else:
-                    kept = 0
+                        self.confined += 1
+                        return step, True, []
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = get_pose(bid)
@@ -1559,6 +1544,36 @@ def _jitter(now: Any, anchor: Any, max_m2: float, min_cos: float) -> bool:
     d2 = (p[0] - a[0]) ** 2 + (p[1] - a[1]) ** 2 + (p[2] - a[2]) ** 2
     dot = abs(q[0] * b[0] + q[1] * b[1] + q[2] * b[2] + q[3] * b[3])
     return d2 < max_m2 and dot > min_cos
+
+
+class Cage:
+    """The confinement rule's watch over one die (PhysicsSettings.confine_time): how many
+    checks in a row found it spinning slower than confine_spin and within confine_m and
+    confine_deg of its pose at the first of them (`anchor`)."""
+
+    __slots__ = ("anchor", "cos", "kept", "m2", "spin2")
+
+    def __init__(self, s: PhysicsSettings) -> None:
+        _every, self.m2, self.cos, self.spin2 = s.confine_rule()
+        self.kept = 0
+        self.anchor: Any = None
+
+    def check(self, w2: float, get_pose: Callable[[int], Any], bid: int) -> Any:
+        """One check of the die (squared spin w2, Bullet body bid): its pose when this is the
+        check that confines it (CONFINE_CHECKS + 1 in a row), else None."""
+        if not w2 < self.spin2:  # (NaN too)
+            self.kept = 0
+            return None
+        pose = get_pose(bid)
+        if self.kept and _jitter(pose, self.anchor, self.m2, self.cos):
+            self.kept += 1
+            return pose if self.kept == CONFINE_CHECKS + 1 else None
+        self.anchor, self.kept = pose, 1
+        return None
+
+    def holds(self, pose: Any) -> bool:
+        """Confined, and this pose still in the cage?"""
+        return self.kept > CONFINE_CHECKS and _jitter(pose, self.anchor, self.m2, self.cos)
 
 
 def _inertial_pose(shape: DieShape, pose: Pose) -> tuple[list[float], list[float]]:
