@@ -13,6 +13,7 @@ and how often the loops agree on the face.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -37,7 +38,10 @@ OLD_WORKER = r"""
 import json, sys, time
 from dice_models import load_die
 from simulator.physics import TableSpec, World
-from simulator.physics.world import Throw
+try:
+    from simulator.physics.world import Throw
+except ImportError:  # a commit since issue 13: one throw type for every layer
+    from rules.core.protocols import ThrowSpec as Throw
 model = load_die(sys.argv[1])
 world = World(TableSpec())
 for line in sys.stdin:
@@ -53,6 +57,11 @@ for line in sys.stdin:
 """
 
 
+class OldWorldError(Exception):
+    """The old World's process could not run the throws (a commit whose World or die
+    files this worker does not know)."""
+
+
 class OldWorld:
     """The World of an old commit, in a subprocess over a git worktree of it."""
 
@@ -63,21 +72,30 @@ class OldWorld:
                        check=True, capture_output=True, text=True)
         env = dict(os.environ, PYTHONPATH=str(self.tree))
         self.proc = subprocess.Popen([sys.executable, "-c", OLD_WORKER, die], cwd=self.tree, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
 
     def run(self, throws: list) -> tuple[float, list[int]]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps([t.to_json() for t in throws]) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
+        line = ""
+        try:
+            self.proc.stdin.write(json.dumps([t.to_json() for t in throws]) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except BrokenPipeError:
+            pass
         if not line:
-            raise RuntimeError("the old World's process ended")
+            assert self.proc.stderr is not None
+            self.proc.kill()
+            why = (self.proc.stderr.read().strip().splitlines() or ["no message"])[-1]
+            raise OldWorldError(f"its process ended: {why}")
         answer = json.loads(line)
         return float(answer["cpu"]), list(answer["faces"])
 
     def close(self) -> None:
         if self.proc.stdin is not None:
-            self.proc.stdin.close()
+            with contextlib.suppress(BrokenPipeError):
+                self.proc.stdin.close()
         self.proc.wait(timeout=30)
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(self.tree)],
                        capture_output=True)
@@ -115,7 +133,11 @@ def main() -> int:
             for which in order[k % 3:] + order[:k % 3]:
                 if which == "old":
                     if old is not None:
-                        dt, f = old.run(chunk)
+                        try:
+                            dt, f = old.run(chunk)
+                        except OldWorldError as exc:
+                            print(f"old World ({args.old}): {exc}")
+                            return 2
                         rounds[-1]["old"] = dt
                         cpu["old"] += dt
                         faces["old"] += f

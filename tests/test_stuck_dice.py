@@ -116,8 +116,8 @@ def test_play_reports_dice_rethrown_after_an_unsettled_throw(
 # never came to rest before the rule (docs/stuck-run.txt of 2026-12-01): the d00 lies on a
 # face mid-table trading its contact points in a 3-step cycle at 0.19-0.55 rad/s; the
 # tampered d8 rocks on the table's edge at up to 2.4 rad/s, within 1 mm and 3 deg.
-LIMIT_CYCLES = [("d00", "vinyl", 7804, "on_table", 599),
-                ("tampered-d8", "vinyl", 9430, "off_table", 567)]
+LIMIT_CYCLES = [("d00", "vinyl", 7804, "on_table", 600),
+                ("tampered-d8", "vinyl", 9430, "off_table", 528)]
 
 
 def _bench_throw(die: str, surface: str, index: int) -> tuple[TableSpec, Any, Any]:
@@ -134,10 +134,16 @@ def test_a_die_held_in_a_limit_cycle_rests_by_the_confinement_rule(
     with pytest.raises(NotSettledError):
         World(table, PhysicsSettings(confine_time=0.0)).throw("d", model, throw)
     # ... with it the die rests, counted as confined, at the step the 11th check finds it
-    # still in its cage (docs/physics.md quotes these steps).
+    # still in its cage: checks are every 24th step (docs/physics.md quotes these steps).
     world = World(table)
     report = world.throw("d", model, throw)
     assert (report.outcome.status, report.steps, world.confined) == (status, steps, 1)
+    assert steps % PhysicsSettings().confine_rule()[0] == 0
+    # Coasting (unwatched steps in the air, which can end past a check) moves no check: the
+    # same steps when every step is watched.
+    watched = World(table)
+    watched.coast = False
+    assert watched.throw("d", model, throw).steps == steps
     # The general loop and the bench's reference loop apply the same rule at the same steps.
     general = World(table)
     general.lone_loop = False
@@ -151,8 +157,9 @@ def test_a_die_tipping_slowly_off_the_edge_is_not_confined() -> None:
     """The cage (2 mm, 5 deg) is narrower than the way a die goes in confine_time while it
     keeps moving one way at the settle speeds, so a slow topple leaves it. Throw 5245 of the
     stuck-dice run's paper d8 on felt slows to 0.10 rad/s with its centre on the table's edge
-    and then tips off: with confine_time 0.5 s it stayed within the cage and was taken for
-    at rest as an overhang at step 376; it falls off at step 452 as without the rule."""
+    and then tips off: with confine_time 0.45 s it stays within the cage and is taken for at
+    rest as an overhang at step 363 (the rule's first version, 0.5 s with its checks then
+    timed from the end of a coast, at 376); it falls off at step 452 as without the rule."""
     table, model, throw = _bench_throw("paper-d8", "felt", 5245)
     s = PhysicsSettings()
     assert s.confine_m < s.settle_linear * s.confine_time
@@ -160,9 +167,9 @@ def test_a_die_tipping_slowly_off_the_edge_is_not_confined() -> None:
     world = World(table)
     report = world.throw("d", model, throw)
     assert (report.outcome.reason, report.steps, world.confined) == ("fell_off", 452, 0)
-    short = World(table, s.with_(confine_time=0.5))
+    short = World(table, s.with_(confine_time=0.45))
     early = short.throw("d", model, throw)
-    assert (early.outcome.reason, early.steps, short.confined) == ("overhang", 376, 1)
+    assert (early.outcome.reason, early.steps, short.confined) == ("overhang", 363, 1)
 
 
 @pytest.mark.parametrize(("die", "surface"), [("paper-d8", "felt"), ("d6", "slick"),

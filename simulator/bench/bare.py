@@ -6,9 +6,13 @@ Lean means no work the result does not need: the Bullet world, the table and the
 collision shape are made once; each throw creates the die body, steps, and removes it. In
 the air it steps unwatched for as long as `coast_steps` shows nothing can happen (World
 does the same: the bounds cost a few microseconds, a watched step about three). Per watched
-step it reads only the velocities; the pose only when the die is descending (to see a fall
-below the table), when a still streak starts (the anchor of the jitter rule), when a still
-die twitches and at the confinement rule's checks (every `confine_time / 10`). Steps are
+step it reads only the velocities; the pose, at most once a step, only when the die is
+descending (to see a fall below the table), when it could reach the table top within the
+step (to split it), when a still streak starts (the anchor of the jitter rule), when a still
+die twitches and at the confinement rule's checks (every `confine_time / 10`); it reads and
+steps through PyBullet's functions with the client id passed positionally (`fast_reads`),
+not the BulletClient's keyword partials. A coast refused is asked again only `COAST_MIN`
+steps on (`coast_steps`). Steps are
 split while the die is faster than `fast_speed`, as World does, since without that a fast
 die can go through the table, and while the die near the table could move more than
 `max_travel` in a step, or the die touching it turn more than `max_turn_deg` (World's
@@ -27,11 +31,12 @@ from typing import Any
 import numpy as np
 
 from rules.core.protocols import ThrowSpec
-from simulator.physics._bullet import direct_client, pybullet
+from simulator.physics._bullet import direct_client, fast_reads, pybullet
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape
 from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
 from simulator.physics.world import (
+    COAST_MIN,
     FLAT_DEG,
     TABLE_THICKNESS,
     Cage,
@@ -97,11 +102,12 @@ class BareLoop:
         floor = -sh.poly.circumradius
         still = 0
         anchor: Any = None
+        pose: Any = None
         jitter_m2 = s.jitter_m ** 2
         jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
         cage, next_check = Cage(s), s.confine_rule()[0]
         every = next_check
-        get_pose, get_vel = c.getBasePositionAndOrientation, c.getBaseVelocity
+        get_pose, get_vel, _step = fast_reads(c)
         stepper = self.stepper
         statics = [self.table_box]
         lin, ang = get_vel(did)
@@ -110,7 +116,7 @@ class BareLoop:
         max_steps = math.ceil(s.max_time / s.time_step)
         ratio = sh.spin_ratio
         top = self.table_box[5]
-        step = 0
+        step = retry = 0
         while step < max_steps:
             step += 1
             split = math.ceil(math.sqrt(v2) / s.fast_speed) if v2 > fast2 else 1
@@ -120,43 +126,48 @@ class BareLoop:
             drop, tilt = dt * (max(0.0, -lin[2]) + w_xy * radius), dt * w_xy
             coast = 0
             if drop > max_travel or tilt > max_turn:
-                pose = get_pose(did)
+                pose = pose or get_pose(did)
                 box = die_box(pose, local, radius, slack)
                 n = _near_split(box, drop, drop, statics, max_travel, tilt, max_turn)
                 if n > split:
                     split = n
-                elif split == 1 and still == 0:  # in the air: unwatched steps (World's coast)
+                elif split == 1 and still == 0 and step >= retry:  # in the air: World's coast
                     coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top, False,
                                         max_steps - step + 1, slack)
+                    if not coast:  # asked again COAST_MIN steps on (coast_steps)
+                        retry = step + COAST_MIN
             if coast:
                 stepper(1, coast)
                 step += coast - 1
             else:
                 stepper(split)
             lin, ang = get_vel(did)
-            if lin[2] < -0.01 and get_pose(did)[0][2] < floor:
-                pos = get_pose(did)[0]
-                if not self.table.contains_xy(pos[0], pos[1], inset=-1e-3):
+            pose = None  # the pose after this step, read at most once
+            if lin[2] < -0.01:
+                pose = get_pose(did)
+                pos = pose[0]
+                if pos[2] < floor and not self.table.contains_xy(pos[0], pos[1], inset=-1e-3):
                     return -1, step
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
             if step >= next_check:  # the confinement rule (PhysicsSettings.confine_time)
-                next_check = step + every
-                pose = cage.check(w2, get_pose, did)
-                if pose is not None:
-                    face = self._face_at_rest(pose)
+                next_check = step - step % every + every
+                confined = cage.check(w2, get_pose, did)
+                if confined is not None:
+                    face = self._face_at_rest(confined)
                     if face is not None:
                         return face, step
                     cage.kept = 0
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
-                    anchor = get_pose(did)
-            elif not (still and _jitter(get_pose(did), anchor, jitter_m2, jitter_cos)):
+                    anchor = pose = pose or get_pose(did)
+            elif not (still and _jitter(pose := pose or get_pose(did), anchor, jitter_m2,
+                                        jitter_cos)):
                 still = 0
                 continue
             still += 1
             if still >= hold:
-                face = self._face_at_rest(get_pose(did))
+                face = self._face_at_rest(pose or get_pose(did))
                 if face is not None:
                     return face, step
                 still = 0

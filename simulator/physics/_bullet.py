@@ -11,7 +11,7 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -61,9 +61,27 @@ class _Client(BulletClient):
             pass
 
 
+def fast_reads(client: BulletClient) -> tuple[Callable[[int], Any], Callable[[int], Any],
+                                               Callable[[], Any]]:
+    """(pose, velocity, step) of one client as the per-step loops call them: body pose and
+    velocity as `f(body)` and one step as `f()`, PyBullet's own functions given the client
+    id as a positional argument. The BulletClient's partials pass it by keyword, which
+    costs 0.4-0.6 us more a read and 0.15 us more a step (5-7% of a throw's 300 calls)."""
+    cid = client._client
+    pose, velocity = pybullet.getBasePositionAndOrientation, pybullet.getBaseVelocity
+
+    def get_pose(body: int) -> Any:
+        return pose(body, cid)
+
+    def get_vel(body: int) -> Any:
+        return velocity(body, cid)
+
+    return get_pose, get_vel, functools.partial(pybullet.stepSimulation, cid)
+
+
 def direct_client() -> BulletClient:
     with quiet_fds():
         return _Client(connection_mode=pybullet.DIRECT)
 
 
-__all__ = ["BulletClient", "direct_client", "pybullet", "quiet_fds"]
+__all__ = ["BulletClient", "direct_client", "fast_reads", "pybullet", "quiet_fds"]

@@ -34,7 +34,7 @@ from dice_models.geometry import (
 )
 from dice_models.materials import library, material_from
 from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
-from simulator.physics._bullet import direct_client, pybullet
+from simulator.physics._bullet import direct_client, fast_reads, pybullet
 from simulator.physics.contact import ContactModel, realize
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import CONFINE_CHECKS, DICE_DAMPING, PhysicsSettings, TableSpec
@@ -318,7 +318,7 @@ class Stepper:
 
     def __init__(self, client: Any, s: PhysicsSettings) -> None:
         self._set = client.setPhysicsEngineParameter
-        self._step = client.stepSimulation
+        self._step = fast_reads(client)[2]
         self._dt, self._s = s.time_step, s
         self.split = 1
 
@@ -402,7 +402,11 @@ def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, ra
 
     The bounds: gravity plus Bullet's multibody damping, which decelerates a body by
     c * v * (1 + |v|) (DICE_DAMPING = c), taken twice over; the lowest point falls no faster
-    than the centre of mass plus the spin's sweep of `radius`."""
+    than the centre of mass plus the spin's sweep of `radius`.
+
+    A refusal (0) costs about as much as a step, and a die bouncing low over the table is
+    refused step after step, so the loops ask again only COAST_MIN steps after one: either
+    way every step is the same step, only watched or not."""
     dt, g = s.time_step, s.gravity
     vx, vy, vz = lin
     speed = math.sqrt(vx * vx + vy * vy + vz * vz)
@@ -933,8 +937,7 @@ class World:
         if record:
             frames.append(self._frame(0.0, active))
         # Bound once: BulletClient resolves each attribute through __getattr__ on every call.
-        get_pose = c.getBasePositionAndOrientation
-        get_vel = c.getBaseVelocity
+        get_pose, get_vel, _step = fast_reads(c)
         isfinite = math.isfinite
         # A step is split while any die moves faster than fast_speed: Bullet's CCD does not act
         # on multibody dice, and a 16 mm d6 dropped at 40 m/s (0.17 m a step) went through.
@@ -991,7 +994,7 @@ class World:
         every, spin2 = s.confine_rule()[0], s.confine_spin ** 2
         cages = [Cage(s) for _ in active]
         next_check = every
-        step = 0
+        step = retry = 0  # retry: the first step to ask coast_steps again after a refusal
         while step < max_steps:
             step += 1
             coast = 0
@@ -1014,11 +1017,14 @@ class World:
                                     max_turn)
                     if n > split:
                         split = n
-                    elif split == 1 and self.coast and not record and still[i] == 0:  # in the air?
+                    elif (split == 1 and self.coast and not record and still[i] == 0
+                          and step >= retry):  # in the air?
                         v_lin, v_ang = vels[i]
                         coast = coast_steps(s, pose[0][2], box[2], v_lin, v_ang, radii[i],
                                             spin_ratios[i], top, obstacles, max_steps - step + 1,
                                             slack)
+                        if not coast:
+                            retry = step + COAST_MIN
             else:
                 far = [i for i in live if reaches[i] > max_travel or tilts[i] > max_turn]
                 if far:
@@ -1033,8 +1039,10 @@ class World:
             fallen = None
             fastest2 = 0.0
             check = step >= next_check
-            if check:
-                next_check = step + every
+            if check:  # on the grid of every-th steps, however a coast (which can end past a
+                # check: a check then of a die in the air) has moved the step count, so that
+                # coasting or not confines a die at the same step (tests/test_stuck_dice.py)
+                next_check = step - step % every + every
             for i in live:
                 lin, ang = vels[i] = get_vel(bids[i])
                 # Only a descending die can have dropped below the table: ask for its position
@@ -1117,7 +1125,7 @@ class World:
         floor, radius = -shape.poly.circumradius, shape.base_radius
         local, ratio = shape.base_points, shape.spin_ratio
         slack = s.collision_margin + s.gravity * dt * dt
-        get_pose, get_vel = c.getBasePositionAndOrientation, c.getBaseVelocity
+        get_pose, get_vel, _step = fast_reads(c)
         inf, sqrt, ceil = math.inf, math.sqrt, math.ceil
         statics = self._static_boxes()
         top = max(box[5] for box in statics)
@@ -1132,30 +1140,36 @@ class World:
         fastest2 = v2
         still, restarts = 0, 0
         anchor: Any = None
+        pose: Any = None
         cage, next_check = Cage(s), s.confine_rule()[0]  # the confinement rule (settings)
         every = next_check
-        step = 0
+        step = retry = 0  # retry: as in _run_steps
         while step < max_steps:
             step += 1
             coast = 0
             split = ceil(sqrt(fastest2) / fast) if fastest2 > fast2 else 1
             if drop > max_travel or tilt > max_turn or obstacles and reach > max_travel:
-                pose = get_pose(bid)
+                pose = pose or get_pose(bid)
                 box = die_box(pose, local, radius, slack)
                 n = _near_split(box, reach, drop, statics, max_travel, tilt, max_turn)
                 if n > split:
                     split = n
-                elif split == 1 and coasting and still == 0:
+                elif split == 1 and coasting and still == 0 and step >= retry:
                     coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top,
                                         obstacles, max_steps - step + 1, slack)
+                    if not coast:
+                        retry = step + COAST_MIN
             if coast:
                 stepper(1, coast)
                 step += coast - 1
             else:
                 stepper(split)
             lin, ang = get_vel(bid)
-            if lin[2] < -0.01 and get_pose(bid)[0][2] < floor and self._fall_off(body, step):
-                return step, True, []
+            pose = None  # the pose after this step, read at most once (the next step may need it)
+            if lin[2] < -0.01:
+                pose = get_pose(bid)
+                if pose[0][2] < floor and self._fall_off(body, step):
+                    return step, True, []
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
             fastest2 = v2
@@ -1164,8 +1178,8 @@ class World:
             fall = -lin[2] if lin[2] < 0.0 else 0.0
             w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
             drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
-            if step >= next_check:
-                next_check = step + every
+            if step >= next_check:  # on the grid, as in _run_steps
+                next_check = step - step % every + every
                 if cage.check(w2, get_pose, bid) is not None:
                     if restarts < MAX_POISED and self._poised(body):
                         restarts += 1
@@ -1175,11 +1189,12 @@ class World:
                         return step, True, []
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
-                    anchor = get_pose(bid)
+                    anchor = pose = pose or get_pose(bid)
             elif not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
                 raise NonFiniteError(f"die {body.name} turned non-finite at step {step}: "
                                      f"velocity {lin}, spin {ang}")
-            elif not (still and _jitter(get_pose(bid), anchor, jitter_m2, jitter_cos)):
+            elif not (still and _jitter(pose := pose or get_pose(bid), anchor, jitter_m2,
+                                        jitter_cos)):
                 still = 0
                 continue
             still += 1

@@ -1,0 +1,64 @@
+"""`python -m benchmarks.bench_throughput`: World against the reference loop and an old World
+on the same throws. Only that it runs and what it compares is tested here; its ratios are
+figures for docs/physics.md, never asserted (they are the machine's)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import bench_throughput
+
+REPO = Path(__file__).resolve().parent.parent
+ROOT_COMMIT = "0d3534c"  # the project's skeleton: no physics to run
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+         *args: str) -> tuple[int, list[str]]:
+    monkeypatch.setattr(sys, "argv", ["bench_throughput", *args])
+    status = bench_throughput.main()
+    return status, capsys.readouterr().out.splitlines()
+
+
+def _have(commit: str) -> bool:
+    return subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", f"{commit}^{{commit}}"],
+                          capture_output=True).returncode == 0
+
+
+def test_world_and_the_reference_agree_on_every_face_against_the_old_world(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    if not _have(bench_throughput.OLD_COMMIT):
+        pytest.skip(f"a clone without commit {bench_throughput.OLD_COMMIT}")
+    status, out = _run(monkeypatch, capsys, "--throws", "6", "--rounds", "2")
+    assert status == 0
+    ref = [line for line in out if line.startswith("World / reference")]
+    old = [line for line in out if line.startswith("World / World of 9ea7a0a")]
+    assert len(ref) == 1 and len(old) == 1, out
+    # The reference loop is the same physics: the same face in every throw.
+    assert ref[0].endswith("same face 100.0%")
+
+
+def test_an_old_commit_that_is_not_there_leaves_the_reference_ratio(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _run(monkeypatch, capsys, "--throws", "4", "--rounds", "2", "--old", "0000000")
+    assert status == 0
+    assert out[0].startswith("old World (0000000): unavailable (")
+    assert not any(line.startswith("World / World of") for line in out)
+    assert any(line.startswith("World / reference") for line in out)
+
+
+def test_an_old_commit_whose_world_cannot_run_is_one_line_and_exit_2(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    if not _have(ROOT_COMMIT):
+        pytest.skip(f"a clone without commit {ROOT_COMMIT}")
+    status, out = _run(monkeypatch, capsys, "--throws", "4", "--rounds", "2", "--old", ROOT_COMMIT)
+    assert status == 2
+    assert len(out) == 1 and out[0].startswith(f"old World ({ROOT_COMMIT}): its process ended: ")
+    assert "Error: " in out[0]  # the old process's last line (an import that fails there)
+    # ... and its worktree is gone again.
+    listed = subprocess.run(["git", "-C", str(REPO), "worktree", "list"], capture_output=True,
+                            text=True, check=True).stdout
+    assert "tabletop-old-" not in listed
