@@ -68,12 +68,18 @@ class OldWorld:
     def __init__(self, commit: str, die: str) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="tabletop-old-"))
         self.tree = self.dir / "tree"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(self.tree), commit],
-                       check=True, capture_output=True, text=True)
-        env = dict(os.environ, PYTHONPATH=str(self.tree))
-        self.proc = subprocess.Popen([sys.executable, "-c", OLD_WORKER, die], cwd=self.tree, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        # Its stderr goes to a file, read only if it fails: a pipe nobody reads would stall it.
+        self.errors = (self.dir / "stderr.txt").open("w+")
+        try:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(self.tree),
+                            commit], check=True, capture_output=True, text=True)
+            env = dict(os.environ, PYTHONPATH=str(self.tree))
+            self.proc = subprocess.Popen([sys.executable, "-c", OLD_WORKER, die], cwd=self.tree,
+                                         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.errors, text=True)
+        except BaseException:
+            self._remove()
+            raise
 
     def run(self, throws: list) -> tuple[float, list[int]]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -85,9 +91,10 @@ class OldWorld:
         except BrokenPipeError:
             pass
         if not line:
-            assert self.proc.stderr is not None
             self.proc.kill()
-            why = (self.proc.stderr.read().strip().splitlines() or ["no message"])[-1]
+            self.proc.wait(timeout=30)
+            self.errors.seek(0)
+            why = (self.errors.read().strip().splitlines() or ["no message"])[-1]
             raise OldWorldError(f"its process ended: {why}")
         answer = json.loads(line)
         return float(answer["cpu"]), list(answer["faces"])
@@ -97,6 +104,11 @@ class OldWorld:
             with contextlib.suppress(BrokenPipeError):
                 self.proc.stdin.close()
         self.proc.wait(timeout=30)
+        self._remove()
+
+    def _remove(self) -> None:
+        """The worktree and the temporary folder, gone again."""
+        self.errors.close()
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(self.tree)],
                        capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)

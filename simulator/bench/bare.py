@@ -6,17 +6,18 @@ Lean means no work the result does not need: the Bullet world, the table and the
 collision shape are made once; each throw creates the die body, steps, and removes it. In
 the air it steps unwatched for as long as `coast_steps` shows nothing can happen (World
 does the same: the bounds cost a few microseconds, a watched step about three). Per watched
-step it reads only the velocities; the pose, at most once a step, only when the die is
-descending (to see a fall below the table), when it could reach the table top within the
-step (to split it), when a still streak starts (the anchor of the jitter rule), when a still
-die twitches and at the confinement rule's checks (every `confine_time / 10`); it reads and
-steps through PyBullet's functions with the client id passed positionally (`fast_reads`),
-not the BulletClient's keyword partials. A coast refused is asked again only `COAST_MIN`
-steps on (`coast_steps`). Steps are
-split while the die is faster than `fast_speed`, as World does, since without that a fast
-die can go through the table, and while the die near the table could move more than
-`max_travel` in a step, or the die touching it turn more than `max_turn_deg` (World's
-`_near_split`): that is part of the contact model, not bookkeeping.
+step it reads only the velocities; the pose, once a step at most (the confinement check
+reads its own), only when the die is descending (to see a fall below the table), when it
+could reach the table top within the step (to split it), when a still streak starts (the
+anchor of the jitter rule), when a still die twitches and at the confinement rule's checks
+(every `confine_time / 10`); it reads and steps through PyBullet's functions with the
+client id passed positionally (`fast_reads`), not the BulletClient's keyword partials. A
+coast ends at the next confinement check, and one refused is asked again only `COAST_MIN`
+steps on (`coast_steps`). Steps are split while the die is faster than `fast_speed`, as
+World does, since without that a fast die can go through the table, and while the die near
+the table could move more than `max_travel` in a step, or the die touching it turn more
+than `max_turn_deg` (World's `_near_split`): that is part of the contact model, not
+bookkeeping.
 The face is read once, at rest. Benchmarks print our throughput as a ratio of this one's.
 
 It lives in the package (not under benchmarks/) so that `tabletop bench` works from an
@@ -133,16 +134,16 @@ class BareLoop:
                     split = n
                 elif split == 1 and still == 0 and step >= retry:  # in the air: World's coast
                     coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top, False,
-                                        max_steps - step + 1, slack)
+                                        min(max_steps, next_check) - step + 1, slack)
                     if not coast:  # asked again COAST_MIN steps on (coast_steps)
-                        retry = step + COAST_MIN
+                        retry = min(step + COAST_MIN, next_check + 1)
             if coast:
                 stepper(1, coast)
                 step += coast - 1
             else:
                 stepper(split)
             lin, ang = get_vel(did)
-            pose = None  # the pose after this step, read at most once
+            pose = None  # the pose after this step, read once at most (Cage.check reads its own)
             if lin[2] < -0.01:
                 pose = get_pose(did)
                 pos = pose[0]
@@ -174,16 +175,20 @@ class BareLoop:
         raise RuntimeError("bare loop: die did not settle")
 
     def _face_at_rest(self, pose: Any) -> int | None:
-        """The face a die at rest in this pose shows, or None when it is poised on an edge or
-        a point wholly over the table (an unstable balance, as World's _poised: not at rest)."""
+        """The face a die at rest in this pose shows; -1 when its centre is below the table
+        top (caught on the table's edge on its way down: World reads it as fallen off); None
+        when it is poised on an edge or a point wholly over the table (an unstable balance,
+        as World's _poised: not at rest)."""
         sh = self.shape
         pos, orn = pose
         rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
         rot = rot @ sh.principal_axes.T  # the geometric frame (Bullet's is the inertial one)
+        centre = np.array(pos) - rot @ sh.mass.com
+        if centre[2] < 0:
+            return -1
         heights = sh.poly.normals @ rot[2]
         lying = -float(heights.min()) >= self.cos_flat  # on a face: read by its reading
         if not lying:  # tilted: poised on an edge or a point?
-            centre = np.array(pos) - rot @ sh.mass.com
             corners = sh.poly.vertices @ rot.T + centre
             if all(self.table.contains_xy(v[0], v[1]) for v in corners.tolist()):
                 return None

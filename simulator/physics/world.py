@@ -404,9 +404,11 @@ def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, ra
     c * v * (1 + |v|) (DICE_DAMPING = c), taken twice over; the lowest point falls no faster
     than the centre of mass plus the spin's sweep of `radius`.
 
-    A refusal (0) costs about as much as a step, and a die bouncing low over the table is
-    refused step after step, so the loops ask again only COAST_MIN steps after one: either
-    way every step is the same step, only watched or not."""
+    The loops pass the steps to the next check of the confinement rule as `limit`, so a coast
+    never runs past a check. A refusal (0) costs about as much as a step, and a die
+    bouncing low over the table is refused step after step, so the loops ask again only
+    COAST_MIN steps after one (or right after the check that cut it short): either way every
+    step is the same step, only watched or not."""
     dt, g = s.time_step, s.gravity
     vx, vy, vz = lin
     speed = math.sqrt(vx * vx + vy * vy + vz * vz)
@@ -1021,10 +1023,10 @@ class World:
                           and step >= retry):  # in the air?
                         v_lin, v_ang = vels[i]
                         coast = coast_steps(s, pose[0][2], box[2], v_lin, v_ang, radii[i],
-                                            spin_ratios[i], top, obstacles, max_steps - step + 1,
-                                            slack)
+                                            spin_ratios[i], top, obstacles,
+                                            min(max_steps, next_check) - step + 1, slack)
                         if not coast:
-                            retry = step + COAST_MIN
+                            retry = min(step + COAST_MIN, next_check + 1)
             else:
                 far = [i for i in live if reaches[i] > max_travel or tilts[i] > max_turn]
                 if far:
@@ -1039,9 +1041,9 @@ class World:
             fallen = None
             fastest2 = 0.0
             check = step >= next_check
-            if check:  # on the grid of every-th steps, however a coast (which can end past a
-                # check: a check then of a die in the air) has moved the step count, so that
-                # coasting or not confines a die at the same step (tests/test_stuck_dice.py)
+            if check:  # on the grid of every-th steps; a coast ends at a check (its limit), so
+                # every check reads the state it would with every step watched, and coasting
+                # or not confines a die at the same step (tests/test_stuck_dice.py)
                 next_check = step - step % every + every
             for i in live:
                 lin, ang = vels[i] = get_vel(bids[i])
@@ -1156,16 +1158,16 @@ class World:
                     split = n
                 elif split == 1 and coasting and still == 0 and step >= retry:
                     coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top,
-                                        obstacles, max_steps - step + 1, slack)
+                                        obstacles, min(max_steps, next_check) - step + 1, slack)
                     if not coast:
-                        retry = step + COAST_MIN
+                        retry = min(step + COAST_MIN, next_check + 1)
             if coast:
                 stepper(1, coast)
                 step += coast - 1
             else:
                 stepper(split)
             lin, ang = get_vel(bid)
-            pose = None  # the pose after this step, read at most once (the next step may need it)
+            pose = None  # the pose after this step, read once at most (the next step's split too)
             if lin[2] < -0.01:
                 pose = get_pose(bid)
                 if pose[0][2] < floor and self._fall_off(body, step):
