@@ -39,6 +39,7 @@ from simulator.physics.settings import DICE_DAMPING, PhysicsSettings, TableSpec
 from simulator.physics.world import (
     COAST_MIN,
     FLAT_DEG,
+    MAX_POISED,
     TABLE_THICKNESS,
     Cage,
     Stepper,
@@ -101,7 +102,7 @@ class BareLoop:
         dt, radius, max_travel, max_turn = s.time_step, sh.base_radius, s.max_travel, s.max_turn
         local, slack = sh.base_points, s.collision_margin + s.gravity * dt * dt
         floor = -sh.poly.circumradius
-        still = 0
+        still = restarts = 0  # restarts: holds restarted for a poised die (World's MAX_POISED)
         anchor: Any = None
         pose: Any = None
         jitter_m2 = s.jitter_m ** 2
@@ -155,9 +156,10 @@ class BareLoop:
                 next_check = step - step % every + every
                 confined = cage.check(w2, get_pose, did)
                 if confined is not None:
-                    face = self._face_at_rest(confined)
+                    face = self._face_at_rest(confined, restarts >= MAX_POISED)
                     if face is not None:
                         return face, step
+                    restarts += 1
                     cage.kept = 0
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
@@ -168,17 +170,19 @@ class BareLoop:
                 continue
             still += 1
             if still >= hold:
-                face = self._face_at_rest(pose or get_pose(did))
+                face = self._face_at_rest(pose or get_pose(did), restarts >= MAX_POISED)
                 if face is not None:
                     return face, step
+                restarts += 1
                 still = 0
         raise RuntimeError("bare loop: die did not settle")
 
-    def _face_at_rest(self, pose: Any) -> int | None:
+    def _face_at_rest(self, pose: Any, accept_poised: bool = False) -> int | None:
         """The face a die at rest in this pose shows; -1 when its centre is below the table
         top (caught on the table's edge on its way down: World reads it as fallen off); None
         when it is poised on an edge or a point wholly over the table (an unstable balance,
-        as World's _poised: not at rest)."""
+        as World's _poised: not at rest), unless `accept_poised` (after MAX_POISED restarts
+        World takes the tilted rest)."""
         sh = self.shape
         pos, orn = pose
         rot = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
@@ -190,6 +194,7 @@ class BareLoop:
         lying = -float(heights.min()) >= self.cos_flat  # on a face: read by its reading
         if not lying:  # tilted: poised on an edge or a point?
             corners = sh.poly.vertices @ rot.T + centre
-            if all(self.table.contains_xy(v[0], v[1]) for v in corners.tolist()):
+            if not accept_poised and all(self.table.contains_xy(v[0], v[1])
+                                         for v in corners.tolist()):
                 return None
         return sh.value_shown(int(np.argmin(heights)), int(np.argmax(heights)), lying)
