@@ -179,9 +179,8 @@ def test_coasting_changes_no_confinement_even_in_a_cage_wide_enough_to_hold_a_di
         coasting.scene.clear()
         face = a.outcome.face if a.outcome.reason != "fell_off" else -1
         assert bare.throw(throw) == (face, a.steps), i
-    # (The general loop counts a die whose 11th check falls on the step its hold completes
-    # as resting by the hold, the lone loop as confined: the same rest, another counter.)
-    assert coasting.confined == watched.confined > 0 and general.confined > 0
+    # (A die whose 11th check falls on the step its hold ends rests by the hold in both.)
+    assert coasting.confined == watched.confined == general.confined > 0
 
 
 def test_a_die_tipping_slowly_off_the_edge_is_not_confined() -> None:

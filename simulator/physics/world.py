@@ -1186,8 +1186,11 @@ class World:
                     if restarts < MAX_POISED and self._poised(body):
                         restarts += 1
                         cage.kept = 0
-                    else:
-                        self.confined += 1
+                    else:  # at rest; confined unless its hold ends at this step too (then, as
+                        # _run_steps counts it, at rest by the hold: the same step either way)
+                        if not (still + 1 == hold and (v2 < lin2 and w2 < ang2 or still and _jitter(
+                                pose := pose or get_pose(bid), anchor, jitter_m2, jitter_cos))):
+                            self.confined += 1
                         return step, True, []
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
