@@ -138,8 +138,8 @@ def test_a_die_held_in_a_limit_cycle_rests_by_the_confinement_rule(
     world = World(table)
     report = world.throw("d", model, throw)
     assert (report.outcome.status, report.steps, world.confined) == (status, steps, 1)
-    # Coasting (unwatched steps in the air, which can end past a check) moves no check: the
-    # same steps when every step is watched.
+    # Coasting (unwatched steps in the air, ended at the next check) moves no check: the
+    # same steps when every step is watched (c4a8b33: 599 and 567 coasting).
     watched = World(table)
     watched.coast = False
     assert watched.throw("d", model, throw).steps == steps
@@ -160,8 +160,9 @@ def test_coasting_changes_no_confinement_even_in_a_cage_wide_enough_to_hold_a_di
     every check reads the state it would with every step watched. With a cage of 10 cm and
     180 deg at up to 100 rad/s, 0.3 s (wide enough to hold a die in flight, and throws then
     rest confined), World coasting, World watching every step, its general loop and the
-    bench's reference loop give the same outcome at the same step in every throw; when the
-    checks were timed from the end of a coast, 21 of 300 such throws changed step."""
+    bench's reference loop give the same outcome at the same step in every throw; when a
+    coast could run past a check (which was then made at the coast's end, another pose), 21
+    of 300 such throws changed step."""
     table = TableSpec(surface=SURFACES[surface], source="<test>")
     model = load_die(die)
     s = PhysicsSettings(confine_m=0.1, confine_deg=180.0, confine_spin=100.0, confine_time=0.3)
