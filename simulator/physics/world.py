@@ -938,7 +938,7 @@ class World:
         frames: list[Frame] = []
         if record:
             frames.append(self._frame(0.0, active))
-        # Bound once: BulletClient resolves each attribute through __getattr__ on every call.
+        # Bound once, PyBullet's own functions with the client id positional (fast_reads).
         get_pose, get_vel, _step = fast_reads(c)
         isfinite = math.isfinite
         # A step is split while any die moves faster than fast_speed: Bullet's CCD does not act
@@ -1180,18 +1180,15 @@ class World:
             fall = -lin[2] if lin[2] < 0.0 else 0.0
             w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
             drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
+            caged = False  # confined at this step's check: at rest after the hold's look
             if step >= next_check:  # on the grid, as in _run_steps
                 next_check = step - step % every + every
                 if cage.check(w2, get_pose, bid) is not None:
                     if restarts < MAX_POISED and self._poised(body):
                         restarts += 1
                         cage.kept = 0
-                    else:  # at rest; confined unless its hold ends at this step too (then, as
-                        # _run_steps counts it, at rest by the hold: the same step either way)
-                        if not (still + 1 == hold and (v2 < lin2 and w2 < ang2 or still and _jitter(
-                                pose := pose or get_pose(bid), anchor, jitter_m2, jitter_cos))):
-                            self.confined += 1
-                        return step, True, []
+                    else:
+                        caged = True
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = pose = pose or get_pose(bid)
@@ -1201,13 +1198,20 @@ class World:
             elif not (still and _jitter(pose := pose or get_pose(bid), anchor, jitter_m2,
                                         jitter_cos)):
                 still = 0
+                if caged:
+                    self.confined += 1
+                    return step, True, []
                 continue
             still += 1
-            if still == hold:
-                if restarts < MAX_POISED and self._poised(body):
+            if still == hold:  # at rest by the hold (a die confined at this step too counts so,
+                # as in _run_steps; being confined, it is not poised)
+                if not caged and restarts < MAX_POISED and self._poised(body):
                     restarts += 1
                     still = 0
                     continue
+                return step, True, []
+            if caged:
+                self.confined += 1
                 return step, True, []
         raise NotSettledError(f"dice {body.name} did not come to rest within "
                               f"{s.max_time:.1f} s of simulated time")
