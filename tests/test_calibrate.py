@@ -107,6 +107,11 @@ def test_the_fit_recovers_the_throw_scale_the_counts_were_generated_with(fitted)
     assert not rep["fit"]["bad_fit"] and status == 0
     assert rep["summary"]["fitted"]["objects"] == 2
     assert all(r["inside"] for r in rep["points"] if r["part"] == "fitted")
+    # the measured counts against fresh throws at the fit (no surface asked): not rejected,
+    # on the groups' df (2 objects x 1) less the one fitted parameter
+    fresh = rep["fresh_throws"]["fitted"]
+    assert fresh["objects"] == 2 and fresh["df"] == 1 and fresh["p"] > 0.01, fresh
+    assert "synthetic-no-n" not in " ".join(rep["fresh_throws"])  # no N: no X^2
     # the default method: a surface through the design points, a profile interval
     sur = rep["surrogate"]
     assert sur["design_points"] >= 16 and not sur["lack_of_fit_bad"]
@@ -151,6 +156,7 @@ def test_counts_shuffled_across_objects_are_reported_as_a_bad_fit(generated, tmp
                    "throw_scale", "--throws", "100", *method, "--holdout", "", "--quiet"])
     rep = json.loads((tmp_path / "out" / "report.json").read_text())
     assert rep["fit"]["bad_fit"] and rep["fit"]["p"] < 0.01
+    assert rep["fresh_throws"]["fitted"]["p"] < 0.01  # and fresh throws at the fit agree
     assert status == 1 and "BAD FIT" in capsys.readouterr().out
 
 

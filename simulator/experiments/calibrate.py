@@ -697,10 +697,9 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
 
     def best_of(parts: list[Any], region: tuple[np.ndarray, np.ndarray],
                 pts: np.ndarray) -> tuple[np.ndarray, float]:
-        f = sg.objective(parts)
-        ys = f(pts)
+        ys = sg.objective(parts, use_v=False)(pts)
         starts = [pts[i] for i in np.argsort(ys)[:4]] + [(region[0] + region[1]) / 2]
-        return sg.minimize_box(f, starts, region[0], region[1])
+        return sg.estimate(parts, starts, region[0], region[1])
 
     unit = (np.zeros(k), np.ones(k))
     simulate_design(qmc.LatinHypercube(d=k, seed=seed).random(design), 1)
@@ -730,7 +729,7 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
     # on a search bound a little past the outermost point).
     region = (np.minimum(pts.min(axis=0), best), np.maximum(pts.max(axis=0), best))
     u1 = estimates[0]
-    f = sg.objective(parts)
+    f = sg.objective(parts, best)  # the surfaces' uncertainty at the estimate (sg.estimate)
     level = float(sps.chi2.ppf(0.95, 1))
     prof = sg.profile(f, best, region[0], region[1], level)
     scale = hi - lo
@@ -860,13 +859,19 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
         fit_seconds = time.perf_counter() - t0
         log(f"fit done in {fit_seconds:.1f} s; checking every object at the fit with fresh seeds")
         rows = []
+        fresh: dict[str, dict[str, Any]] = {}
         parts: list[tuple[str, Sequence[DataObject]]] = [("fitted", fitted), ("held-out", held)]
         parts += [(f"validation: {ds.name}", ds.objects) for ds in validate]
         for part, objs in parts:
+            measured: list[tuple[DataObject, SimCounts]] = []
             for o in objs:
                 applied, params = _applied(o, dataset, die_m, surf_m, res.values)
                 s = sim.run([o], params, seed + 1)[0]
                 rows.extend(_points(o, s, part, applied))
+                if o.counts is not None:
+                    measured.append((o, s))
+            if measured:
+                fresh[part] = fresh_test(measured, len(fit_names) if part == "fitted" else 0)
         log("checking the fitted objects at half the time step")
         step = step_check(fitted, dataset, die_m, surf_m, res.values, sim, seed + 1, alpha)
         thrown, evaluations = sim.thrown + step["throws_simulated"], sim.evaluations + 1
@@ -875,8 +880,20 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
                      fit_seconds, thrown, evaluations, alpha, seed, die_m, surf_m, fit_names)
     report["settings"]["engine"] = engine  # the fitted values hold for this engine
     report["step_check"] = step
+    report["fresh_throws"] = fresh
     write_outputs(report, out, dataset, die_m, surf_m)
     return report
+
+
+def fresh_test(measured: Sequence[tuple[DataObject, SimCounts]], fitted_k: int) -> dict[str, Any]:
+    """The measured counts of a part against its fresh simulation at the fit (the report's
+    seeds, none of them used by the fit): the summed homogeneity X^2, simulated noise
+    included, on the groups' degrees of freedom less the fitted parameters for the fitted
+    part (`fitted_k`), none for the others. Unlike the fit's X^2 this asks no surface."""
+    x2, df = chi_square([o for o, _ in measured], [s for _, s in measured])
+    df = max(df - fitted_k, 1)
+    p = float(sps.chi2.sf(x2, df))
+    return {"chi2": x2, "df": df, "p": p, "objects": len(measured)}
 
 
 def step_check(fitted: Sequence[DataObject], ds: Dataset, die_m: Material, surf_m: Material,
@@ -977,7 +994,6 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         objs = {r["object"] for r in rows if r["part"] == name}
         summary[name] = {"objects": len(objs), "points": p["points"], "inside": p["inside"],
                          "mae": float(np.mean(p["errors"])) if p["errors"] else None}
-    # Held-out test: X^2 of the fresh simulation against the held-out counts, no parameters.
     intervals: dict[str, list[float] | None] = {}
     for n in fit_names:  # the surrogate's profile intervals, else +-z sigma (curvature)
         s, v = res.sigma.get(n), res.values[n]
@@ -1166,9 +1182,16 @@ def render_markdown(rep: dict[str, Any]) -> str:
                 if r["sim_ci"] else "no throw on the table")
         lines.append(f"| {r['object']} | {r['part']} | {r['group']} | {r['n'] or 'unknown'} | "
                      f"{meas} | {simp} | {'yes' if r['inside'] else 'NO'} | {r['calibrated']} |")
-    lines += ["", "## Summary", "", "| part | objects | points inside | MAE |", "| --- | --- | --- | --- |"]
+    lines += ["", "## Summary", "", "Fresh-throw X^2: each part's measured counts against its "
+              "simulation above (homogeneity, the simulation's noise included), df less the "
+              "fitted parameters for the fitted part.", "",
+              "| part | objects | points inside | MAE | fresh-throw X^2 | df | p |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    fresh = rep.get("fresh_throws") or {}
     for name, s in rep["summary"].items():
-        lines.append(f"| {name} | {s['objects']} | {s['inside']}/{s['points']} | {_fmt(s['mae'])} |")
+        x = fresh.get(name)
+        lines.append(f"| {name} | {s['objects']} | {s['inside']}/{s['points']} | {_fmt(s['mae'])} | "
+                     + (f"{x['chi2']:.2f} | {x['df']} | {x['p']:.3g} |" if x else "- | - | - |"))
     t = rep["timing"]
     lines += ["", f"Wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
               f"{t['throws_simulated']} throws in {t['evaluations']} evaluations "
@@ -1200,9 +1223,13 @@ def render_summary(rep: dict[str, Any]) -> str:
                + (f"  BAD FIT (p < {f['alpha']:g})" if f["bad_fit"] else ""))
     if rep.get("step_check"):
         out.append(_step_line(rep["step_check"]))
+    fresh = rep.get("fresh_throws") or {}
     for name, p in rep["summary"].items():
+        x = fresh.get(name)
         out.append(f"{name}: {p['objects']} objects, {p['inside']}/{p['points']} points inside, "
-                   f"MAE {_fmt(p['mae'])}")
+                   f"MAE {_fmt(p['mae'])}"
+                   + (f"; fresh throws X^2 {x['chi2']:.2f} on {x['df']} df, p {x['p']:.3g}"
+                      if x else ""))
     t = rep["timing"]
     out.append(f"wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
                f"{t['throws_simulated']} throws, {t['evaluations']} evaluations")

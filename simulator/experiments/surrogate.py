@@ -124,15 +124,26 @@ def fit_logit(u: np.ndarray, counts: np.ndarray) -> LogitSurface:
                         int(tot.sum()))
 
 
-def pearson(surface: LogitSurface, u: np.ndarray, measured: np.ndarray) -> np.ndarray:
+def pearson(surface: LogitSurface, u: np.ndarray, measured: np.ndarray,
+            v_at: np.ndarray | None = None, use_v: bool = True) -> np.ndarray:
     """X^2 at each of (n, k) points of one object's measured counts (G groups) against the
     surface's shares, with the surface's own uncertainty added to the multinomial covariance
-    of the measured shares: (q - p)' (Sigma_meas(p) / N + V(u))^-1 (q - p) over the first
-    G - 1 groups (G - 1 degrees of freedom)."""
+    of the measured shares: (q - p)' (Sigma_meas(p) / N + V)^-1 (q - p) over the first
+    G - 1 groups (G - 1 degrees of freedom). V is the surface's covariance at each point, or
+    at the one point `v_at` for all of them (what an estimate is sought with: a V that moves
+    with u would reward the points where the surface knows least); `use_v=False` leaves V out.
+    """
     m = np.asarray(measured, dtype=float)
     n = m.sum()
     q = m[:-1] / n
-    p, v = surface.probs_cov(u)
+    v: np.ndarray | float = 0.0
+    if not use_v:
+        p = surface.probs(u)
+    elif v_at is None:
+        p, v = surface.probs_cov(u)
+    else:
+        p = surface.probs(u)
+        v = surface.probs_cov(np.atleast_2d(v_at))[1]
     pf = np.clip(p[:, :-1], P_FLOOR, 1 - P_FLOOR)
     g1 = pf.shape[1]
     s = (pf[:, :, None] * (np.eye(g1)[None] - pf[:, None, :])) / n + v
@@ -153,14 +164,39 @@ def minimize_box(f: Callable[[np.ndarray], np.ndarray], starts: list[np.ndarray]
     return best_u, best_y
 
 
-def objective(parts: list[tuple[LogitSurface, np.ndarray]]) -> Callable[[np.ndarray], np.ndarray]:
-    """The summed X^2 of several objects' (surface, measured counts), vectorized over points."""
+def objective(parts: list[tuple[LogitSurface, np.ndarray]], v_at: np.ndarray | None = None,
+              use_v: bool = True) -> Callable[[np.ndarray], np.ndarray]:
+    """The summed X^2 of several objects' (surface, measured counts), vectorized over points;
+    each surface's own uncertainty taken at each point, at `v_at` for all, or left out
+    (`pearson`)."""
 
     def f(u: np.ndarray) -> np.ndarray:
         u = np.atleast_2d(u)
-        return np.asarray(sum(pearson(s, u, m) for s, m in parts))
+        return np.asarray(sum(pearson(s, u, m, v_at, use_v) for s, m in parts))
 
     return f
+
+
+FIXED_V_ROUNDS = 6  # at most; the estimate moves less than 1e-4 of a range after 2-3
+
+
+def estimate(parts: list[tuple[LogitSurface, np.ndarray]], starts: list[np.ndarray],
+             lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, float]:
+    """The minimum inside [lo, hi] of the summed X^2 with the surfaces' uncertainty held at
+    the estimate: first without it, then with V taken at the last estimate, until the
+    estimate stops moving. A V that moves with the point would pull the minimum to where the
+    surfaces are least known (a corner of the box, a region few throws stayed on the table),
+    since a large V shrinks every X^2 there; held fixed, V widens the X^2's yardstick but
+    does not choose the point. The X^2 returned is the objective at the estimate with V
+    taken there (what `objective(parts)` gives at that point)."""
+    best, _ = minimize_box(objective(parts, use_v=False), starts, lo, hi)
+    for _ in range(FIXED_V_ROUNDS):
+        new, _ = minimize_box(objective(parts, best), [best, *starts], lo, hi)
+        moved = float(np.max(np.abs(new - best)))
+        best = new
+        if moved < 1e-4:
+            break
+    return best, float(objective(parts)(best[None, :])[0])
 
 
 def profile(f: Callable[[np.ndarray], np.ndarray], best: np.ndarray, lo: np.ndarray,
