@@ -695,11 +695,18 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
             out.append((sg.fit_logit(pts, c), np.array(o.counts, dtype=float)))
         return out, pts
 
+    unsettled: list[int] = []  # designs whose estimate kept moving (sg.estimate)
+
     def best_of(parts: list[Any], region: tuple[np.ndarray, np.ndarray],
                 pts: np.ndarray) -> tuple[np.ndarray, float]:
         ys = sg.objective(parts, use_v=False)(pts)
         starts = [pts[i] for i in np.argsort(ys)[:4]] + [(region[0] + region[1]) / 2]
-        return sg.estimate(parts, starts, region[0], region[1])
+        u, x2, settled = sg.estimate(parts, starts, region[0], region[1])
+        if not settled:
+            unsettled.append(len(us) // design)
+            log(f"  warning: the estimate of design {len(us) // design} kept moving between "
+                f"rounds of V held at it; its last point is used")
+        return u, x2
 
     unit = (np.zeros(k), np.ones(k))
     simulate_design(qmc.LatinHypercube(d=k, seed=seed).random(design), 1)
@@ -762,15 +769,18 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
               "lack_of_fit_bad": lof_p is not None and lof_p < alpha,
               "open_intervals": open_ends,
               # False: after max_stages designs the estimate still lay on the last box's edge
-              "converged": not on_edge}
+              "converged": not on_edge,
+              # designs whose estimate did not stop moving with V held at it (sg.estimate)
+              "estimate_unsettled": unsettled}
     method = (f"surrogate: a Latin hypercube of {design} points over the search ranges, then "
               f"{design} a stage in +-{LOCAL:g} of the estimate (ranges scaled to 1; "
               f"{stages - 1} such stage(s)), each point thrown with its own seeds; per "
               f"object a multinomial logit, quadratic in the parameters, fitted by maximum "
               f"likelihood to the {len(pts)} points within +-{2 * LOCAL:g} of the last stage's "
               f"centre; estimate: inside that stage's box, the minimum of the summed "
-              f"Pearson X^2 of the measured counts against it, the surface's own uncertainty "
-              f"added to each measured share's variance; 95% intervals: profile of that X^2 "
+              f"Pearson X^2 of the measured counts against it, the surface's own covariance "
+              f"at the estimate added to each measured share's (held there while the "
+              f"estimate is sought); 95% intervals: profile of that X^2 "
               f"(rise {level:.2f}) over the box the points span, sigma = half the interval / "
               f"{CONFIDENCE_Z:.2f}; an interval that reaches that box's edge (not a search "
               f"bound) is not determined")
@@ -888,12 +898,17 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
 def fresh_test(measured: Sequence[tuple[DataObject, SimCounts]], fitted_k: int) -> dict[str, Any]:
     """The measured counts of a part against its fresh simulation at the fit (the report's
     seeds, none of them used by the fit): the summed homogeneity X^2, simulated noise
-    included, on the groups' degrees of freedom less the fitted parameters for the fitted
-    part (`fitted_k`), none for the others. Unlike the fit's X^2 this asks no surface."""
-    x2, df = chi_square([o for o, _ in measured], [s for _, s in measured])
-    df = max(df - fitted_k, 1)
-    p = float(sps.chi2.sf(x2, df))
-    return {"chi2": x2, "df": df, "p": p, "objects": len(measured)}
+    included, on the degrees of freedom of the groups seen in either (`homogeneity`) less
+    the fitted parameters for the fitted part (`fitted_k`), none for the others. Unlike the
+    fit's X^2 this asks no surface. An object none of whose throws stayed on the table is
+    left out and counted (`no_throws`); with no degree of freedom left, chi2 and p are None."""
+    kept = [(o, s) for o, s in measured if s.n > 0]
+    x2, df = chi_square([o for o, _ in kept], [s for _, s in kept]) if kept else (0.0, 0)
+    df -= fitted_k
+    ok = kept and df >= 1
+    return {"chi2": x2 if ok else None, "df": df if ok else None,
+            "p": float(sps.chi2.sf(x2, df)) if ok else None, "objects": len(kept),
+            "no_throws": len(measured) - len(kept)}
 
 
 def step_check(fitted: Sequence[DataObject], ds: Dataset, die_m: Material, surf_m: Material,
@@ -1023,6 +1038,9 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
             + ([f"after {sur['design_points'] // max(1, sur['design_size'])} designs the "
                 "estimate still lies on the edge of the last "
                 "one: the minimum may lie beyond it"] if sur and not sur["converged"] else [])
+            + ([f"the estimate of design(s) {', '.join(map(str, sur['estimate_unsettled']))} "
+                "kept moving with the surfaces' uncertainty held at it (two minima?)"]
+               if sur and sur.get("estimate_unsettled") else [])
         ) or None,
         "noise_warning": (None if res.noise_sd is None or res.noise_sd <= 1.0 else
                           f"the objective's noise (sd {res.noise_sd:.1f} X^2 units) exceeds the "
@@ -1191,7 +1209,8 @@ def render_markdown(rep: dict[str, Any]) -> str:
     for name, s in rep["summary"].items():
         x = fresh.get(name)
         lines.append(f"| {name} | {s['objects']} | {s['inside']}/{s['points']} | {_fmt(s['mae'])} | "
-                     + (f"{x['chi2']:.2f} | {x['df']} | {x['p']:.3g} |" if x else "- | - | - |"))
+                     + (f"{x['chi2']:.2f} | {x['df']} | {x['p']:.3g} |" if x and x["chi2"] is not None
+                        else "- | - | - |"))
     t = rep["timing"]
     lines += ["", f"Wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
               f"{t['throws_simulated']} throws in {t['evaluations']} evaluations "
@@ -1229,7 +1248,7 @@ def render_summary(rep: dict[str, Any]) -> str:
         out.append(f"{name}: {p['objects']} objects, {p['inside']}/{p['points']} points inside, "
                    f"MAE {_fmt(p['mae'])}"
                    + (f"; fresh throws X^2 {x['chi2']:.2f} on {x['df']} df, p {x['p']:.3g}"
-                      if x else ""))
+                      if x and x["chi2"] is not None else ""))
     t = rep["timing"]
     out.append(f"wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
                f"{t['throws_simulated']} throws, {t['evaluations']} evaluations")

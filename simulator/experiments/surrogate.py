@@ -170,6 +170,8 @@ def objective(parts: list[tuple[LogitSurface, np.ndarray]], v_at: np.ndarray | N
     each surface's own uncertainty taken at each point, at `v_at` for all, or left out
     (`pearson`)."""
 
+    if v_at is not None:
+        assert np.atleast_2d(v_at).shape[0] == 1, "v_at is one point"
     def f(u: np.ndarray) -> np.ndarray:
         u = np.atleast_2d(u)
         return np.asarray(sum(pearson(s, u, m, v_at, use_v) for s, m in parts))
@@ -177,26 +179,49 @@ def objective(parts: list[tuple[LogitSurface, np.ndarray]], v_at: np.ndarray | N
     return f
 
 
-FIXED_V_ROUNDS = 6  # at most; the estimate moves less than 1e-4 of a range after 2-3
+GRID_POINTS = 4000  # about this many points of a grid over the box seed the minimization
+
+
+def grid_starts(f: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray,
+                n: int = 3) -> list[np.ndarray]:
+    """The n lowest points of f on a regular grid over [lo, hi] (about GRID_POINTS points):
+    starts for the quasi-Newton runs, which stop early in the flat valleys a weakly
+    identified parameter makes (a test case had one 0.13 below the run's end)."""
+    k = len(lo)
+    m = max(3, int(round(GRID_POINTS ** (1.0 / k))))
+    axes = [np.linspace(a, b, m) for a, b in zip(lo, hi, strict=True)]
+    pts = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, k)
+    ys = f(pts)
+    return [pts[i] for i in np.argsort(ys)[:n]]
+
+
+FIXED_V_ROUNDS = 8  # at most (the cuboid fits' estimates stopped moving after 2-4)
+SETTLED = 1e-4  # the estimate has stopped moving: no coordinate moved more (ranges scaled to 1)
 
 
 def estimate(parts: list[tuple[LogitSurface, np.ndarray]], starts: list[np.ndarray],
-             lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, float]:
+             lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, float, bool]:
     """The minimum inside [lo, hi] of the summed X^2 with the surfaces' uncertainty held at
     the estimate: first without it, then with V taken at the last estimate, until the
     estimate stops moving. A V that moves with the point would pull the minimum to where the
     surfaces are least known (a corner of the box, a region few throws stayed on the table),
     since a large V shrinks every X^2 there; held fixed, V widens the X^2's yardstick but
-    does not choose the point. The X^2 returned is the objective at the estimate with V
-    taken there (what `objective(parts)` gives at that point)."""
-    best, _ = minimize_box(objective(parts, use_v=False), starts, lo, hi)
+    does not choose the point. Returns the estimate, the objective there with V taken
+    there (what `objective(parts, best)` and `objective(parts)` give at that point), and
+    whether it stopped moving within FIXED_V_ROUNDS (False: it kept moving, e.g. between
+    two basins each of whose V favours the other; the last point is returned)."""
+    f0 = objective(parts, use_v=False)
+    best, _ = minimize_box(f0, [*starts, *grid_starts(f0, lo, hi)], lo, hi)
+    settled = False
     for _ in range(FIXED_V_ROUNDS):
-        new, _ = minimize_box(objective(parts, best), [best, *starts], lo, hi)
+        f = objective(parts, best)
+        new, _ = minimize_box(f, [best, *starts, *grid_starts(f, lo, hi)], lo, hi)
         moved = float(np.max(np.abs(new - best)))
         best = new
-        if moved < 1e-4:
+        if moved < SETTLED:
+            settled = True
             break
-    return best, float(objective(parts)(best[None, :])[0])
+    return best, float(objective(parts, best)(best[None, :])[0]), settled
 
 
 def profile(f: Callable[[np.ndarray], np.ndarray], best: np.ndarray, lo: np.ndarray,
