@@ -172,6 +172,7 @@ def objective(parts: list[tuple[LogitSurface, np.ndarray]], v_at: np.ndarray | N
 
     if v_at is not None:
         assert np.atleast_2d(v_at).shape[0] == 1, "v_at is one point"
+
     def f(u: np.ndarray) -> np.ndarray:
         u = np.atleast_2d(u)
         return np.asarray(sum(pearson(s, u, m, v_at, use_v) for s, m in parts))
@@ -186,7 +187,8 @@ def grid_starts(f: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.nd
                 n: int = 3) -> list[np.ndarray]:
     """The n lowest points of f on a regular grid over [lo, hi] (about GRID_POINTS points):
     starts for the quasi-Newton runs, which stop early in the flat valleys a weakly
-    identified parameter makes (a test case had one 0.13 below the run's end)."""
+    identified parameter makes (in a test case the run ended 0.13 X^2 above the valley's
+    lowest point)."""
     k = len(lo)
     m = max(3, int(round(GRID_POINTS ** (1.0 / k))))
     axes = [np.linspace(a, b, m) for a, b in zip(lo, hi, strict=True)]
@@ -195,7 +197,7 @@ def grid_starts(f: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.nd
     return [pts[i] for i in np.argsort(ys)[:n]]
 
 
-FIXED_V_ROUNDS = 8  # at most (the cuboid fits' estimates stopped moving after 2-4)
+FIXED_V_ROUNDS = 8  # rounds of V held at the last estimate, at most
 SETTLED = 1e-4  # the estimate has stopped moving: no coordinate moved more (ranges scaled to 1)
 
 
