@@ -53,13 +53,18 @@ def test_smoke_record_and_report(smoke: tuple[int, dict[str, Any], Path]) -> Non
 
 @pytest.mark.slow
 def test_unchanged_tree_passes(smoke: tuple[int, dict[str, Any], Path]) -> None:
-    """Same code, same fingerprint: golden throws identical to the bit, distributions equal,
-    and every check that is not a stopwatch reading passes (speed is left to the exit
-    status above: no timed assertions in tests)."""
+    """Same code: golden throws identical to the bit on a CPU of the baseline's SIMD level
+    (numpy's dispatch targets; elsewhere they round apart by 1e-11 mm and the golden check
+    is statistical), distributions equal, and every check that is not a stopwatch reading
+    passes (speed is left to the exit status above: no timed assertions in tests)."""
     _status, record, _out = smoke
     checks = _checks(record)
-    assert record["baseline"]["fingerprint_differs"] == [], record["baseline"]
-    assert "identical to the bit" in checks["golden.throws"]["why"]
+    differs = record["baseline"]["fingerprint_differs"]
+    assert differs in ([], ["numpy_simd"]), record["baseline"]
+    if not differs:
+        assert "identical to the bit" in checks["golden.throws"]["why"]
+    else:
+        assert checks["golden.throws"]["why"].startswith("statistical")
     for name, c in checks.items():
         if name not in ("speed.ratio", "speed.peak_memory"):
             assert c["passed"] is not False, f"{name}: {c['why']}"

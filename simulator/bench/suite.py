@@ -120,7 +120,8 @@ class BenchEnv:
 
     def fingerprint(self) -> dict[str, Any]:
         v = versions()
-        fp: dict[str, Any] = {"pybullet": v["pybullet"], "numpy": v["numpy"], "platform": v["platform"]}
+        fp: dict[str, Any] = {"pybullet": v["pybullet"], "numpy": v["numpy"], "platform": v["platform"],
+                              "numpy_simd": numpy_simd()}
         for key in FINGERPRINT_SETTINGS:
             fp[key] = getattr(self.settings, key)
         if self.settings.engine != "pybullet":  # (baselines before issue 20 are all PyBullet's)
@@ -140,6 +141,19 @@ class BenchEnv:
                         pairs[f"{m.name}/{name}"] = [round(v, 12) for v in values.values()]
         fp["contact"] = pairs
         return fp
+
+
+def numpy_simd() -> str:
+    """The SIMD targets numpy dispatches to on this CPU (e.g. 'X86_V3', or 'X86_V3 X86_V4
+    AVX512_ICL'): its trigonometric and reduction loops round differently on each, so the
+    same throw computed on an AVX2 and an AVX-512 machine can rest 1e-11 mm apart (7 of the
+    28 smoke golden throws, 2026-12-01). Throws are compared to the bit only where this
+    matches; elsewhere the golden check is statistical, as for other versions."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # a numpy that moved its private module: say so, compare statistically
+        return "unknown"
+    return " ".join(t for t in __cpu_dispatch__ if __cpu_features__.get(t)) or "baseline"
 
 
 def make_env(overrides: list[str] | None = None, engine: str = "pybullet") -> BenchEnv:
