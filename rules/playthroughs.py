@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from dice_models.errors import DataError, error_line
+from dice_models.machine import numpy_simd
 from dice_models.outfiles import ensure_dir, write_bytes
 from rules.core.protocols import RulesError
 from rules.core.runner import play
@@ -67,6 +68,9 @@ def playthrough(game: str) -> list[str]:
     return lines
 
 
+MACHINE_FILE = "MACHINE"
+
+
 def file_name(game: str) -> str:
     return f"{game}.txt"
 
@@ -78,6 +82,9 @@ def write(folder: str | Path, games: Sequence[str] | None = None) -> list[Path]:
     for game in games or names():
         text = "\n".join(playthrough(game)) + "\n"
         written.append(write_bytes(out / file_name(game), text.encode(), "playthrough"))
+    # The CPU class the stories were told on: a story with floating point in it (the
+    # kinematic Deep White Sea) replays to the bit only on the same class (dice_models.machine).
+    written.append(write_bytes(out / MACHINE_FILE, (numpy_simd() + "\n").encode(), "playthrough"))
     return written
 
 

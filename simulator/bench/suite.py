@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dice_models import DataError
+from dice_models.machine import numpy_simd
 from simulator.bench.names import GROUPS as GROUPS  # re-exported: simulator.bench.baseline
 from simulator.bench.names import SUITE_NAMES
 from simulator.physics import SURFACES, PhysicsSettings, Surface, TableSpec, ThrowSpec
@@ -141,19 +142,6 @@ class BenchEnv:
                         pairs[f"{m.name}/{name}"] = [round(v, 12) for v in values.values()]
         fp["contact"] = pairs
         return fp
-
-
-def numpy_simd() -> str:
-    """The SIMD targets numpy dispatches to on this CPU (e.g. 'X86_V3', or 'X86_V3 X86_V4
-    AVX512_ICL'): its trigonometric and reduction loops round differently on each, so the
-    same throw computed on an AVX2 and an AVX-512 machine can rest 1e-11 mm apart (7 of the
-    28 smoke golden throws, 2026-12-01). Throws are compared to the bit only where this
-    matches; elsewhere the golden check is statistical, as for other versions."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    except ImportError:  # a numpy that moved its private module: say so, compare statistically
-        return "unknown"
-    return " ".join(t for t in __cpu_dispatch__ if __cpu_features__.get(t)) or "baseline"
 
 
 def make_env(overrides: list[str] | None = None, engine: str = "pybullet") -> BenchEnv:
