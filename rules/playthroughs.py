@@ -84,7 +84,10 @@ def write(folder: str | Path, games: Sequence[str] | None = None) -> list[Path]:
         written.append(write_bytes(out / file_name(game), text.encode(), "playthrough"))
     # The CPU class the stories were told on: a story with floating point in it (the
     # kinematic Deep White Sea) replays to the bit only on the same class (dice_models.machine).
-    written.append(write_bytes(out / MACHINE_FILE, (numpy_simd() + "\n").encode(), "playthrough"))
+    # Written with the whole set only, so it never names a class some stories were not told on.
+    if not games or set(names()) <= set(games):
+        written.append(write_bytes(out / MACHINE_FILE, (numpy_simd() + "\n").encode(),
+                                   "playthrough"))
     return written
 
 

@@ -47,6 +47,8 @@ def test_every_playthrough_ends_and_has_no_stray_file() -> None:
 def test_the_regenerating_command_writes_the_golden_file(tmp_path: Path) -> None:
     assert playthroughs.main([str(tmp_path), "dicewar"]) == 0
     assert (tmp_path / "dicewar.txt").read_bytes() == (FOLDER / "dicewar.txt").read_bytes()
+    assert not (tmp_path / "MACHINE").exists()  # one story: the class is not the set's
+    assert playthroughs.main([str(tmp_path)]) == 0  # the whole set names its class
     assert (tmp_path / "MACHINE").read_text() == numpy_simd() + "\n"
 
 
