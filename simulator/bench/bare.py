@@ -16,7 +16,7 @@ coast ends at the next confinement check, and one refused is asked again only `C
 steps on (`coast_steps`). Steps are split while the die is faster than `fast_speed`, as
 World does, since without that a fast die can go through the table, and while the die near
 the table could move more than `max_travel` in a step, or the die touching it turn more
-than `max_turn_deg` (World's `_near_split`): that is part of the contact model, not
+than its turn bound (World's `turn_bound`, `_near_split`): that is part of the contact model, not
 bookkeeping.
 The face is read once, at rest. Benchmarks print our throughput as a ratio of this one's.
 
@@ -50,6 +50,7 @@ from simulator.physics.world import (
     configure_engine,
     die_box,
     symmetry_break,
+    turn_bound,
 )
 
 
@@ -99,7 +100,8 @@ class BareLoop:
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
         fast2 = s.fast_speed ** 2
-        dt, radius, max_travel, max_turn = s.time_step, sh.base_radius, s.max_travel, s.max_turn
+        dt, radius, max_travel = s.time_step, sh.base_radius, s.max_travel
+        max_turn = turn_bound(s, sh)
         local, slack = sh.base_points, s.collision_margin + s.gravity * dt * dt
         floor = -sh.poly.circumradius
         still = restarts = 0  # restarts: holds restarted for a poised die (World's MAX_POISED)

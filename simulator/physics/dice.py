@@ -51,6 +51,13 @@ class DieShape:
         return [{f"v{v}": v for v in f} for f in poly.faces]
 
     @cached_property
+    def rest_turn(self) -> float:
+        """The least it turns (rad) rolling from one face it can rest on to the next, with
+        its own centre of mass (Polyhedron.rest_turn); it sets its sub-step turn bound
+        (world.turn_bound)."""
+        return self.poly.rest_turn(self.mass.com)
+
+    @cached_property
     def opposite(self) -> list[int]:
         """opposite[f]: the face up when the die rests on face f: the face most nearly
         opposite f. Where two faces tie for that (a pentagonal bipyramid: each face has two

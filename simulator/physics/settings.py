@@ -132,7 +132,9 @@ class PhysicsSettings:
     # lost 7.9 / 4.5 / 2.5% of its energy going over the edge at dt 1/240 / 1/480 / 1/960, and
     # steel cuboids (restitution 0.69) landed square face up 64.0 / 56.1 / 57.7% (c075). At
     # 1 deg: 3.9 / 3.2 / 2.5%, and c075 54.0 / 56.2 / 57.0% (docs/physics.md, "Pivoting",
-    # with what is left); 0.5 deg: 2.4% at 1/240 (0 disables the bound).
+    # with what is left); 0.5 deg: 2.4% at 1/240 (0 disables the bound). A die whose resting
+    # faces lie closer together than the icosahedron's gets less (world.turn_bound;
+    # docs/physics.md, "Many-sided dice").
     max_turn_deg: float = 1.0  # deg
     frame_rate: float = 60.0  # trajectory recording, Hz
     # The physics engine: PyBullet (the default, and the referee for games) or MuJoCo on the

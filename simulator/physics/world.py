@@ -338,6 +338,28 @@ class Stepper:
             self.split = 1
 
 
+# PhysicsSettings.max_turn_deg was measured converged on the shipped dice, whose resting faces
+# are at least the icosahedron's 41.8 deg apart. A die whose resting faces are closer (a prism
+# of many sides, a coin's rim) turns at most max_turn x (its rest_turn / this)^2 a sub-step:
+# docs/physics.md, "Many-sided dice".
+ICOSAHEDRON_TURN = math.acos(math.sqrt(5.0) / 3.0)  # rad, 41.81 deg
+
+
+def turn_bound(settings: PhysicsSettings, shape: DieShape) -> float:
+    """The most a die touching the table top may turn about a horizontal axis in a sub-step
+    (rad): settings.max_turn, less for a die whose resting faces lie closer together than
+    the icosahedron's. Bullet meets the next face's edge one contact point a step (GJK) and
+    only once it is the deepest point, so each new edge is found already in the table,
+    about its approach in a step deep; pushing it out gives the die energy. Over big faces
+    that is a small share of what each roll-over loses, but a 24-sided prism (15 deg
+    apart) rolled at 0.1 m/s gained more than it lost and rolled for good at 1 deg; at the
+    bound this gives it (0.129 deg) it rolls as far as at 0.046 deg (docs/physics.md)."""
+    a = shape.rest_turn
+    if a >= ICOSAHEDRON_TURN - 1e-9:
+        return settings.max_turn
+    return settings.max_turn * (a / ICOSAHEDRON_TURN) ** 2
+
+
 def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_travel: float,
                 tilt: float = 0.0, max_turn: float = math.inf) -> int:
     """Sub-steps one die needs against the table (statics[0]) and the obstacles: against the
@@ -448,10 +470,11 @@ def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, ra
 
 def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int],
                     reaches: list[float], drops: list[float], statics: list[Box],
-                    max_travel: float, tilts: list[float], max_turn: float) -> int:
+                    max_travel: float, tilts: list[float], turns: list[float]) -> int:
     """Sub-steps for the next step so that no die near a contact moves more than max_travel
-    toward it in one, nor one touching the table top turns more than max_turn about a
-    horizontal axis (1 for dice in free flight: their path is exact at any step).
+    toward it in one, nor one touching the table top turns more than its turn bound (turns,
+    `turn_bound`) about a horizontal axis (1 for dice in free flight: their path is exact at
+    any step).
 
     Bullet solves a contact only once the bodies are within contact_processing_threshold
     (0.1 mm), so a die meeting the table finds itself about as deep in it as it travelled in
@@ -463,7 +486,7 @@ def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int
     for i in far:
         box = boxes[i] = box_of(i)
         reach = reaches[i]
-        n = _near_split(box, reach, drops[i], statics, max_travel, tilts[i], max_turn)
+        n = _near_split(box, reach, drops[i], statics, max_travel, tilts[i], turns[i])
         for j in live:
             if j == i:
                 continue
@@ -957,7 +980,7 @@ class World:
         reaches = [0.0] * len(active)
         drops = [0.0] * len(active)  # ... and how far toward the table top (see _approach_split)
         tilts = [0.0] * len(active)  # ... and how far it tumbles, rad (see _near_split)
-        max_turn = s.max_turn
+        turns = [turn_bound(s, b.shape) for b in active]  # each die's turn bound, rad
         vels: list[Any] = [None] * len(active)  # each die's last (velocity, spin)
         for i in live:
             lin, ang = vels[i] = get_vel(bids[i])
@@ -1010,13 +1033,13 @@ class World:
                     still[i] = cages[i].kept = 0
             split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > fast2 else 1
             if alone:  # one die: the common throw, checked inline (this runs every step)
-                if live and (drops[live[0]] > max_travel or tilts[live[0]] > max_turn
+                if live and (drops[live[0]] > max_travel or tilts[live[0]] > turns[live[0]]
                              or obstacles and reaches[live[0]] > max_travel):
                     i = live[0]
                     pose = get_pose(bids[i])
                     box = die_box(pose, locs[i], radii[i], slack)
                     n = _near_split(box, reaches[i], drops[i], statics, max_travel, tilts[i],
-                                    max_turn)
+                                    turns[i])
                     if n > split:
                         split = n
                     elif (split == 1 and self.coast and not record and still[i] == 0
@@ -1028,10 +1051,10 @@ class World:
                         if not coast:
                             retry = min(step + COAST_MIN, next_check + 1)
             else:
-                far = [i for i in live if reaches[i] > max_travel or tilts[i] > max_turn]
+                far = [i for i in live if reaches[i] > max_travel or tilts[i] > turns[i]]
                 if far:
                     split = max(split, _approach_split(box_of, far, live, reaches, drops,
-                                                       statics, max_travel, tilts, max_turn))
+                                                       statics, max_travel, tilts, turns))
             if coast:
                 stepper(1, coast)  # steps whose readings coast_steps has shown would change nothing
                 step += coast - 1  # ... and the last one is read as any other
@@ -1138,7 +1161,8 @@ class World:
         w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
         reach = dt * (sqrt(v2) + sqrt(w2) * radius)
         w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
-        drop, tilt, max_turn = dt * (max(0.0, -lin[2]) + w_xy * radius), dt * w_xy, s.max_turn
+        drop, tilt = dt * (max(0.0, -lin[2]) + w_xy * radius), dt * w_xy
+        max_turn = turn_bound(s, shape)
         fastest2 = v2
         still, restarts = 0, 0
         anchor: Any = None
