@@ -17,7 +17,7 @@ from rules.core.protocols import ThrowSpec
 from simulator.physics import PhysicsError, PhysicsSettings, World, die_shape
 from simulator.physics.settings import SURFACES, TableSpec
 from simulator.physics.throws import random_throw
-from simulator.physics.world import ICOSAHEDRON_TURN, turn_bound
+from simulator.physics.world import turn_bound
 
 R, H, SIDES = 0.00955, 0.0191, 24  # the dicephysics cylinder: h = d = 19.1 mm, as a 24-gon
 
@@ -53,8 +53,7 @@ def test_every_shipped_die_keeps_the_settings_turn_bound(name):
     """Their resting faces are at least the icosahedron's 41.8 deg apart: their physics is the
     physics measured before the per-die bound, bit for bit (the bench's golden throws)."""
     shape = die_shape(load_die(name))
-    assert shape.rest_turn >= ICOSAHEDRON_TURN - 1e-9
-    assert turn_bound(PhysicsSettings(), shape) == PhysicsSettings().max_turn
+    assert turn_bound(PhysicsSettings(), shape) == PhysicsSettings().max_turn, shape.rest_turn
 
 
 def test_a_prism_turns_less_a_sub_step_by_the_square_of_its_facet_angle():
@@ -72,17 +71,26 @@ def test_a_rolling_prism_stops_and_goes_as_far_at_half_the_step(surface):
     about that far, and as far at dt 1/480."""
     die = prism()
     travel = {}
+    lying = Rotation.from_euler("x", -90, degrees=True).as_quat()  # the axis along y
+    throw = ThrowSpec(release=(-1.0, 0.0, R + 0.0005), velocity=(0.1, 0.0, 0.0),
+                      spin=(0.0, 0.1 / R, 0.0), orientation=tuple(lying))
     for hz in (240, 480):
         world = World(TableSpec(surface=SURFACES[surface], width=3.0, depth=1.0),
                       PhysicsSettings(time_step=1 / hz))
-        lying = Rotation.from_euler("x", -90, degrees=True).as_quat()  # the axis along y
-        throw = ThrowSpec(release=(-1.0, 0.0, R + 0.0005), velocity=(0.1, 0.0, 0.0),
-                          spin=(0.0, 0.1 / R, 0.0), orientation=tuple(lying))
-        result = world.throw("p", die, throw)
+        try:
+            result = world.throw("p", die, throw)
+            if hz == 240:
+                # The loop for many dice (World._run_steps) gives the same bits: it applies
+                # the die's own bound too.
+                world.scene.clear()
+                world.lone_loop = False
+                general = world.throw("p", die, throw)
+                assert general.outcome == result.outcome and general.steps == result.steps
+        finally:
+            world.close()
         assert result.outcome.status == "on_table"
         assert result.sim_time_s < 10
         travel[hz] = result.outcome.position[0] + 1.0
-        world.close()
     assert 0.08 < travel[240] < 0.2 and 0.08 < travel[480] < 0.2
     assert abs(travel[240] - travel[480]) < 0.15 * travel[240], travel
 
