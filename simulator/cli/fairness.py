@@ -123,6 +123,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     cal.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     cal.add_argument("--engine", default="pybullet",
                      help="physics engine of the fit, pybullet or mujoco (default pybullet)")
+    cal.add_argument("--binomial", action="store_true",
+                     help="take the measured counts as binomial even where the dataset's "
+                     "dispersion series shows them scattering more (docs/calibration.md)")
     cal.set_defaults(func=calibrate_cmd)
 
 
@@ -284,7 +287,8 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
     rep = calibrate(dataset, args.out, throws=args.throws, workers=args.workers, fit_names=names,
                     holdout=holdout, validate=others, seed=args.seed, grid=args.grid,
                     refine=args.refine, alpha=args.alpha, log=log, engine=check_engine(args.engine),
-                    method=args.method, design=args.design, stages=args.stages)
+                    method=args.method, design=args.design, stages=args.stages,
+                    binomial=args.binomial)
     print(render_summary(rep))
     print(f"wrote {args.out}/report.json, report.md, calibration.png, materials.yaml "
           f"(materials {rep['materials_file']['die']} and {rep['materials_file']['surface']})")

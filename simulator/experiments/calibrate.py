@@ -73,6 +73,8 @@ from dice_models.materials import (
 from dice_models.outfiles import ensure_dir, write_bytes
 from simulator.experiments import surrogate as sg
 from simulator.experiments.config import Experiment, ThrowDistribution, parse_throw
+from simulator.experiments.dispersion import MIN_OBJECTS as MIN_SERIES_OBJECTS
+from simulator.experiments.dispersion import Dispersion, series_dispersion
 from simulator.experiments.stats import homogeneity, wilson
 from simulator.physics import PhysicsSettings, TableSpec, die_shape
 from simulator.physics.settings import parse_table
@@ -80,7 +82,8 @@ from simulator.physics.world import MAX_SPEED
 
 # -- the dataset format -------------------------------------------------------------------
 
-DATASET_FIELDS = ("name", "description", "source", "defaults", "objects")
+DATASET_FIELDS = ("name", "description", "source", "defaults", "dispersion", "objects")
+DISPERSION_FIELDS = ("series",)
 SOURCE_FIELDS = ("citation", "where_read", "doi", "measured", "caveats")
 OBJECT_FIELDS = ("name", "geometry", "values", "mass", "mass_model", "material", "surface",
                  "table", "throw", "outcomes", "counts", "proportion", "where_read", "stated", "assumed",
@@ -131,10 +134,18 @@ class DataObject:
     where_read: str
     stated: dict[str, str]
     assumed: dict[str, str]
+    # The measured counts weigh as N / dispersion throws: their scatter beyond binomial
+    # sampling, estimated from the dataset's series (simulator.experiments.dispersion).
+    dispersion: float = 1.0
 
     @property
     def pair(self) -> tuple[Material, Material]:
         return (self.die.contact_material, self.surface)
+
+    def effective_counts(self) -> np.ndarray:
+        """The measured counts as the tests weigh them: counts / dispersion."""
+        assert self.counts is not None
+        return np.asarray(self.counts, dtype=float) / self.dispersion
 
     def measured_p(self, g: int) -> float:
         """The measured proportion of group g: the published p where counts are derived
@@ -154,6 +165,11 @@ class Dataset:
     where_read: str
     caveats: tuple[str, ...]
     objects: tuple[DataObject, ...]
+    dispersion: Dispersion | None = None  # estimated where the dataset names a series
+
+    def binomial(self) -> Dataset:
+        """The dataset with its counts taken as binomial (no dispersion applied)."""
+        return replace(self, objects=tuple(replace(o, dispersion=1.0) for o in self.objects))
 
     def object(self, name: str) -> DataObject:
         for o in self.objects:
@@ -211,8 +227,52 @@ def parse_dataset(data: Any, source: str) -> Dataset:
     for n in names:
         if names.count(n) > 1:
             raise DataError(source, "objects", f"object name {n!r} is used twice", show_value=False)
+    disp = None
+    if "dispersion" in data:
+        disp = _dispersion(data["dispersion"], objects, raw_objects, source)
+        objects = [replace(o, dispersion=disp.phi) if o.counts is not None else o
+                   for o in objects]
     return Dataset(name=name, path=source, citation=citation, where_read=where,
-                   caveats=tuple(" ".join(c.split()) for c in caveats), objects=tuple(objects))
+                   caveats=tuple(" ".join(c.split()) for c in caveats), objects=tuple(objects),
+                   dispersion=disp)
+
+
+def _dispersion(raw: Any, objects: list[DataObject], raw_objects: list[Any],
+                source: str) -> Dispersion:
+    """The measured counts' scatter about smooth trends in the series `dispersion.series`
+    names: a number every object with counts gives in its `as_published`."""
+    if not isinstance(raw, dict):
+        raise DataError(source, "dispersion", "must be {series: NAME} (a number of "
+                        "as_published the objects vary in)", raw)
+    check_fields(raw, DISPERSION_FIELDS, source, "dispersion")
+    series = raw.get("series")
+    if not isinstance(series, str) or not series:
+        raise DataError(source, "dispersion.series", "must name a number of each object's "
+                        "as_published", series)
+    names, values, ks, ns = [], [], [], []
+    for o, r in zip(objects, raw_objects, strict=True):
+        if o.counts is None:  # validation only: no N, nothing to scatter
+            continue
+        where = f"objects[{o.index}] ({o.name})"
+        if len(o.groups) != 2:
+            raise DataError(source, f"{where}.outcomes", "a dataset with a dispersion series "
+                            "needs two outcome groups per object", show_value=False)
+        pub = r.get("as_published") if isinstance(r, dict) else None
+        x = pub.get(series) if isinstance(pub, dict) else None
+        if not _finite(x) or float(x) <= 0:
+            raise DataError(source, f"{where}.as_published.{series}", "must be a positive "
+                            "number (the dispersion series)", x)
+        names.append(o.name)
+        values.append(float(x))
+        ks.append(o.counts[0])
+        ns.append(sum(o.counts))
+    if len(names) < MIN_SERIES_OBJECTS:
+        raise DataError(source, "dispersion", f"a series needs at least {MIN_SERIES_OBJECTS} "
+                        f"objects with counts, not {len(names)}", show_value=False)
+    if len(set(values)) < MIN_SERIES_OBJECTS:
+        raise DataError(source, "dispersion.series", f"needs at least {MIN_SERIES_OBJECTS} "
+                        f"different values of {series}", show_value=False)
+    return series_dispersion(series, names, values, ks, ns)
 
 
 def _parse_object(raw: dict[str, Any], index: int, source: str, where: str) -> DataObject:
@@ -518,10 +578,12 @@ class Simulator:
 # -- the fit ------------------------------------------------------------------------------
 
 
-def chi_square(objects: Sequence[DataObject], sims: Sequence[SimCounts]) -> tuple[float, int]:
+def chi_square(objects: Sequence[DataObject], sims: Sequence[SimCounts],
+               binomial: bool = False) -> tuple[float, int]:
     """Sum of the homogeneity X^2 of measured against simulated counts, and its degrees of
-    freedom (groups seen in neither are dropped). An object no throw of which stayed on the
-    table scores as if every group were missed by a wide margin."""
+    freedom (groups seen in neither are dropped). The measured counts weigh as N / their
+    dispersion (`binomial`: as N). An object no throw of which stayed on the table scores as
+    if every group were missed by a wide margin."""
     total, df = 0.0, 0
     for o, s in zip(objects, sims, strict=True):
         assert o.counts is not None
@@ -529,7 +591,8 @@ def chi_square(objects: Sequence[DataObject], sims: Sequence[SimCounts]) -> tupl
             total += 1e4
             df += len(o.groups) - 1
             continue
-        res = homogeneity(list(o.counts), list(s.counts))
+        measured = list(o.counts) if binomial else list(o.effective_counts())
+        res = homogeneity(measured, list(s.counts))
         total += res.statistic
         df += res.df
     return total, df
@@ -692,7 +755,7 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
         for j, o in enumerate(objects):
             c = np.array([counts[i][j] for i in range(len(us)) if inside[i]])
             assert o.counts is not None
-            out.append((sg.fit_logit(pts, c), np.array(o.counts, dtype=float)))
+            out.append((sg.fit_logit(pts, c), o.effective_counts()))
         return out, pts
 
     unsettled: list[int] = []  # designs whose estimate kept moving (sg.estimate)
@@ -835,10 +898,13 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
               seed: int = 0, grid: int = 3, refine: int = 24, alpha: float = 0.01,
               log: Callable[[str], None] = lambda s: None, engine: str = "pybullet",
               method: str = "surrogate", design: int = 24,
-              stages: int = MAX_STAGES) -> dict[str, Any]:
+              stages: int = MAX_STAGES, binomial: bool = False) -> dict[str, Any]:
     """Fit, simulate every object at the fit with fresh seeds, write DIR's four files; the
-    report as a dict. `engine` simulates the throws (the fitted values are that engine's)."""
+    report as a dict. `engine` simulates the throws (the fitted values are that engine's).
+    The measured counts weigh as N / the dataset's dispersion, or as N (`binomial`)."""
     t0 = time.perf_counter()
+    if binomial:
+        dataset = dataset.binomial()
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     if method == "surrogate" and design < min_design(len(fit_names)):
@@ -889,6 +955,8 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
     report = _report(dataset, validate, res, rows, fitted, held, throws, workers, seconds,
                      fit_seconds, thrown, evaluations, alpha, seed, die_m, surf_m, fit_names)
     report["settings"]["engine"] = engine  # the fitted values hold for this engine
+    report["dispersion"] = (None if dataset.dispersion is None else
+                            {**dataset.dispersion.to_json(), "applied": not binomial})
     report["step_check"] = step
     report["fresh_throws"] = fresh
     write_outputs(report, out, dataset, die_m, surf_m)
@@ -901,14 +969,19 @@ def fresh_test(measured: Sequence[tuple[DataObject, SimCounts]], fitted_k: int) 
     included, on the degrees of freedom of the groups seen in either (`homogeneity`) less
     the fitted parameters for the fitted part (`fitted_k`), none for the others. Unlike the
     fit's X^2 this asks no surface. An object none of whose throws stayed on the table is
-    left out and counted (`no_throws`); with no degree of freedom left, chi2 and p are None."""
+    left out and counted (`no_throws`); with no degree of freedom left, chi2 and p are None.
+    The measured counts weigh as N / their dispersion (`chi2_binomial`: as N)."""
     kept = [(o, s) for o, s in measured if s.n > 0]
     x2, df = chi_square([o for o, _ in kept], [s for _, s in kept]) if kept else (0.0, 0)
+    x2b = chi_square([o for o, _ in kept], [s for _, s in kept], binomial=True)[0] if kept else 0.0
     df -= fitted_k
     ok = kept and df >= 1
     return {"chi2": x2 if ok else None, "df": df if ok else None,
             "p": float(sps.chi2.sf(x2, df)) if ok else None, "objects": len(kept),
-            "no_throws": len(measured) - len(kept)}
+            "no_throws": len(measured) - len(kept),
+            # the same with the measured counts taken as binomial (equal where no dispersion)
+            "chi2_binomial": x2b if ok else None,
+            "p_binomial": float(sps.chi2.sf(x2b, df)) if ok else None}
 
 
 def step_check(fitted: Sequence[DataObject], ds: Dataset, die_m: Material, surf_m: Material,
@@ -968,9 +1041,9 @@ def _points(o: DataObject, s: SimCounts, part: str, applied: str) -> list[dict[s
         p_m = o.measured_p(g)
         row: dict[str, Any] = {"object": o.name, "part": part, "group": gname, "faces": list(vals),
                                "calibrated": applied, "measured_p": p_m, "n": o.n,
-                               "derived_counts": o.derived}
-        if o.counts is not None and o.n is not None:
-            ci = wilson(o.counts[g], o.n)
+                               "derived_counts": o.derived, "dispersion": o.dispersion}
+        if o.counts is not None and o.n is not None:  # at N / dispersion throws
+            ci = wilson(o.counts[g] / o.dispersion, o.n / o.dispersion)
             row["measured_count"] = o.counts[g]
             row["measured_ci"] = [ci.low, ci.high]
         else:
@@ -1106,6 +1179,8 @@ def materials_yaml(report: dict[str, Any], ds: Dataset, die_m: Material,
                 + (f"; step check X^2 {report['step_check']['chi2']:.1f} on "
                    f"{report['step_check']['df']} df, p {report['step_check']['p']:.3g}"
                    if report.get("step_check") else "")
+                + (f"; measured counts weighed as N / {_applied_phi(report):.2f} (their "
+                   "scatter about a smooth trend)" if _applied_phi(report) > 1.0 else "")
                 + f"; the lever arms not fitted from the {die_m.name}/{surf_m.name} pair")
     base = library().pair(die_m, surf_m)
 
@@ -1170,6 +1245,18 @@ def render_markdown(rep: dict[str, Any]) -> str:
         lines.append("")
     if rep.get("surrogate_warning"):
         lines += [f"WARNING: {rep['surrogate_warning']}.", ""]
+    d = rep.get("dispersion")
+    lines += ["## Measured scatter", "", _dispersion_line(d) + "."]
+    if d:
+        lines += ["", f"Method: {d['method']}. Each measured count is then weighed as if N / phi "
+                  "throws had been made (the design-effect correction of Rao and Scott): its "
+                  "variance grows by phi in every X^2, interval and profile below, the "
+                  "simulation's stays binomial (docs/calibration.md).", "",
+                  "| trend degree | X^2 | df | X^2 / df | p (binomial) |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {t['degree']} | {t['chi2']:.2f} | {t['df']} | {t['phi']:.2f} | {t['p']:.3g} |"
+                  for t in d["trends"]]
+    lines += [""]
     lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g} -> "
               + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
                  f"not rejected at alpha {f['alpha']:g}"), "",
@@ -1202,15 +1289,18 @@ def render_markdown(rep: dict[str, Any]) -> str:
                      f"{meas} | {simp} | {'yes' if r['inside'] else 'NO'} | {r['calibrated']} |")
     lines += ["", "## Summary", "", "Fresh-throw X^2: each part's measured counts against its "
               "simulation above (homogeneity, the simulation's noise included), df less the "
-              "fitted parameters for the fitted part.", "",
-              "| part | objects | points inside | MAE | fresh-throw X^2 | df | p |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
+              "fitted parameters for the fitted part; the measured counts weighed as N / "
+              "phi, and as binomial counts (N).", "",
+              "| part | objects | points inside | MAE | fresh-throw X^2 | df | p | X^2 as "
+              "binomial | p as binomial |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     fresh = rep.get("fresh_throws") or {}
     for name, s in rep["summary"].items():
         x = fresh.get(name)
         lines.append(f"| {name} | {s['objects']} | {s['inside']}/{s['points']} | {_fmt(s['mae'])} | "
-                     + (f"{x['chi2']:.2f} | {x['df']} | {x['p']:.3g} |" if x and x["chi2"] is not None
-                        else "- | - | - |"))
+                     + (f"{x['chi2']:.2f} | {x['df']} | {x['p']:.3g} | {x['chi2_binomial']:.2f} | "
+                        f"{x['p_binomial']:.3g} |" if x and x["chi2"] is not None
+                        else "- | - | - | - | - |"))
     t = rep["timing"]
     lines += ["", f"Wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
               f"{t['throws_simulated']} throws in {t['evaluations']} evaluations "
@@ -1237,6 +1327,7 @@ def render_summary(rep: dict[str, Any]) -> str:
                    f"{lof['df']} df" + (f", p {lof['p']:.3g}" if lof["p"] is not None else ""))
     if rep.get("surrogate_warning"):
         out.append(f"warning: {rep['surrogate_warning']}")
+    out.append(_dispersion_line(rep.get("dispersion")))
     f = rep["fit"]
     out.append(f"fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}"
                + (f"  BAD FIT (p < {f['alpha']:g})" if f["bad_fit"] else ""))
@@ -1248,11 +1339,31 @@ def render_summary(rep: dict[str, Any]) -> str:
         out.append(f"{name}: {p['objects']} objects, {p['inside']}/{p['points']} points inside, "
                    f"MAE {_fmt(p['mae'])}"
                    + (f"; fresh throws X^2 {x['chi2']:.2f} on {x['df']} df, p {x['p']:.3g}"
-                      if x and x["chi2"] is not None else ""))
+                      if x and x["chi2"] is not None else "")
+                   + (f" (as binomial counts: X^2 {x['chi2_binomial']:.2f}, p {x['p_binomial']:.3g})"
+                      if x and x["chi2"] is not None and _applied_phi(rep) > 1.0 else ""))
     t = rep["timing"]
     out.append(f"wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
                f"{t['throws_simulated']} throws, {t['evaluations']} evaluations")
     return "\n".join(out)
+
+
+def _applied_phi(rep: dict[str, Any]) -> float:
+    d = rep.get("dispersion")
+    return float(d["phi"]) if d and d["applied"] else 1.0
+
+
+def _dispersion_line(d: dict[str, Any] | None) -> str:
+    if d is None:
+        return ("dispersion: not estimated (the dataset names no series): the measured counts "
+                "are taken as binomial")
+    c = next(t for t in d["trends"] if t["degree"] == d["chosen_degree"])
+    line = (f"dispersion: the {len(d['objects'])} measured shares scatter about smooth trends in "
+            f"log {d['series']} {c['phi']:.2f} times as much as binomial counts at least (degree "
+            f"{c['degree']}: X^2 {c['chi2']:.2f} on {c['df']} df, p {c['p']:.3g}); ")
+    if not d["applied"]:
+        return line + "not applied (--binomial): the measured counts are taken as binomial"
+    return line + f"the measured counts weigh as N / {d['phi']:.2f}"
 
 
 def _step_line(st: dict[str, Any]) -> str:

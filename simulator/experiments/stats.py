@@ -49,7 +49,7 @@ def g_test(counts: Sequence[int], expected_p: Sequence[float] | None = None) -> 
     return TestResult(stat, df, float(sps.chi2.sf(stat, df)))
 
 
-def wilson(successes: int, n: int, alpha: float = 0.05, comparisons: int = 1) -> Interval:
+def wilson(successes: float, n: float, alpha: float = 0.05, comparisons: int = 1) -> Interval:
     """Wilson score interval for a proportion at level 1 - alpha, Bonferroni-corrected over
     `comparisons` intervals (each gets alpha / comparisons, two-sided)."""
     if n <= 0:
@@ -122,7 +122,7 @@ def detectable_shift(k: int, n: int, alpha: float, power: float = 0.8) -> float:
     return hi
 
 
-def homogeneity(a: Sequence[int], b: Sequence[int]) -> TestResult:
+def homogeneity(a: Sequence[float], b: Sequence[float]) -> TestResult:
     """Pearson chi-square test that two count vectors come from one distribution (a 2 x k
     contingency table; faces seen in neither are dropped)."""
     table = np.array([a, b], dtype=float)

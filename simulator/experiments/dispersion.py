@@ -1,0 +1,120 @@
+"""How much more than binomial sampling measured shares scatter about a smooth trend.
+
+A calibration compares each object's measured counts with simulated ones, and its tests take
+the measured counts as binomial: k of N throws, variance N p (1 - p). Counts gathered by hand
+(several throwers, dice cut one by one, a table that is not the same all day) can vary more
+than that. Then every model is rejected, the true one too, and the tests say nothing about
+the model.
+
+Where a dataset's objects form a series (a shape ratio that changes from one object to the
+next, and on which the outcome share depends smoothly), the measured counts alone tell how
+much they scatter: fit smooth trends to the shares and compare the residuals with binomial
+sampling. Each trend is a logistic regression of the counts on a polynomial in the log of the
+series value, fitted by maximum likelihood, of degree 1 to MAX_DEGREE (as many as leave
+MIN_DF degrees of freedom). Its Pearson X^2 over its degrees of freedom estimates the
+dispersion factor phi (McCullagh and Nelder, Generalized Linear Models, 2nd ed. 1989,
+section 4.5; Williams, Applied Statistics 31, 1982). The smallest of these is taken, and no
+less than 1: the least scatter any of the trends leaves, so the factor is not inflated by a
+trend too stiff for the data.
+
+The calibration then weighs each measured count as if N / phi throws had been made (the
+design-effect correction of Rao and Scott, JASA 76, 1981): measured variances grow by phi,
+the simulation's own stay binomial.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+MAX_DEGREE = 4  # the most flexible trend tried: a quartic in log(series)
+MIN_DF = 2  # a trend is tried only where it leaves at least this many degrees of freedom
+MIN_OBJECTS = 2 + MIN_DF  # a straight line (2 coefficients) and MIN_DF degrees of freedom
+P_FLOOR = 1e-9
+
+
+@dataclass(frozen=True)
+class TrendFit:
+    degree: int
+    chi2: float  # Pearson X^2 of the counts about the trend
+    df: int
+    p: float  # under binomial sampling
+
+    @property
+    def phi(self) -> float:
+        return self.chi2 / self.df
+
+
+@dataclass(frozen=True)
+class Dispersion:
+    series: str  # the name of the number the objects vary in (their as_published field)
+    objects: tuple[str, ...]
+    fits: tuple[TrendFit, ...]
+    chosen: TrendFit  # the trend with the least scatter
+
+    @property
+    def phi(self) -> float:
+        """The factor the measured variances are scaled by (at least 1)."""
+        return max(1.0, self.chosen.phi)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"series": self.series, "objects": list(self.objects), "phi": self.phi,
+                "chosen_degree": self.chosen.degree,
+                "trends": [{"degree": f.degree, "chi2": f.chi2, "df": f.df, "phi": f.phi,
+                            "p": f.p} for f in self.fits],
+                "method": "Pearson X^2 / df of the counts about logistic trends, polynomial in "
+                          f"log({self.series}), degree 1 to {MAX_DEGREE} (leaving at least "
+                          f"{MIN_DF} df); the smallest, at least 1"}
+
+    def line(self) -> str:
+        c = self.chosen
+        return (f"the {len(self.objects)} measured shares scatter about smooth trends in "
+                f"log {self.series} (logistic, degree 1-{self.fits[-1].degree}) at least "
+                f"{c.phi:.2f} times as much as binomial sampling (degree {c.degree}: X^2 "
+                f"{c.chi2:.2f} on {c.df} df, p {c.p:.3g})")
+
+
+def logistic_trend(t: np.ndarray, k: np.ndarray, n: np.ndarray, degree: int) -> np.ndarray:
+    """Maximum-likelihood shares of a logistic regression of k of n on a polynomial of the
+    given degree in t (iteratively reweighted least squares; t is standardized first)."""
+    z = (t - t.mean()) / (t.std() or 1.0)
+    x = np.vander(z, degree + 1)
+    beta = np.zeros(degree + 1)
+    for _ in range(100):
+        q = np.clip(1.0 / (1.0 + np.exp(-(x @ beta))), P_FLOOR, 1 - P_FLOOR)
+        w = n * q * (1 - q)
+        step = np.linalg.lstsq(x.T @ (w[:, None] * x), x.T @ (k - n * q), rcond=None)[0]
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-12:
+            break
+    return np.asarray(np.clip(1.0 / (1.0 + np.exp(-(x @ beta))), P_FLOOR, 1 - P_FLOOR))
+
+
+def trend_fits(values: Sequence[float], k: Sequence[float], n: Sequence[float]) -> list[TrendFit]:
+    """The Pearson X^2 of counts k of n about logistic trends in log(values), degree 1 up."""
+    t = np.log(np.asarray(values, dtype=float))
+    kk, nn = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    out = []
+    for degree in range(1, MAX_DEGREE + 1):
+        df = len(t) - (degree + 1)
+        if df < MIN_DF:
+            break
+        q = logistic_trend(t, kk, nn, degree)
+        x2 = float((((kk - nn * q) ** 2) / (nn * q * (1 - q))).sum())
+        out.append(TrendFit(degree, x2, df, float(sps.chi2.sf(x2, df))))
+    return out
+
+
+def series_dispersion(series: str, names: Sequence[str], values: Sequence[float],
+                      k: Sequence[float], n: Sequence[float]) -> Dispersion:
+    """The dispersion of counts k of n of objects `names` in their `series` values (module
+    docstring). Needs MIN_OBJECTS objects and positive values (the caller checks)."""
+    fits = trend_fits(values, k, n)
+    if not fits:
+        raise ValueError(f"a series needs at least {MIN_OBJECTS} objects, not {len(names)}")
+    chosen = min(fits, key=lambda f: f.phi)
+    return Dispersion(series, tuple(names), tuple(fits), chosen)
