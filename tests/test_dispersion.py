@@ -72,6 +72,26 @@ def test_the_steel_cuboids_scatter_about_every_smooth_trend_beyond_binomial_coun
     assert cal.load_dataset(DATASETS / "dicephysics_cylinders_glass.yaml").dispersion is None
 
 
+def test_counts_shuffled_across_the_series_carry_no_trend_and_get_no_dispersion(tmp_path):
+    """Table 1's counts dealt to the wrong cuboids scatter about any trend by a hundred times
+    the binomial variance; weighing them by that would let any model pass, so phi stays 1."""
+    raw = yaml.safe_load((DATASETS / "budden_square_cuboids.yaml").read_text())
+    real = cal.parse_dataset(raw, "real.yaml").dispersion
+    assert real.trend and real.trend_p < 1e-6
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        props = [o["proportion"] for o in raw["objects"]]
+        order = rng.permutation(len(props))
+        for o, i in zip(raw["objects"], order, strict=True):
+            o["proportion"] = props[i]
+        d = cal.parse_dataset(raw, "shuffled.yaml").dispersion
+        assert d.chosen.phi > 50 and not d.trend
+        assert d.phi == 1.0
+        assert all(o.dispersion == 1.0 for o in cal.parse_dataset(raw, "shuffled.yaml").objects)
+        assert "not applied: no trend in x_over_y" in cal._dispersion_line(
+            {**d.to_json(), "applied": True})
+
+
 def test_the_tests_weigh_the_measured_counts_at_n_over_phi():
     ds = cal.load_dataset(DATASETS / "budden_square_cuboids.yaml")
     o = ds.objects[2]  # c075: 438 of 799
@@ -87,9 +107,10 @@ def test_the_tests_weigh_the_measured_counts_at_n_over_phi():
                                   pytest.approx(wilson(438 / o.dispersion, 799 / o.dispersion).high)]
 
 
-def series_dataset(shares=(0.80, 0.45, 0.40, 0.10, 0.08), n=500) -> dict:
-    """Five slabs of a series in x_over_y whose shares wander about any smooth trend."""
-    xs = (0.6, 0.8, 1.0, 1.2, 1.5)
+def series_dataset(shares=(0.92, 0.80, 0.62, 0.58, 0.30, 0.22, 0.05, 0.04), n=1000) -> dict:
+    """Eight slabs of a series in x_over_y whose shares fall steeply and wander about any
+    smooth trend."""
+    xs = (0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.5, 1.8)
     objs = []
     for x, p in zip(xs, shares, strict=True):
         k = round(p * n)
@@ -120,12 +141,12 @@ def test_the_command_reports_and_applies_the_dispersion_and_binomial_turns_it_of
         main(["fairness", "calibrate", str(path), "--out", str(out), "--throws", "10",
               "--fit", "", "--quiet", *extra])
         text = capsys.readouterr().out
-        assert "dispersion: the 5 measured shares scatter about smooth trends in log x_over_y" in text
+        assert "dispersion: the 8 measured shares scatter about smooth trends in log x_over_y" in text
         rep = json.loads((out / "report.json").read_text())
         assert rep["dispersion"]["applied"] is applied
         assert rep["dispersion"]["phi"] == pytest.approx(phi)
         weighed = [r["dispersion"] for r in rep["points"]]
-        assert weighed == [pytest.approx(phi if applied else 1.0)] * 5
+        assert weighed == [pytest.approx(phi if applied else 1.0)] * 8
         if applied:
             assert f"the measured counts weigh as N / {phi:.2f}" in text
             assert "(as binomial counts: X^2" in text
@@ -139,10 +160,10 @@ def test_the_command_reports_and_applies_the_dispersion_and_binomial_turns_it_of
     (lambda d: d.update(dispersion={"serie": "x_over_y"}),
      r"series\.yaml: dispersion\.serie: unknown field; did you mean series\?"),
     (lambda d: d.update(dispersion="x_over_y"), r"series\.yaml: dispersion: must be \{series"),
-    (lambda d: d["objects"][2].pop("as_published"),
-     r"series\.yaml: objects\[2\] \(s100\)\.as_published\.x_over_y: must be a positive number"),
-    (lambda d: d["objects"][1]["as_published"].update(x_over_y=-0.8),
-     r"objects\[1\] \(s080\)\.as_published\.x_over_y: must be a positive number"),
+    (lambda d: d["objects"][4].pop("as_published"),
+     r"series\.yaml: objects\[4\] \(s100\)\.as_published\.x_over_y: must be a positive number"),
+    (lambda d: d["objects"][3]["as_published"].update(x_over_y=-0.8),
+     r"objects\[3\] \(s080\)\.as_published\.x_over_y: must be a positive number"),
     (lambda d: d.update(objects=d["objects"][:3]),
      r"series\.yaml: dispersion: a series needs at least 4 objects with counts, not 3"),
 ])

@@ -1360,7 +1360,12 @@ def _dispersion_line(d: dict[str, Any] | None) -> str:
     c = next(t for t in d["trends"] if t["degree"] == d["chosen_degree"])
     line = (f"dispersion: the {len(d['objects'])} measured shares scatter about smooth trends in "
             f"log {d['series']} {c['phi']:.2f} times as much as binomial counts at least (degree "
-            f"{c['degree']}: X^2 {c['chi2']:.2f} on {c['df']} df, p {c['p']:.3g}); ")
+            f"{c['degree']}: X^2 {c['chi2']:.2f} on {c['df']} df, p {c['p']:.3g}; the trend's F "
+            f"{d['trend_f']:.1f}, p {d['trend_p']:.3g}); ")
+    if not d["trend"]:
+        return line + (f"not applied: no trend in {d['series']} (F test p >= "
+                       f"{d['trend_alpha']:g}), so the scatter cannot be told from a misfit; "
+                       "the measured counts are taken as binomial")
     if not d["applied"]:
         return line + "not applied (--binomial): the measured counts are taken as binomial"
     return line + f"the measured counts weigh as N / {d['phi']:.2f}"

@@ -20,6 +20,13 @@ trend too stiff for the data.
 The calibration then weighs each measured count as if N / phi throws had been made (the
 design-effect correction of Rao and Scott, JASA 76, 1981): measured variances grow by phi,
 the simulation's own stay binomial.
+
+phi is only as good as the trend: counts with no trend in the series (shuffled across the
+objects, say) scatter about any smooth curve by hundreds of times the binomial variance, and
+weighing them by that would let every model pass. So phi applies only where the trend is
+real: the quasi-likelihood F test of the chosen trend against one share for all, (deviance
+of one share - deviance of the trend) / degree / phi on (degree, df) degrees of freedom,
+must give p < TREND_ALPHA; else phi is 1 and the report says why.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from scipy import stats as sps
 MAX_DEGREE = 4  # the most flexible trend tried: a quartic in log(series)
 MIN_DF = 2  # a trend is tried only where it leaves at least this many degrees of freedom
 MIN_OBJECTS = 2 + MIN_DF  # a straight line (2 coefficients) and MIN_DF degrees of freedom
+TREND_ALPHA = 0.001  # the series' trend must be this significant for phi to apply
 P_FLOOR = 1e-9
 
 
@@ -55,27 +63,30 @@ class Dispersion:
     objects: tuple[str, ...]
     fits: tuple[TrendFit, ...]
     chosen: TrendFit  # the trend with the least scatter
+    trend_f: float  # quasi-likelihood F of the chosen trend against one share for all
+    trend_p: float  # on (chosen.degree, chosen.df) degrees of freedom
+
+    @property
+    def trend(self) -> bool:
+        """Whether the series carries a trend (phi applies only then)."""
+        return self.trend_p < TREND_ALPHA
 
     @property
     def phi(self) -> float:
-        """The factor the measured variances are scaled by (at least 1)."""
-        return max(1.0, self.chosen.phi)
+        """The factor the measured variances are scaled by (at least 1; 1 with no trend)."""
+        return max(1.0, self.chosen.phi) if self.trend else 1.0
 
     def to_json(self) -> dict[str, Any]:
         return {"series": self.series, "objects": list(self.objects), "phi": self.phi,
-                "chosen_degree": self.chosen.degree,
+                "scatter": self.chosen.phi, "chosen_degree": self.chosen.degree,
+                "trend_f": self.trend_f, "trend_p": self.trend_p, "trend": self.trend,
+                "trend_alpha": TREND_ALPHA,
                 "trends": [{"degree": f.degree, "chi2": f.chi2, "df": f.df, "phi": f.phi,
                             "p": f.p} for f in self.fits],
                 "method": "Pearson X^2 / df of the counts about logistic trends, polynomial in "
                           f"log({self.series}), degree 1 to {MAX_DEGREE} (leaving at least "
-                          f"{MIN_DF} df); the smallest, at least 1"}
-
-    def line(self) -> str:
-        c = self.chosen
-        return (f"the {len(self.objects)} measured shares scatter about smooth trends in "
-                f"log {self.series} (logistic, degree 1-{self.fits[-1].degree}) at least "
-                f"{c.phi:.2f} times as much as binomial sampling (degree {c.degree}: X^2 "
-                f"{c.chi2:.2f} on {c.df} df, p {c.p:.3g})")
+                          f"{MIN_DF} df); the smallest, at least 1; applied where the trend's "
+                          f"quasi-likelihood F test against one share gives p < {TREND_ALPHA:g}"}
 
 
 def logistic_trend(t: np.ndarray, k: np.ndarray, n: np.ndarray, degree: int) -> np.ndarray:
@@ -92,6 +103,14 @@ def logistic_trend(t: np.ndarray, k: np.ndarray, n: np.ndarray, degree: int) -> 
         if np.max(np.abs(step)) < 1e-12:
             break
     return np.asarray(np.clip(1.0 / (1.0 + np.exp(-(x @ beta))), P_FLOOR, 1 - P_FLOOR))
+
+
+def deviance(k: np.ndarray, n: np.ndarray, q: np.ndarray) -> float:
+    """The binomial deviance of counts k of n about shares q."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(k > 0, k * np.log(k / (n * q)), 0.0)
+        b = np.where(n - k > 0, (n - k) * np.log((n - k) / (n * (1 - q))), 0.0)
+    return float(2 * (a + b).sum())
 
 
 def trend_fits(values: Sequence[float], k: Sequence[float], n: Sequence[float]) -> list[TrendFit]:
@@ -117,4 +136,10 @@ def series_dispersion(series: str, names: Sequence[str], values: Sequence[float]
     if not fits:
         raise ValueError(f"a series needs at least {MIN_OBJECTS} objects, not {len(names)}")
     chosen = min(fits, key=lambda f: f.phi)
-    return Dispersion(series, tuple(names), tuple(fits), chosen)
+    kk, nn = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    flat = deviance(kk, nn, np.full(len(kk), kk.sum() / nn.sum()))
+    curve = deviance(kk, nn, logistic_trend(np.log(np.asarray(values, dtype=float)), kk, nn,
+                                            chosen.degree))
+    f = max(0.0, flat - curve) / chosen.degree / max(chosen.phi, 1e-12)
+    p = float(sps.f.sf(f, chosen.degree, chosen.df))
+    return Dispersion(series, tuple(names), tuple(fits), chosen, f, p)
