@@ -10,11 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from scipy import stats as sps
 
 from dice_models import DataError
 from simulator.cli.main import main
 from simulator.experiments import calibrate as cal
-from simulator.experiments.dispersion import series_dispersion, trend_fits
+from simulator.experiments.dispersion import rise95, series_dispersion, trend_fits, x2_p
 from simulator.experiments.stats import homogeneity, wilson
 
 DATASETS = Path(__file__).resolve().parent.parent / "dice_models" / "datasets"
@@ -51,6 +52,16 @@ def test_counts_that_vary_four_times_as_much_are_measured_as_such(seed):
     assert d.chosen.phi == min(f.phi for f in d.fits)
 
 
+def test_an_estimated_dispersion_is_judged_by_f_and_a_known_one_by_chi_square():
+    """phi from 10 df is itself uncertain: X^2 / k against F(k, 10), profiles rise F(1, 10)."""
+    assert x2_p(17.34, 5, None) == pytest.approx(sps.chi2.sf(17.34, 5))
+    assert x2_p(17.34, 5, 10) == pytest.approx(sps.f.sf(17.34 / 5, 5, 10))
+    assert x2_p(17.34, 5, None) < 0.01 < x2_p(17.34, 5, 10)  # the cuboids' 2,000-throw X^2
+    assert rise95(None) == pytest.approx(3.8415, abs=1e-4)
+    assert rise95(10) == pytest.approx(4.9646, abs=1e-4)
+    assert x2_p(3.0, 0, 10) == 1.0
+
+
 def test_a_trend_leaves_at_least_two_degrees_of_freedom():
     x, k, n = _series(1, 1.0, objects=5)
     assert [(f.degree, f.df) for f in trend_fits(x, k, n)] == [(1, 3), (2, 2)]
@@ -65,7 +76,7 @@ def test_the_steel_cuboids_scatter_about_every_smooth_trend_beyond_binomial_coun
     assert all(f.p < 0.01 for f in d.fits)
     assert d.chosen.degree == 4 and d.chosen.df == 10
     assert d.chosen.chi2 == pytest.approx(27.76, abs=0.01)
-    assert d.phi == pytest.approx(2.776, abs=0.001)
+    assert d.phi == pytest.approx(2.776, abs=0.001) and d.df == 10
     assert all(o.dispersion == d.phi for o in ds.objects)
     assert all(o.dispersion == 1.0 for o in ds.binomial().objects)
     # the cylinders name no series: their counts (none) stay as they are
@@ -131,29 +142,51 @@ def series_dataset(shares=(0.92, 0.80, 0.62, 0.58, 0.30, 0.22, 0.05, 0.04), n=10
             "objects": objs}
 
 
+@pytest.mark.slow  # two small surrogate fits (about 10 s)
 def test_the_command_reports_and_applies_the_dispersion_and_binomial_turns_it_off(tmp_path, capsys):
+    """The surrogate fit, the fresh throws and the validation dataset all weigh the counts
+    by phi and judge by F; --binomial turns all of it off."""
     path = tmp_path / "series.yaml"
     path.write_text(yaml.safe_dump(series_dataset(), sort_keys=False))
-    phi = cal.load_dataset(path).dispersion.phi
-    assert phi > 3
+    d = cal.load_dataset(path).dispersion
+    phi, phi_df = d.phi, d.df
+    assert phi > 3 and phi_df
+    reps = {}
     for extra, applied in (([], True), (["--binomial"], False)):
         out = tmp_path / ("bin" if extra else "phi")
         main(["fairness", "calibrate", str(path), "--out", str(out), "--throws", "10",
-              "--fit", "", "--quiet", *extra])
+              "--fit", "throw_scale", "--design", "6", "--stages", "1", "--validate", str(path),
+              "--holdout", "s060,s080,s100,s150", "--quiet", *extra])
         text = capsys.readouterr().out
         assert "dispersion: the 8 measured shares scatter about smooth trends in log x_over_y" in text
-        rep = json.loads((out / "report.json").read_text())
+        rep = reps[applied] = json.loads((out / "report.json").read_text())
         assert rep["dispersion"]["applied"] is applied
         assert rep["dispersion"]["phi"] == pytest.approx(phi)
         weighed = [r["dispersion"] for r in rep["points"]]
-        assert weighed == [pytest.approx(phi if applied else 1.0)] * 8
+        assert weighed == [pytest.approx(phi if applied else 1.0)] * 16  # validation too
+        f = rep["fit"]
+        assert f["phi_df"] == (phi_df if applied else None)
+        assert f["p"] == pytest.approx(x2_p(f["chi2"], f["df"], f["phi_df"]))
+        for part in ("fitted", "held-out", "validation: series"):
+            x = rep["fresh_throws"][part]
+            assert x["p"] == pytest.approx(x2_p(x["chi2"], x["df"], x["phi_df"]))
+            assert x["p_binomial"] == pytest.approx(sps.chi2.sf(x["chi2_binomial"], x["df"]))
+            if applied:
+                assert x["chi2"] < x["chi2_binomial"] and x["phi_df"] == phi_df
+            else:
+                assert x["chi2"] == pytest.approx(x["chi2_binomial"]) and x["phi_df"] is None
         if applied:
             assert f"the measured counts weigh as N / {phi:.2f}" in text
+            assert f"(X^2/df against F({f['df']}, {phi_df}))" in text
             assert "(as binomial counts: X^2" in text
-            assert "| trend degree | X^2 | df | X^2 / df | p (binomial) |" in (
-                out / "report.md").read_text()
+            md = (out / "report.md").read_text()
+            assert "| trend degree | X^2 | df | X^2 / df | p (binomial) |" in md
+            assert f"(rise {rise95(phi_df):.2f})" in rep["uncertainty_method"]
         else:
             assert "not applied (--binomial)" in text
+            assert "(rise 3.84)" in rep["uncertainty_method"]
+    # the surrogate saw the weighed counts: its X^2 at its estimate is the smaller
+    assert reps[True]["fit"]["chi2"] < reps[False]["fit"]["chi2"]
 
 
 @pytest.mark.parametrize("change,message", [
@@ -166,6 +199,13 @@ def test_the_command_reports_and_applies_the_dispersion_and_binomial_turns_it_of
      r"objects\[3\] \(s080\)\.as_published\.x_over_y: must be a positive number"),
     (lambda d: d.update(objects=d["objects"][:3]),
      r"series\.yaml: dispersion: a series needs at least 4 objects with counts, not 3"),
+    (lambda d: [o["as_published"].update(x_over_y=0.5 + 0.1 * (i % 3))
+                for i, o in enumerate(d["objects"])],
+     r"series\.yaml: dispersion\.series: needs at least 4 different values of x_over_y"),
+    (lambda d: d["defaults"].update(outcomes={"one": [1], "six": [6], "other": [2, 3, 4, 5]})
+     or [o.update(counts={"one": 400, "six": 400, "other": 200}) for o in d["objects"]],
+     r"objects\[0\] \(s050\)\.outcomes: a dataset with a dispersion series needs two outcome "
+     r"groups"),
 ])
 def test_a_bad_dispersion_series_is_one_line_and_exit_status_2(tmp_path, capsys, change, message):
     d = series_dataset()

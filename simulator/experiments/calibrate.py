@@ -74,7 +74,7 @@ from dice_models.outfiles import ensure_dir, write_bytes
 from simulator.experiments import surrogate as sg
 from simulator.experiments.config import Experiment, ThrowDistribution, parse_throw
 from simulator.experiments.dispersion import MIN_OBJECTS as MIN_SERIES_OBJECTS
-from simulator.experiments.dispersion import Dispersion, series_dispersion
+from simulator.experiments.dispersion import Dispersion, rise95, series_dispersion, x2_p
 from simulator.experiments.stats import homogeneity, wilson
 from simulator.physics import PhysicsSettings, TableSpec, die_shape
 from simulator.physics.settings import parse_table
@@ -111,7 +111,6 @@ LOCAL = 0.15  # the surrogate's later designs: +- this share of each range aroun
 MAX_STAGES = 4  # the surrogate's designs at most by default (the first over the whole ranges)
 NEAR_BOUND = 0.02  # design points this near a search bound (share of the range) reach it
 METHODS = ("surrogate", "search")
-CONFIDENCE_Z = 1.959964  # two-sided 95%
 
 
 @dataclass(frozen=True)
@@ -137,6 +136,7 @@ class DataObject:
     # The measured counts weigh as N / dispersion throws: their scatter beyond binomial
     # sampling, estimated from the dataset's series (simulator.experiments.dispersion).
     dispersion: float = 1.0
+    dispersion_df: int | None = None  # the df it is estimated on (None: 1, known)
 
     @property
     def pair(self) -> tuple[Material, Material]:
@@ -169,7 +169,8 @@ class Dataset:
 
     def binomial(self) -> Dataset:
         """The dataset with its counts taken as binomial (no dispersion applied)."""
-        return replace(self, objects=tuple(replace(o, dispersion=1.0) for o in self.objects))
+        return replace(self, objects=tuple(replace(o, dispersion=1.0, dispersion_df=None)
+                                           for o in self.objects))
 
     def object(self, name: str) -> DataObject:
         for o in self.objects:
@@ -230,8 +231,8 @@ def parse_dataset(data: Any, source: str) -> Dataset:
     disp = None
     if "dispersion" in data:
         disp = _dispersion(data["dispersion"], objects, raw_objects, source)
-        objects = [replace(o, dispersion=disp.phi) if o.counts is not None else o
-                   for o in objects]
+        objects = [replace(o, dispersion=disp.phi, dispersion_df=disp.df)
+                   if o.counts is not None else o for o in objects]
     return Dataset(name=name, path=source, citation=citation, where_read=where,
                    caveats=tuple(" ".join(c.split()) for c in caveats), objects=tuple(objects),
                    dispersion=disp)
@@ -598,6 +599,13 @@ def chi_square(objects: Sequence[DataObject], sims: Sequence[SimCounts],
     return total, df
 
 
+def phi_df(objects: Sequence[DataObject]) -> int | None:
+    """The degrees of freedom of the dispersion the objects' counts are weighed by (the
+    fewest, where they differ); None where every one is binomial."""
+    dfs = [o.dispersion_df for o in objects if o.counts is not None and o.dispersion_df]
+    return min(dfs) if dfs else None
+
+
 @dataclass
 class FitResult:
     names: tuple[str, ...]
@@ -644,7 +652,7 @@ def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], see
     if k == 0:
         sims = sim.run(objects, base, seed)
         x2, df = chi_square(objects, sims)
-        return FitResult((), base, {}, x2, df, float(sps.chi2.sf(x2, df)) if df > 0 else 1.0,
+        return FitResult((), base, {}, x2, df, x2_p(x2, df, phi_df(objects)),
                          [], "no parameter fitted")
     axes = [(np.arange(grid) + 0.5) / grid for _ in range(k)]
     for u in np.array(np.meshgrid(*axes, indexing="ij")).reshape(k, -1).T:
@@ -710,7 +718,7 @@ def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], see
               f"to 1; residual sd {resid_sd:.2f} X^2 units: the objective's noise); estimate: "
               f"{chosen}; sigma from the quadratic's curvature, cov = 2 H^-1"
               + ("" if ok else " (not convex jointly: per-axis curvature, conditional on the rest)"))
-    return FitResult(tuple(names), values, sigma, x2, df_fit, float(sps.chi2.sf(x2, df_fit)),
+    return FitResult(tuple(names), values, sigma, x2, df_fit, x2_p(x2, df_fit, phi_df(objects)),
                      evals, method, resid_sd)
 
 
@@ -800,7 +808,7 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
     region = (np.minimum(pts.min(axis=0), best), np.maximum(pts.max(axis=0), best))
     u1 = estimates[0]
     f = sg.objective(parts, best)  # the surfaces' uncertainty at the estimate (sg.estimate)
-    level = float(sps.chi2.ppf(0.95, 1))
+    level = rise95(phi_df(objects))
     prof = sg.profile(f, best, region[0], region[1], level)
     scale = hi - lo
     intervals: dict[str, list[float] | None] = {}
@@ -816,7 +824,7 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
             open_ends.append(n)
         else:
             intervals[n] = [float(lo[i] + a * scale[i]), float(lo[i] + b * scale[i])]
-            sigma[n] = (b - a) * float(scale[i]) / (2 * CONFIDENCE_Z)
+            sigma[n] = (b - a) * float(scale[i]) / (2 * math.sqrt(level))
     df_fit = max(sum(len(o.groups) - 1 for o in objects) - k, 1)
     lof = [{"object": o.name, "deviance": s.deviance, "df": s.df, "p": s.lack_of_fit_p,
             "throws": s.throws} for o, (s, _) in zip(objects, parts, strict=True)]
@@ -845,10 +853,10 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
               f"at the estimate added to each measured share's (held there while the "
               f"estimate is sought); 95% intervals: profile of that X^2 "
               f"(rise {level:.2f}) over the box the points span, sigma = half the interval / "
-              f"{CONFIDENCE_Z:.2f}; an interval that reaches that box's edge (not a search "
+              f"{math.sqrt(level):.2f}; an interval that reaches that box's edge (not a search "
               f"bound) is not determined")
     return FitResult(tuple(names), point(best), sigma, float(x2), df_fit,
-                     float(sps.chi2.sf(x2, df_fit)), evals, method, None, intervals, record)
+                     x2_p(x2, df_fit, phi_df(objects)), evals, method, None, intervals, record)
 
 
 def min_design(k: int) -> int:
@@ -905,6 +913,7 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
     t0 = time.perf_counter()
     if binomial:
         dataset = dataset.binomial()
+        validate = [v.binomial() for v in validate]
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     if method == "surrogate" and design < min_design(len(fit_names)):
@@ -977,8 +986,9 @@ def fresh_test(measured: Sequence[tuple[DataObject, SimCounts]], fitted_k: int) 
     df -= fitted_k
     ok = kept and df >= 1
     return {"chi2": x2 if ok else None, "df": df if ok else None,
-            "p": float(sps.chi2.sf(x2, df)) if ok else None, "objects": len(kept),
-            "no_throws": len(measured) - len(kept),
+            "p": x2_p(x2, df, phi_df([o for o, _ in kept])) if ok else None,
+            "objects": len(kept),
+            "no_throws": len(measured) - len(kept), "phi_df": phi_df([o for o, _ in kept]),
             # the same with the measured counts taken as binomial (equal where no dispersion)
             "chi2_binomial": x2b if ok else None,
             "p_binomial": float(sps.chi2.sf(x2b, df)) if ok else None}
@@ -1083,17 +1093,22 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         summary[name] = {"objects": len(objs), "points": p["points"], "inside": p["inside"],
                          "mae": float(np.mean(p["errors"])) if p["errors"] else None}
     intervals: dict[str, list[float] | None] = {}
+    # z: 1.96, or Student's t on phi's degrees of freedom where the counts' dispersion is
+    # estimated (the square root of the profile's rise)
+    z = math.sqrt(rise95(phi_df(fitted)))
     for n in fit_names:  # the surrogate's profile intervals, else +-z sigma (curvature)
         s, v = res.sigma.get(n), res.values[n]
         intervals[n] = (res.intervals.get(n) if res.intervals is not None else
-                        None if s is None else [v - CONFIDENCE_Z * s, v + CONFIDENCE_Z * s])
+                        None if s is None else [v - z * s, v + z * s])
     sur = res.surrogate
     lof: dict[str, Any] = sur["lack_of_fit"] if sur else {}
     return {
         "dataset": {"name": ds.name, "path": ds.path, "citation": ds.citation,
                     "where_read": ds.where_read, "caveats": list(ds.caveats)},
         "validation": [{"name": v.name, "path": v.path, "citation": v.citation,
-                        "caveats": list(v.caveats)} for v in validate],
+                        "caveats": list(v.caveats),
+                        "dispersion": v.dispersion.to_json() if v.dispersion else None}
+                       for v in validate],
         "pair": {"die": die_m.name, "surface": surf_m.name,
                  "before": library().pair(die_m, surf_m).to_json()},
         "fitted_parameters": list(fit_names),
@@ -1120,7 +1135,9 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
                           "1 unit that defines a 1-sigma interval: the curvature intervals are "
                           "not reliable; more --throws lower the noise"),
         "fit": {"chi2": res.chi2, "df": res.df, "p": res.p, "alpha": alpha,
-                "bad_fit": res.p < alpha, "objects": [o.name for o in fitted]},
+                "bad_fit": res.p < alpha, "objects": [o.name for o in fitted],
+                # p from F(df, phi_df) of X^2 / df where the dispersion is estimated
+                "phi_df": phi_df(fitted)},
         "held_out": [o.name for o in held],
         "inside_rule": "the measured and simulated 95% Wilson intervals overlap; where the "
                        "source gives no N, the measured proportion lies inside the simulated "
@@ -1257,7 +1274,7 @@ def render_markdown(rep: dict[str, Any]) -> str:
         lines += [f"| {t['degree']} | {t['chi2']:.2f} | {t['df']} | {t['phi']:.2f} | {t['p']:.3g} |"
                   for t in d["trends"]]
     lines += [""]
-    lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g} -> "
+    lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}{_ref(f)} -> "
               + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
                  f"not rejected at alpha {f['alpha']:g}"), "",
               f"Inside rule: {rep['inside_rule']}.", ""]
@@ -1329,7 +1346,7 @@ def render_summary(rep: dict[str, Any]) -> str:
         out.append(f"warning: {rep['surrogate_warning']}")
     out.append(_dispersion_line(rep.get("dispersion")))
     f = rep["fit"]
-    out.append(f"fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}"
+    out.append(f"fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}{_ref(f)}"
                + (f"  BAD FIT (p < {f['alpha']:g})" if f["bad_fit"] else ""))
     if rep.get("step_check"):
         out.append(_step_line(rep["step_check"]))
@@ -1338,7 +1355,7 @@ def render_summary(rep: dict[str, Any]) -> str:
         x = fresh.get(name)
         out.append(f"{name}: {p['objects']} objects, {p['inside']}/{p['points']} points inside, "
                    f"MAE {_fmt(p['mae'])}"
-                   + (f"; fresh throws X^2 {x['chi2']:.2f} on {x['df']} df, p {x['p']:.3g}"
+                   + (f"; fresh throws X^2 {x['chi2']:.2f} on {x['df']} df, p {x['p']:.3g}{_ref(x)}"
                       if x and x["chi2"] is not None else "")
                    + (f" (as binomial counts: X^2 {x['chi2_binomial']:.2f}, p {x['p_binomial']:.3g})"
                       if x and x["chi2"] is not None and _applied_phi(rep) > 1.0 else ""))
@@ -1346,6 +1363,11 @@ def render_summary(rep: dict[str, Any]) -> str:
     out.append(f"wall time {t['seconds']:.1f} s (fit {t['fit_seconds']:.1f} s), "
                f"{t['throws_simulated']} throws, {t['evaluations']} evaluations")
     return "\n".join(out)
+
+
+def _ref(t: dict[str, Any]) -> str:
+    """How a weighed X^2's p was found, where not by chi-square."""
+    return f" (X^2/df against F({t['df']}, {t['phi_df']}))" if t.get("phi_df") else ""
 
 
 def _applied_phi(rep: dict[str, Any]) -> float:
@@ -1368,7 +1390,8 @@ def _dispersion_line(d: dict[str, Any] | None) -> str:
                        "the measured counts are taken as binomial")
     if not d["applied"]:
         return line + "not applied (--binomial): the measured counts are taken as binomial"
-    return line + f"the measured counts weigh as N / {d['phi']:.2f}"
+    return line + (f"the measured counts weigh as N / {d['phi']:.2f}, and the tests take phi "
+                   f"as estimated on {d['phi_df']} df (F, not chi-square)")
 
 
 def _step_line(st: dict[str, Any]) -> str:

@@ -19,7 +19,9 @@ trend too stiff for the data.
 
 The calibration then weighs each measured count as if N / phi throws had been made (the
 design-effect correction of Rao and Scott, JASA 76, 1981): measured variances grow by phi,
-the simulation's own stay binomial.
+the simulation's own stay binomial. phi is an estimate on the chosen trend's df degrees of
+freedom, so a weighed X^2 on k degrees of freedom is judged as X^2 / k against F(k, df), and
+a profile interval by the rise F(1, df) at 95% (`x2_p`, `rise95`), not by chi-square.
 
 phi is only as good as the trend: counts with no trend in the series (shuffled across the
 objects, say) scatter about any smooth curve by hundreds of times the binomial variance, and
@@ -76,8 +78,15 @@ class Dispersion:
         """The factor the measured variances are scaled by (at least 1; 1 with no trend)."""
         return max(1.0, self.chosen.phi) if self.trend else 1.0
 
+    @property
+    def df(self) -> int | None:
+        """The degrees of freedom phi is estimated on, where it applies (None: phi is 1, the
+        binomial variance, known)."""
+        return self.chosen.df if self.phi > 1.0 else None
+
     def to_json(self) -> dict[str, Any]:
         return {"series": self.series, "objects": list(self.objects), "phi": self.phi,
+                "phi_df": self.df,
                 "scatter": self.chosen.phi, "chosen_degree": self.chosen.degree,
                 "trend_f": self.trend_f, "trend_p": self.trend_p, "trend": self.trend,
                 "trend_alpha": TREND_ALPHA,
@@ -103,6 +112,26 @@ def logistic_trend(t: np.ndarray, k: np.ndarray, n: np.ndarray, degree: int) -> 
         if np.max(np.abs(step)) < 1e-12:
             break
     return np.asarray(np.clip(1.0 / (1.0 + np.exp(-(x @ beta))), P_FLOOR, 1 - P_FLOOR))
+
+
+def x2_p(x2: float, df: int, phi_df: int | None) -> float:
+    """The p-value of an X^2 on df degrees of freedom whose measured counts were weighed by
+    a dispersion estimated on phi_df degrees of freedom: F(df, phi_df) of X^2 / df; chi-square
+    where phi_df is None (the binomial variance, known)."""
+    if df <= 0:
+        return 1.0
+    if phi_df is None:
+        return float(sps.chi2.sf(x2, df))
+    return float(sps.f.sf(x2 / df, df, phi_df))
+
+
+def rise95(phi_df: int | None) -> float:
+    """How far a one-parameter profile of such an X^2 rises at the ends of its 95% interval:
+    chi-square's 3.84 with one degree of freedom, F(1, phi_df)'s quantile where phi is
+    estimated."""
+    if phi_df is None:
+        return float(sps.chi2.ppf(0.95, 1))
+    return float(sps.f.ppf(0.95, 1, phi_df))
 
 
 def deviance(k: np.ndarray, n: np.ndarray, q: np.ndarray) -> float:
