@@ -89,6 +89,7 @@ def test_counts_shuffled_across_the_series_carry_no_trend_and_get_no_dispersion(
     raw = yaml.safe_load((DATASETS / "budden_square_cuboids.yaml").read_text())
     real = cal.parse_dataset(raw, "real.yaml").dispersion
     assert real.trend and real.trend_p < 1e-6
+    assert real.trend_level == pytest.approx(0.001 / 4)  # over the 4 trends tried
     rng = np.random.default_rng(0)
     for _ in range(5):
         props = [o["proportion"] for o in raw["objects"]]
