@@ -43,6 +43,8 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps
 
+from simulator.experiments import surrogate as sg
+
 MAX_DEGREE = 4  # the most flexible trend tried: a quartic in log(series)
 MIN_DF = 2  # a trend is tried only where it leaves at least this many degrees of freedom
 MIN_OBJECTS = 2 + MIN_DF  # a straight line (2 coefficients) and MIN_DF degrees of freedom
@@ -109,18 +111,20 @@ class Dispersion:
 
 def logistic_trend(t: np.ndarray, k: np.ndarray, n: np.ndarray, degree: int) -> np.ndarray:
     """Maximum-likelihood shares of a logistic regression of k of n on a polynomial of the
-    given degree in t (iteratively reweighted least squares; t is standardized first)."""
+    given degree in t (t standardized first; the surrogate's logit fit, without its ridge)."""
+    x = _trend_features(t, degree)
+    beta, _ = sg.logit_ml(x, _table(k, n), ridge=0.0)
+    return np.asarray(np.clip(sg.shares(x, beta)[:, 0], P_FLOOR, 1 - P_FLOOR))
+
+
+def _trend_features(t: np.ndarray, degree: int) -> np.ndarray:
     z = (t - t.mean()) / (t.std() or 1.0)
-    x = np.vander(z, degree + 1)
-    beta = np.zeros(degree + 1)
-    for _ in range(100):
-        q = np.clip(1.0 / (1.0 + np.exp(-(x @ beta))), P_FLOOR, 1 - P_FLOOR)
-        w = n * q * (1 - q)
-        step = np.linalg.lstsq(x.T @ (w[:, None] * x), x.T @ (k - n * q), rcond=None)[0]
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-12:
-            break
-    return np.asarray(np.clip(1.0 / (1.0 + np.exp(-(x @ beta))), P_FLOOR, 1 - P_FLOOR))
+    return np.vander(z, degree + 1)
+
+
+def _table(k: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Counts k of n as a (objects x 2) table: the group, the rest."""
+    return np.stack([k, n - k], axis=1)
 
 
 def x2_p(x2: float, df: int, phi_df: int | None) -> float:
@@ -141,14 +145,6 @@ def rise95(phi_df: int | None) -> float:
     if phi_df is None:
         return float(sps.chi2.ppf(0.95, 1))
     return float(sps.f.ppf(0.95, 1, phi_df))
-
-
-def deviance(k: np.ndarray, n: np.ndarray, q: np.ndarray) -> float:
-    """The binomial deviance of counts k of n about shares q."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(k > 0, k * np.log(k / (n * q)), 0.0)
-        b = np.where(n - k > 0, (n - k) * np.log((n - k) / (n * (1 - q))), 0.0)
-    return float(2 * (a + b).sum())
 
 
 def trend_fits(values: Sequence[float], k: Sequence[float], n: Sequence[float]) -> list[TrendFit]:
@@ -175,9 +171,11 @@ def series_dispersion(series: str, names: Sequence[str], values: Sequence[float]
         raise ValueError(f"a series needs at least {MIN_OBJECTS} objects, not {len(names)}")
     chosen = min(fits, key=lambda f: f.phi)
     kk, nn = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
-    flat = deviance(kk, nn, np.full(len(kk), kk.sum() / nn.sum()))
-    curve = deviance(kk, nn, logistic_trend(np.log(np.asarray(values, dtype=float)), kk, nn,
-                                            chosen.degree))
+    table = _table(kk, nn)
+    flat_q = np.full(len(kk), kk.sum() / nn.sum())
+    curve_q = logistic_trend(np.log(np.asarray(values, dtype=float)), kk, nn, chosen.degree)
+    flat = sg.deviance(table, np.stack([flat_q, 1 - flat_q], axis=1))
+    curve = sg.deviance(table, np.stack([curve_q, 1 - curve_q], axis=1))
     f = max(0.0, flat - curve) / chosen.degree / max(chosen.phi, 1e-12)
     p = float(sps.f.sf(f, chosen.degree, chosen.df))
     return Dispersion(series, tuple(names), tuple(fits), chosen, f, p)

@@ -84,12 +84,13 @@ def _softmax(eta: np.ndarray) -> np.ndarray:
     return np.asarray(e / e.sum(axis=1, keepdims=True))
 
 
-def fit_logit(u: np.ndarray, counts: np.ndarray) -> LogitSurface:
-    """Maximum-likelihood multinomial logit, quadratic in u, through the counts (n points x
-    G groups) simulated at the points u (n x k)."""
-    u = np.atleast_2d(np.asarray(u, dtype=float))
+def logit_ml(x: np.ndarray, counts: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+    """Maximum-likelihood multinomial logit through counts (n points x G groups) with the
+    linear predictor x @ beta (x: n x f features; the last group the reference), a ridge of
+    `ridge` on beta: the coefficients (G - 1, f) and the negative log likelihood's Hessian
+    there (its inverse is their covariance)."""
     c = np.asarray(counts, dtype=float)
-    x = features(u)
     n_pts, f = x.shape
     g1 = c.shape[1] - 1
     tot = c.sum(axis=1)
@@ -99,28 +100,51 @@ def fit_logit(u: np.ndarray, counts: np.ndarray) -> LogitSurface:
 
     def nll(b: np.ndarray) -> float:
         p = np.clip(_softmax(x @ unpack(b).T), 1e-300, 1.0)
-        return float(-(c * np.log(p)).sum() + 0.5 * RIDGE * b @ b)
+        return float(-(c * np.log(p)).sum() + 0.5 * ridge * b @ b)
 
     def grad(b: np.ndarray) -> np.ndarray:
         p = _softmax(x @ unpack(b).T)
         r = tot[:, None] * p[:, :g1] - c[:, :g1]  # (n, g1)
-        return np.asarray((r.T @ x).ravel() + RIDGE * b)
+        return np.asarray((r.T @ x).ravel() + ridge * b)
 
     def hess(b: np.ndarray) -> np.ndarray:
         p = _softmax(x @ unpack(b).T)[:, :g1]
         w = tot[:, None, None] * p[:, :, None] * (np.eye(g1)[None] - p[:, None, :])  # (n, g, h)
         h = np.einsum("ngh,ni,nj->gihj", w, x, x).reshape(g1 * f, g1 * f)
-        return np.asarray(h + RIDGE * np.eye(g1 * f))
+        return np.asarray(h + ridge * np.eye(g1 * f))
 
     res = optimize.minimize(nll, np.zeros(g1 * f), jac=grad, hess=hess, method="trust-exact",
                             options={"gtol": 1e-8, "maxiter": 500})
-    b = res.x
-    cov = np.linalg.inv(hess(b))
-    p = np.clip(_softmax(x @ unpack(b).T), 1e-300, 1.0)
+    return unpack(res.x).copy(), hess(res.x)
+
+
+def shares(x: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """(n, G) shares of a logit with features x (n x f) and coefficients beta (G - 1, f)."""
+    return _softmax(x @ beta.T)
+
+
+def deviance(counts: np.ndarray, p: np.ndarray) -> float:
+    """The multinomial deviance of counts (n x G) about shares p (n x G)."""
+    c = np.asarray(counts, dtype=float)
+    tot = c.sum(axis=1)
+    p = np.clip(p, 1e-300, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(c > 0, c * np.log(c / (tot[:, None] * p)), 0.0)
-    dev = float(2.0 * terms.sum())
-    return LogitSurface(unpack(b).copy(), cov, max(dev, 0.0), n_pts * g1 - g1 * f, n_pts,
+    return float(2.0 * terms.sum())
+
+
+def fit_logit(u: np.ndarray, counts: np.ndarray) -> LogitSurface:
+    """Maximum-likelihood multinomial logit, quadratic in u, through the counts (n points x
+    G groups) simulated at the points u (n x k)."""
+    u = np.atleast_2d(np.asarray(u, dtype=float))
+    c = np.asarray(counts, dtype=float)
+    x = features(u)
+    n_pts, f = x.shape
+    g1 = c.shape[1] - 1
+    tot = c.sum(axis=1)
+    b, h = logit_ml(x, c)
+    dev = deviance(c, shares(x, b))
+    return LogitSurface(b, np.linalg.inv(h), max(dev, 0.0), n_pts * g1 - g1 * f, n_pts,
                         int(tot.sum()))
 
 
