@@ -394,6 +394,53 @@ def test_a_killed_client_takes_its_seat_back_with_its_token(tmp_path: Path) -> N
     assert result.ok, result.message
 
 
+def test_a_seat_taken_back_before_a_step_is_told_may_act_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step is told only after its autosave is written. A client that takes its seat
+    back in between is sent the state after the step, with its own turn: the action it
+    sends at once is taken, not refused as "nobody's turn" (a CI run met this race)."""
+    held, release = threading.Event(), threading.Event()
+    write = GameTable.write_autosave
+
+    def slow_write(self: GameTable, data: dict[str, Any] | None) -> None:
+        # hold the save of a bot's step that hands the turn to seat 0
+        if not release.is_set() and self.to_move() == 0 and self.lines[-1].get("player") == 1:
+            held.set()
+            release.wait(60)
+        write(self, data)
+
+    monkeypatch.setattr(GameTable, "write_autosave", slow_write)
+
+    async def play() -> tuple[TableRecord, Any, dict[str, Any], str]:
+        async with Served(tmp_path) as s:
+            a, c = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("dicewar", ["open", "random"], seed=2)
+            ra = await a.join(table, 0)
+            playing = asyncio.ensure_future(a.follow(ra, make_chooser("dicewar", "random", 1)))
+            assert await asyncio.to_thread(held.wait, 60)
+            playing.cancel()
+            a.ws.transport.abort()
+            back = await c.rejoin(table, 0, ra.token or "")
+            assert back.to_move == 0 and back.lines[-1]["player"] == 1
+            action = make_chooser("dicewar", "random", 3)(back.state or {})
+            await c.send("act", id=1, table=table, seat=0, token=back.token, action=action)
+            await asyncio.sleep(0.2)  # the act reaches the server while the save is held
+            release.set()
+            while True:
+                event = await c.next_event()
+                if event["type"] == "error" or (event["type"] == "step"
+                                                and event["line"].get("player") == 0):
+                    break
+            await c.close()
+            return back, action, event, table
+
+    back, action, event, table = run(play)
+    assert event["type"] == "step", event.get("message")
+    assert event["index"] == len(back.lines)  # the next step after what the rejoin was sent
+    assert event["line"]["action"] == json.loads(json.dumps(action))
+    assert log_lines(tmp_path / table)[event["index"]] == event["line"]
+
+
 def test_a_killed_server_restarts_and_resumes_every_table(tmp_path: Path) -> None:
     """SIGKILL the server mid-game (a bot seat and the dice play with it, so the random
     streams must be resumed too); a new server on the same --games-dir loads the table,

@@ -182,7 +182,12 @@ class Client:
                 acting = asyncio.ensure_future(asyncio.to_thread(chooser, record.state or {}))
             getter = asyncio.ensure_future(self.next_event())
             waiting = {getter} if acting is None else {getter, acting}
-            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:  # the caller stopped following: leave no task
+                for task in waiting:
+                    task.cancel()
+                raise
             if acting is not None and acting in done:
                 action, acting = acting.result(), None
                 act_id = next(self._ids)

@@ -288,9 +288,13 @@ class TableServer:
         if not live.game.owns(seat, msg["token"]):
             raise RulesError(f"act: token: not the token of seat {seat} of table {table}")
         if live.to_move != seat:
-            whose = ("nobody's (the game is not under way)" if live.to_move is None
-                     else f"seat {live.to_move}'s")
-            raise RulesError(f"act: seat: it is {whose} turn at table {table}, not seat {seat}'s")
+            # `live.to_move` is told with each step, after its autosave is written; a client
+            # that joined in between was sent the state after the step (`_follow`), so it
+            # may rightly act first. The worker, after any step under way, has the truth.
+            now, whose = await self._run(_turn, live.game)
+            if now != seat:
+                raise RulesError(f"act: seat: it is {whose} turn at table {table}, not seat "
+                                 f"{seat}'s")
         try:
             live.queue.put_nowait((client, seat, msg["action"], msg.get("id")))
         except asyncio.QueueFull:
@@ -304,10 +308,10 @@ class TableServer:
         """Send the client the table so far (every log line, the state now) and follow it.
         The snapshot is taken in the worker, after any step under way, and the client
         follows from the next step on; it tells repeated lines by their index."""
-        lines, state = await self._run(_snapshot, live.game)
+        lines, state, to_move = await self._run(_snapshot, live.game)
         live.followers.add(client)
         fields: dict[str, Any] = {"table": live.game.summary(), "seat": seat, "lines": lines,
-                                  "state": state, "to_move": live.game.to_move()}
+                                  "state": state, "to_move": to_move}
         if token is not None:
             fields["token"] = token
         self._reply(client, msg, "joined", **fields)
@@ -401,8 +405,23 @@ def _names_a_file(value: str) -> bool:
                for p in parts)
 
 
-def _snapshot(game: GameTable) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    return game.history(), game.snapshot()
+def _snapshot(game: GameTable) -> tuple[list[dict[str, Any]], dict[str, Any], int | None]:
+    """The lines, the state and whose turn it is, read together in the worker: the event
+    loop's thread never reads a game the worker may be changing."""
+    return game.history(), game.snapshot(), game.to_move()
+
+
+def _turn(game: GameTable) -> tuple[int | None, str]:
+    """Whose turn it is (read in the worker): the seat a person must act for, and in
+    words for a refusal."""
+    seat = game.to_move()
+    if seat is not None:
+        return seat, f"seat {seat}'s"
+    if game.finished or game.error:
+        return None, "nobody's (the game is over)"
+    if not game.started:
+        return None, "nobody's (the game has not started)"
+    return None, "the server's (dice or a bot)"
 
 
 def port_of(server: Server) -> int:
