@@ -184,17 +184,17 @@ class Client:
             waiting = {getter} if acting is None else {getter, acting}
             try:
                 done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if acting is not None and acting in done:
+                    action, acting = acting.result(), None
+                    act_id = next(self._ids)
+                    await self.send("act", id=act_id, table=record.table, seat=record.seat,
+                                    token=record.token, action=to_json(action))
+                    if sent is not None:
+                        sent(record)
             except asyncio.CancelledError:  # the caller stopped following: leave no task
                 for task in waiting:
                     task.cancel()
                 raise
-            if acting is not None and acting in done:
-                action, acting = acting.result(), None
-                act_id = next(self._ids)
-                await self.send("act", id=act_id, table=record.table, seat=record.seat,
-                                token=record.token, action=to_json(action))
-                if sent is not None:
-                    sent(record)
             if getter not in done:
                 getter.cancel()
                 continue

@@ -17,6 +17,9 @@ How the table is kept safe:
   two jobs ever touch a table at once. Each table has one driver task that takes its steps
   (the server's own: rolls and bots; a person's: from the table's queue); a client's
   connection only queues its action, so a client that disconnects mid-throw loses nothing.
+  A client that joins, watches or takes its seat back is sent the table between two steps
+  (each table's `telling` lock), so every step it is sent was saved and told, and the turn
+  it is sent is the one its actions are checked against.
 - Each table keeps its log and autosave in `--games-dir` (`simulator.net.table`); a server
   started again on the folder loads every table and goes on.
 """
@@ -100,6 +103,10 @@ class LiveTable:
         default_factory=lambda: asyncio.Queue(QUEUE))
     to_move: int | None = None  # the seat a person must act for (read by the handlers)
     driver: asyncio.Task[None] | None = None
+    # Held while a step is taken and told, and while a client is sent the table so far: a
+    # client is never sent a step before it is saved and told, and the turn it is sent is
+    # the one `to_move` gates its actions by.
+    telling: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class TableServer:
@@ -261,40 +268,39 @@ class TableServer:
 
     async def _join(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         seat = msg["seat"]
-        token = await self._run(live.game.take_seat, seat, msg.get("name") or client.name or
-                                f"seat {seat}")
-        await self._follow(client, msg, live, seat, token)
-        self._seats_changed(live)
+        async with live.telling:
+            token = await self._run(live.game.take_seat, seat, msg.get("name") or
+                                    client.name or f"seat {seat}")
+            await self._follow(client, msg, live, seat, token)
+            self._seats_changed(live)
 
     async def _watch(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
-        await self._follow(client, msg, live, None, None)
+        async with live.telling:
+            await self._follow(client, msg, live, None, None)
 
     async def _rejoin(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         if not live.game.owns(msg["seat"], msg["token"]):
             raise RulesError(f"rejoin: token: not the token of seat {msg['seat']} of "
                              f"table {live.game.id}")
-        await self._follow(client, msg, live, msg["seat"], None)
+        async with live.telling:
+            await self._follow(client, msg, live, msg["seat"], None)
 
     async def _bot(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         if not any(live.game.owns(i, msg["token"]) for i in range(len(live.game.seats))):
             raise RulesError(f"bot: token: only a player seated at table {live.game.id} may "
                              "add a bot")
-        await self._run(live.game.put_bot, msg["seat"], msg["kind"])
-        self._reply(client, msg, "seats", table=live.game.summary())
-        self._seats_changed(live)
+        async with live.telling:
+            await self._run(live.game.put_bot, msg["seat"], msg["kind"])
+            self._reply(client, msg, "seats", table=live.game.summary())
+            self._seats_changed(live)
 
     async def _act(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         seat, table = msg["seat"], live.game.id
         if not live.game.owns(seat, msg["token"]):
             raise RulesError(f"act: token: not the token of seat {seat} of table {table}")
         if live.to_move != seat:
-            # `live.to_move` is told with each step, after its autosave is written; a client
-            # that joined in between was sent the state after the step (`_follow`), so it
-            # may rightly act first. The worker, after any step under way, has the truth.
-            now, whose = await self._run(_turn, live.game)
-            if now != seat:
-                raise RulesError(f"act: seat: it is {whose} turn at table {table}, not seat "
-                                 f"{seat}'s")
+            raise RulesError(f"act: seat: it is {_whose(live)} turn at table {table}, not seat "
+                             f"{seat}'s")
         try:
             live.queue.put_nowait((client, seat, msg["action"], msg.get("id")))
         except asyncio.QueueFull:
@@ -305,12 +311,13 @@ class TableServer:
 
     async def _follow(self, client: Peer, msg: dict[str, Any], live: LiveTable,
                       seat: int | None, token: str | None) -> None:
-        """Send the client the table so far (every log line, the state now) and follow it.
-        The snapshot is taken in the worker, after any step under way, and the client
-        follows from the next step on; it tells repeated lines by their index."""
-        lines, state, to_move = await self._run(_snapshot, live.game)
+        """Send the client the table so far (every log line, the state now, whose turn)
+        and follow it; the caller holds `live.telling`, so every step in the snapshot has
+        been saved and told, and the client follows from the next step on (it tells a
+        repeated line by its index)."""
+        summary, lines, state, to_move = await self._run(_snapshot, live.game)
         live.followers.add(client)
-        fields: dict[str, Any] = {"table": live.game.summary(), "seat": seat, "lines": lines,
+        fields: dict[str, Any] = {"table": summary, "seat": seat, "lines": lines,
                                   "state": state, "to_move": to_move}
         if token is not None:
             fields["token"] = token
@@ -343,27 +350,29 @@ class TableServer:
             while not game.finished and not game.error:
                 live.to_move = game.to_move()
                 if game.server_turn():
-                    try:
-                        step = await self._run(game.auto_step)
-                    except TableError as exc:
-                        log.error("table %s stopped: %s", game.id, exc)
-                        for c in live.followers:
-                            c.send("error", message=f"table {game.id} stopped: {exc}",
-                                   table=game.id)
-                        return
-                    await self._broadcast(live, step)
+                    async with live.telling:
+                        try:
+                            step = await self._run(game.auto_step)
+                        except TableError as exc:
+                            log.error("table %s stopped: %s", game.id, exc)
+                            for c in live.followers:
+                                c.send("error", message=f"table {game.id} stopped: {exc}",
+                                       table=game.id)
+                            return
+                        await self._broadcast(live, step)
                     continue
                 client, seat, action, ident = await live.queue.get()
                 request = {"type": "act", **({"id": ident} if ident is not None else {})}
                 if seat != game.to_move():
                     self._refuse(client, request, f"act: seat: it is not seat {seat}'s turn")
                     continue
-                try:
-                    step = await self._run(game.person_step, seat, action)
-                except (RulesError, TableError) as exc:
-                    self._refuse(client, request, str(exc))
-                    continue
-                await self._broadcast(live, step)
+                async with live.telling:
+                    try:
+                        step = await self._run(game.person_step, seat, action)
+                    except (RulesError, TableError) as exc:
+                        self._refuse(client, request, str(exc))
+                        continue
+                    await self._broadcast(live, step)
         except Exception:  # our bug: say so, stop this table, keep serving the others
             log.exception("table %s: driver failed", game.id)
             game.error = "the server failed (its log says why)"
@@ -405,23 +414,25 @@ def _names_a_file(value: str) -> bool:
                for p in parts)
 
 
-def _snapshot(game: GameTable) -> tuple[list[dict[str, Any]], dict[str, Any], int | None]:
-    """The lines, the state and whose turn it is, read together in the worker: the event
-    loop's thread never reads a game the worker may be changing."""
-    return game.history(), game.snapshot(), game.to_move()
+def _snapshot(game: GameTable) -> tuple[dict[str, Any], list[dict[str, Any]],
+                                         dict[str, Any], int | None]:
+    """The summary, the lines, the state and whose turn it is, read together in the
+    worker (no step can change them half-way)."""
+    return game.summary(), game.history(), game.snapshot(), game.to_move()
 
 
-def _turn(game: GameTable) -> tuple[int | None, str]:
-    """Whose turn it is (read in the worker): the seat a person must act for, and in
-    words for a refusal."""
-    seat = game.to_move()
-    if seat is not None:
-        return seat, f"seat {seat}'s"
-    if game.finished or game.error:
-        return None, "nobody's (the game is over)"
+def _whose(live: LiveTable) -> str:
+    """Whose turn it is, in words for a refusal."""
+    game = live.game
+    if live.to_move is not None:
+        return f"seat {live.to_move}'s"
+    if game.error:
+        return "nobody's (the table stopped)"
+    if game.finished:
+        return "nobody's (the game is over)"
     if not game.started:
-        return None, "nobody's (the game has not started)"
-    return None, "the server's (dice or a bot)"
+        return "nobody's (the game has not started)"
+    return "the server's (dice or a bot)"
 
 
 def port_of(server: Server) -> int:
