@@ -449,6 +449,41 @@ def test_a_seat_taken_back_while_a_step_is_saved_is_sent_it_once_told_and_may_ac
     assert log_lines(tmp_path / table)[event["index"]] == event["line"]
 
 
+def test_a_save_that_fails_stops_only_its_table_and_its_players_are_told(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills while a step is saved (our side, not the client's): that table
+    stops, its player hears so at once (rather than waiting for a step that never comes),
+    its seat's actions are refused with the reason, and another table plays on."""
+    write = GameTable.write_autosave
+
+    def full_disk(self: GameTable, data: dict[str, Any] | None) -> None:
+        if self.id == "t1" and len(self.lines) > 3:
+            raise OSError(28, "No space left on device")
+        write(self, data)
+
+    monkeypatch.setattr(GameTable, "write_autosave", full_disk)
+
+    async def play() -> tuple[str, str, TableRecord]:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            t1 = await a.create("dicewar", ["open", "random"], seed=2)
+            t2 = await b.create("dicewar", ["open", "random"], seed=2)
+            ra, rb = await a.join(t1, 0), await b.join(t2, 0)
+            with pytest.raises(ClientError) as stopped:
+                await a.follow(ra, make_chooser("dicewar", "random", 1))
+            with pytest.raises(ClientError) as refused:
+                await a.request("act", table=t1, seat=0, token=ra.token, action=["pass"])
+            await b.follow(rb, make_chooser("dicewar", "random", 1))
+            await a.close()
+            await b.close()
+            return str(stopped.value), str(refused.value), rb
+
+    stopped, refused, rb = run(play)
+    assert stopped == "server: table t1 stopped: the server failed (its log says why)"
+    assert "it is nobody's (the table stopped) turn at table t1" in refused
+    assert rb.finished and verify_log(tmp_path / rb.table / LOG_FILE).ok
+
+
 def test_a_killed_server_restarts_and_resumes_every_table(tmp_path: Path) -> None:
     """SIGKILL the server mid-game (a bot seat and the dice play with it, so the random
     streams must be resumed too); a new server on the same --games-dir loads the table,

@@ -191,11 +191,11 @@ class Client:
                                     token=record.token, action=to_json(action))
                     if sent is not None:
                         sent(record)
-            except asyncio.CancelledError:  # the caller stopped following: leave no task
+            except BaseException:  # stopped by the caller or a closed connection: no task left
                 for task in waiting:
                     task.cancel()
                 raise
-            if getter not in done:
+            if not getter.done():  # (an event that came in during the send is kept)
                 getter.cancel()
                 continue
             event = getter.result()

@@ -156,17 +156,20 @@ class TableServer:
         return server
 
     async def close(self) -> None:
-        for live in self.tables.values():
+        loop = asyncio.get_running_loop()
+        for live in list(self.tables.values()):
             if live.driver is not None:
                 live.driver.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await live.driver
-        await asyncio.get_running_loop().run_in_executor(self._worker, self._close_tables)
+        # an autosave under way when its driver was cancelled is finished before any log
+        # is closed
+        await loop.run_in_executor(None, self._saver.shutdown)
+        await loop.run_in_executor(self._worker, self._close_tables)
         self._worker.shutdown(wait=True)
-        self._saver.shutdown(wait=True)
 
     def _close_tables(self) -> None:
-        for live in self.tables.values():
+        for live in list(self.tables.values()):
             live.game.close()
 
     # -- a connection ---------------------------------------------------------------------
@@ -376,6 +379,9 @@ class TableServer:
         except Exception:  # our bug: say so, stop this table, keep serving the others
             log.exception("table %s: driver failed", game.id)
             game.error = "the server failed (its log says why)"
+            for c in live.followers:
+                c.send("error", message=f"table {game.id} stopped: {game.error}",
+                       table=game.id)
         finally:
             live.to_move = game.to_move()
 
