@@ -222,6 +222,11 @@ def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
                  "action": legal},
                 {"type": "act", "table": table, "seat": mover.seat, "token": mover.token,
                  "action": legal, "cheat": True},
+                # a legal action in turn, but chosen at another step than the table's latest
+                {"type": "act", "table": table, "seat": mover.seat, "token": mover.token,
+                 "action": legal, "at": len(ra.lines)},
+                {"type": "act", "table": table, "seat": mover.seat, "token": mover.token,
+                 "action": legal, "at": -1},
                 {"type": "launch"},
             ]
             replies = []
@@ -245,10 +250,10 @@ def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
                 await client.close()
             return {"replies": replies, "before": before, "after": after, "served": served,
                     "elsewhere": elsewhere, "refused": s.tables.refused, "state": state_after,
-                    "sent_state": ra.state}
+                    "sent_state": ra.state, "lines": len(ra.lines)}
 
     out = run(probe)
-    assert [r["type"] for r in out["replies"]] == ["error"] * 14
+    assert [r["type"] for r in out["replies"]] == ["error"] * 16
     words = [r["message"] for r in out["replies"]]
     assert "not the token of seat" in words[0]
     assert "turn" in words[1]
@@ -257,14 +262,18 @@ def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
     assert "not a legal action" in words[4]
     assert "seat" in words[5] and "is not of type 'integer'" in words[5]
     assert "'cheat' was unexpected" in words[6]
-    assert "unknown message type 'launch'" in words[7]
-    assert "not JSON" in words[8] and "must be a JSON object" in words[9]
-    assert "NaN is not a JSON number" in words[10]
-    assert f"over the limit of {protocol.MAX_MESSAGE_BYTES}" in words[11]
-    assert "binary" in words[12] and "not acceptable JSON" in words[13]
+    n = out["lines"]  # the table is at step n - 1
+    assert words[7] == (f"act: at: {n}: the action was chosen at step {n}, but the table is "
+                        f"at step {n - 1}; choose again from the state it was sent")
+    assert "at" in words[8] and "less than the minimum of 0" in words[8]
+    assert "unknown message type 'launch'" in words[9]
+    assert "not JSON" in words[10] and "must be a JSON object" in words[11]
+    assert "NaN is not a JSON number" in words[12]
+    assert f"over the limit of {protocol.MAX_MESSAGE_BYTES}" in words[13]
+    assert "binary" in words[14] and "not acceptable JSON" in words[15]
     assert out["before"] == out["after"]  # log, autosave and last line as they were
     assert out["state"] == out["sent_state"]
-    assert out["refused"] == 14
+    assert out["refused"] == 16
     assert any(t["table"] == out["elsewhere"] for t in out["served"])
 
 

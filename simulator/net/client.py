@@ -175,11 +175,13 @@ class Client:
         every new line; `sent(record)` hears that an action went (the load bench times
         from there)."""
         acting: asyncio.Task[Any] | None = None
+        chosen_at = 0  # the step the action being chosen was chosen at
         act_id: int | None = None
         while not record.finished and not (until is not None and until(record)):
             if (chooser is not None and acting is None and act_id is None
                     and record.to_move is not None and record.to_move == record.seat):
                 acting = asyncio.ensure_future(asyncio.to_thread(chooser, record.state or {}))
+                chosen_at = len(record.lines) - 1
             getter = asyncio.ensure_future(self.next_event())
             waiting = {getter} if acting is None else {getter, acting}
             try:
@@ -188,7 +190,7 @@ class Client:
                     action, acting = acting.result(), None
                     act_id = next(self._ids)
                     await self.send("act", id=act_id, table=record.table, seat=record.seat,
-                                    token=record.token, action=to_json(action))
+                                    token=record.token, action=to_json(action), at=chosen_at)
                     if sent is not None:
                         sent(record)
             except BaseException:  # stopped by the caller or a closed connection: no task left

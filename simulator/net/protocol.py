@@ -17,7 +17,10 @@ Client to server:
   back after a disconnect (or a server restart).
 - `bot` (`table`, `seat`, `kind`, `token`): a seated player puts a bot in an open seat
   before the game starts.
-- `act` (`table`, `seat`, `token`, `action`): play an action (a JSON list, as in the logs).
+- `act` (`table`, `seat`, `token`, `action`, `at`): play an action (a JSON list, as in the
+  logs). `at`, the index of the table's latest step the action was chosen at, is optional;
+  the stock clients send it, and the server refuses an action chosen at an earlier step
+  (one sent twice, or chosen before the table moved on).
 
 Server to client: `welcome`, `tables`, `created`, `joined`, `seat` (a seat changed), `step`
 (one log line with its state `digest`, the state after it, whose turn it is, and for a
@@ -88,7 +91,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                        ("table", "seat", "token")),
     "bot": _message("bot", {"table": TABLE_ID, "seat": SEAT, "kind": KIND, "token": TOKEN},
                     ("table", "seat", "kind", "token")),
-    "act": _message("act", {"table": TABLE_ID, "seat": SEAT, "token": TOKEN, "action": ACTION},
+    "act": _message("act", {"table": TABLE_ID, "seat": SEAT, "token": TOKEN, "action": ACTION,
+                            "at": {"type": "integer", "minimum": 0, "maximum": 2**31}},
                     ("table", "seat", "token", "action")),
 }
 _VALIDATORS = {kind: Draft202012Validator(schema) for kind, schema in SCHEMAS.items()}

@@ -99,7 +99,8 @@ class LiveTable:
 
     game: GameTable
     followers: set[Peer] = field(default_factory=set)
-    queue: asyncio.Queue[tuple[Peer, int, Any, int | None]] = field(
+    # (client, seat, action, request id, the step it was chosen at)
+    queue: asyncio.Queue[tuple[Peer, int, Any, int | None, int | None]] = field(
         default_factory=lambda: asyncio.Queue(QUEUE))
     to_move: int | None = None  # the seat a person must act for (read by the handlers)
     driver: asyncio.Task[None] | None = None
@@ -305,7 +306,7 @@ class TableServer:
             raise RulesError(f"act: seat: it is {_whose(live)} turn at table {table}, not seat "
                              f"{seat}'s")
         try:
-            live.queue.put_nowait((client, seat, msg["action"], msg.get("id")))
+            live.queue.put_nowait((client, seat, msg["action"], msg.get("id"), msg.get("at")))
         except asyncio.QueueFull:
             raise RulesError(f"act: table {table} is busy with seat {seat}'s earlier "
                              "actions") from None
@@ -364,10 +365,15 @@ class TableServer:
                             return
                         await self._broadcast(live, step)
                     continue
-                client, seat, action, ident = await live.queue.get()
+                client, seat, action, ident, at = await live.queue.get()
                 request = {"type": "act", **({"id": ident} if ident is not None else {})}
                 if seat != game.to_move():
                     self._refuse(client, request, f"act: seat: it is not seat {seat}'s turn")
+                    continue
+                if at is not None and at != len(game.lines) - 1:
+                    self._refuse(client, request, f"act: at: {at}: the action was chosen at "
+                                 f"step {at}, but the table is at step {len(game.lines) - 1}; "
+                                 "choose again from the state it was sent")
                     continue
                 async with live.telling:
                     try:

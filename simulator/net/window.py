@@ -79,12 +79,14 @@ class Bridge:
         except ClientError as exc:
             self.items.put((CLOSED, str(exc)))
 
-    def send_act(self, action: Any) -> None:
+    def send_act(self, action: Any, at: int) -> None:
+        """Send the seat's action, chosen at step `at` (the server refuses it if the
+        table has moved on since)."""
         assert self.client is not None and self.record.seat is not None
         self._act_id = next(self._ids)
         coroutine = self.client.send("act", id=self._act_id, table=self.record.table,
                                      seat=self.record.seat, token=self.record.token,
-                                     action=to_json(action))
+                                     action=to_json(action), at=at)
         asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
     def next(self, timeout: float | None = None) -> tuple[str, Any]:
@@ -136,7 +138,7 @@ class NetSession(GameSession):
 
     def send(self, action: Any) -> None:
         self.pending = True
-        self.bridge.send_act(action)
+        self.bridge.send_act(action, self.step)
 
     def apply(self, action: Any) -> StepResult:
         """Take one of the server's steps (`action` is its `step` event) and work out what
@@ -300,7 +302,7 @@ def net_dice_app(app_class: Any) -> Any:
 
         def send_to_server(self, action: Any) -> None:
             self.pending = True
-            self.bridge.send_act(action)
+            self.bridge.send_act(action, self.session.step)
 
         def waiting(self) -> bool:
             return self.pending
