@@ -517,19 +517,28 @@ def convex_from_vertices(points: Vec, tol: float = 1e-9, recentre: bool = True) 
     remap = {old: new for new, old in enumerate(used)}
     verts = pts[used] - pts[used].mean(axis=0) if recentre else pts[used]
     scale = float(np.abs(verts).max())
-    planes: list[tuple[Vec, float, set[int]]] = []
+    centre = pts[used].mean(axis=0)
+    # Coplanar triangles share a plane: each joins the first plane found whose normal is
+    # close (as np.allclose(plane, n, atol=1e-7)) and whose offset is within tol; compared
+    # with all planes so far at once (a hull of thousands of triangles stays fast).
+    normals = np.empty((len(hull.equations), 3))
+    offsets = np.empty(len(hull.equations))
+    members: list[set[int]] = []
     for eq, simplex in zip(hull.equations, hull.simplices, strict=True):
         n, d = eq[:3], -eq[3]
-        d -= float(n @ pts[used].mean(axis=0))
-        for pn, pd, members in planes:
-            if np.allclose(pn, n, atol=1e-7) and abs(pd - d) < tol + 1e-7 * scale:
-                members.update(remap[int(s)] for s in simplex)
-                break
+        d -= float(n @ centre)
+        k = len(members)
+        same = (np.abs(normals[:k] - n) <= 1e-7 + 1e-5 * np.abs(n)).all(axis=1) \
+            & (np.abs(offsets[:k] - d) < tol + 1e-7 * scale)
+        hit = np.flatnonzero(same)
+        if hit.size:
+            members[int(hit[0])].update(remap[int(s)] for s in simplex)
         else:
-            planes.append((n, d, {remap[int(s)] for s in simplex}))
+            normals[k], offsets[k] = n, d
+            members.append({remap[int(s)] for s in simplex})
     faces = []
-    for n, _d, members in planes:
-        idx = list(members)
+    for n, idx_set in zip(normals, members, strict=False):
+        idx = list(idx_set)
         c = verts[idx].mean(axis=0)
         u = verts[idx[0]] - c
         u /= np.linalg.norm(u)
