@@ -11,6 +11,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -56,9 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.lru_cache(maxsize=1)
+def _parser() -> argparse.ArgumentParser:
+    """The parser, built once a process (about 15 ms: argparse formats every option as it
+    is added), for a program that calls `main` many times (the tests, the fuzzer).
+    Parsing leaves it as it was."""
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
+    for name, value in vars(args).items():  # a list default is the parser's own object
+        if isinstance(value, list):
+            setattr(args, name, list(value))
     try:
         status = args.func(args)
         sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
