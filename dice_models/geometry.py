@@ -515,12 +515,13 @@ def convex_from_vertices(points: Vec, tol: float = 1e-9, recentre: bool = True) 
     hull = ConvexHull(pts)
     used = sorted(set(hull.vertices.tolist()))
     remap = {old: new for new, old in enumerate(used)}
-    verts = pts[used] - pts[used].mean(axis=0) if recentre else pts[used]
-    scale = float(np.abs(verts).max())
     centre = pts[used].mean(axis=0)
+    verts = pts[used] - centre if recentre else pts[used]
+    scale = float(np.abs(verts).max())
     # Coplanar triangles share a plane: each joins the first plane found whose normal is
-    # close (as np.allclose(plane, n, atol=1e-7)) and whose offset is within tol; compared
-    # with all planes so far at once (a hull of thousands of triangles stays fast).
+    # close (np.allclose(plane, n, atol=1e-7) without its isfinite and == terms, which change
+    # nothing for Qhull's finite unit normals) and whose offset is within tol; compared with
+    # all planes so far at once (a hull of thousands of triangles stays fast).
     normals = np.empty((len(hull.equations), 3))
     offsets = np.empty(len(hull.equations))
     members: list[set[int]] = []
@@ -537,7 +538,7 @@ def convex_from_vertices(points: Vec, tol: float = 1e-9, recentre: bool = True) 
             normals[k], offsets[k] = n, d
             members.append({remap[int(s)] for s in simplex})
     faces = []
-    for n, idx_set in zip(normals, members, strict=False):
+    for n, idx_set in zip(normals[:len(members)], members, strict=True):
         idx = list(idx_set)
         c = verts[idx].mean(axis=0)
         u = verts[idx[0]] - c
