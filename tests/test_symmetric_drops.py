@@ -100,7 +100,9 @@ def test_a_tilted_die_far_from_a_throw_does_not_hold_the_throw_up():
     poly = die_shape(d8).poly
     tilted = quat(axis_angle(np.array([1.0, 0.0, 0.0]), math.radians(30)) @ poly.rest_rotation(0, 0.0))
     flat = quat(poly.rest_rotation(2, 15.0))
-    throw = ThrowSpec((0.3, -0.2, 0.0305), (1e-4, 0.0, 0.0), orientation=flat)  # set down from 1 cm
+    # set down from 1 cm, moving off every mirror plane of the die (a throw in one would be
+    # tilted when alone on the table, and not beside the tilted die)
+    throw = ThrowSpec((0.3, -0.2, 0.0305), (1e-4, 0.37e-4, 0.0), orientation=flat)
     w = World()
     w.scene["tilted"] = PlacedDie("tilted", d8, Pose((-0.3, 0.2, 0.03), tilted))
     near = w.throw("c", d8, throw)
@@ -108,3 +110,69 @@ def test_a_tilted_die_far_from_a_throw_does_not_hold_the_throw_up():
     assert near.steps == alone.steps < 100
     assert w.scene["tilted"].pose.quaternion == tilted  # never thawed
     w.close()
+
+
+def test_a_sideways_throw_in_a_mirror_plane_of_the_die_is_tilted_and_rests_flat():
+    """Issue 13, item 3: "No die ever comes to rest on a vertex or an edge with nothing to
+    lean on: where a throw is exactly symmetric, the world breaks the symmetry". `tabletop
+    throw --release -0.2 0 0.1 --velocity 0.3 0 0` rolled the paper d8 (let go point down)
+    on to an edge in the plane of its motion and left it balanced there, reported as
+    leaning: the throw and the die were their own mirror images in that plane."""
+    d8 = load_die("paper-d8")
+    w = World()
+    balanced = []
+    for velocity in ((0.3, 0.0, 0.0), (0.0, -0.3, 0.0), (0.2, 0.2, 0.0)):
+        for spin in ((0.0, 0.0, 0.0), tuple(5.0 * np.cross((0.0, 0.0, 1.0), velocity))):
+            throw = ThrowSpec((-0.2, 0.0, 0.1), velocity, spin)
+            r = w.throw("d", d8, throw)
+            w.remove("d")
+            assert r.perturbation is not None and "mirror_normal" in r.perturbation
+            n = np.array(r.perturbation["mirror_normal"])
+            assert abs(n @ np.array(velocity)) < 1e-12 and abs(n[2]) == 0.0
+            assert abs(np.array(r.perturbation["axis"]) @ n) < 1e-12  # turned out of the plane
+            if r.outcome.status != "on_table":
+                balanced.append((velocity, spin, r.outcome.reason))
+    w.close()
+    assert balanced == []
+
+
+def test_the_mirror_test_needs_the_motion_the_die_and_its_mass_all_symmetric():
+    from dataclasses import replace
+
+    shape = die_shape(load_die("paper-d8"))
+    plain = ThrowSpec((0.0, 0.0, 0.1), (0.3, 0.0, 0.0))
+    assert symmetry_break(plain, shape)[1] is not None
+    assert symmetry_break(plain)[1] is None  # without the die nothing can be said
+    # topspin (about the plane's normal) keeps the symmetry; a spin about the motion breaks it
+    assert symmetry_break(replace(plain, spin=(0.0, 4.0, 0.0)), shape)[1] is not None
+    assert symmetry_break(replace(plain, spin=(4.0, 0.0, 0.0)), shape)[1] is None
+    # sideways speed off every mirror plane of the octahedron
+    assert symmetry_break(replace(plain, velocity=(0.3, 0.01, 0.0)), shape)[1] is None
+    # a die turned out of the plane by 0.01 deg is not its own mirror image
+    q = _quat_from_matrix(np.array([[1.0, 0.0, 0.0],
+                                    [0.0, math.cos(1.7e-4), -math.sin(1.7e-4)],
+                                    [0.0, math.sin(1.7e-4), math.cos(1.7e-4)]]))
+    assert symmetry_break(replace(plain, orientation=q), shape)[1] is None
+    # the tampered d8's centre of mass lies off the plane of a throw along x or y
+    tampered = die_shape(load_die("tampered-d8"))
+    com = tampered.mass.com
+    side = np.array([com[1], -com[0], 0.0])  # along the horizontal square to the offset
+    if np.linalg.norm(side) > 0:
+        v = tuple(0.3 * side / np.linalg.norm(side))
+        assert symmetry_break(replace(plain, velocity=v), tampered)[1] is None
+
+
+def test_the_mirror_rule_is_only_for_a_lone_die_on_an_empty_table():
+    """Another body on the table would have to be a mirror image of itself too: beside a
+    resting die the same throw is simulated as given (a pure drop is tilted anywhere)."""
+    from simulator.physics.world import PlacedDie, Pose
+
+    d8 = load_die("paper-d8")
+    w = World()
+    w.scene["far"] = PlacedDie("far", d8, Pose((0.4, 0.3, 0.0205),
+                                               _quat_from_matrix(die_shape(d8).poly.rest_rotation(0, 0.0))))
+    beside = w.throw("d", d8, ThrowSpec((-0.2, 0.0, 0.1), (0.3, 0.0, 0.0)))
+    w.remove("d")
+    drop = w.throw("d", d8, ThrowSpec((-0.2, 0.0, 0.1), (0.0, 0.0, 0.0)))
+    w.close()
+    assert beside.perturbation is None and drop.perturbation is not None

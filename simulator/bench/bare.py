@@ -76,7 +76,7 @@ class BareLoop:
     def throw(self, throw: ThrowSpec) -> tuple[int, int]:
         """(face value up, or -1 if the die fell off; steps to rest)."""
         c, s, sh, k = self.c, self.s, self.shape, self.k_die
-        throw, _tilt = symmetry_break(throw)
+        throw, _tilt = symmetry_break(throw, sh)  # a lone die on an empty table
         did = c.createMultiBody(sh.mass.mass, self.die_col, -1, list(throw.release),
                                 list(throw.orientation),
                                 baseInertialFramePosition=sh.mass.com.tolist(),

@@ -95,7 +95,8 @@ class BatchedSimulator:
         qvel0 = np.zeros((n, 6))
         for k, d in enumerate(drawn):
             validate_throw(d.throw)
-            simulated, _perturbation = symmetry_break(d.throw)
+            simulated, _perturbation = symmetry_break(
+                d.throw, None if self.exp.table.obstacles else shape)
             qpos0[k] = free_position(Pose(simulated.release, simulated.orientation))
             qvel0[k] = free_velocity(shape, simulated)
         dt = s.time_step

@@ -353,8 +353,10 @@ class MujocoWorld:
         names = resting + [name for name, _m, _t in dice]
         perturbations: dict[str, dict[str, Any] | None] = {}
         placed = dict(self.scene)
+        lone = len(dice) == 1 and not self.scene and not self.table.obstacles
         for name, model, throw in dice:
-            simulated, perturbations[name] = symmetry_break(throw)
+            simulated, perturbations[name] = symmetry_break(
+                throw, die_shape(model) if lone else None)
             placed[name] = PlacedDie(name, model, Pose(simulated.release, simulated.orientation))
         # The geoms' places are wanted only for reading resting dice or obstacles (touching,
         # leaning): a lone die's throw skips the two forward passes (mj_step makes its own).

@@ -92,25 +92,78 @@ class PlacementError(ValueError):
 # 16 mm d6 standing on an edge 0.4 mm sideways, beyond the largest rolling lever arm of the
 # surface presets (0.00065 m), so gravity topples it; any throw that moves or spins is left
 # exactly as given.
+#
+# A throw that moves sideways can be exactly symmetric too: about the vertical plane of its
+# motion, when its spin turns it within that plane and the die (its vertices and centre of
+# mass, as released) is its own mirror image in that plane. `tabletop throw --release 0 0
+# 0.1 --velocity 0.3 0 0` let the paper d8 down on a vertex, rolled it on to an edge in that
+# plane and left it balanced there, which gravity could not end. Such a throw is tilted by
+# the same amount about the horizontal axis in the plane, which turns the die out of it.
+# This is asked only of a lone die thrown on to a table with no obstacle and no resting die
+# (the table top is its own mirror image in every vertical plane; another body, which
+# could break the symmetry, would have to be its mirror image too).
 SYMMETRY_TILT_DEG = (2.0, 4.0)
+MIRROR_TOL = 1e-9  # of the die's circumradius: how near a mirror image counts as exact
 
 
-def symmetry_break(throw: ThrowSpec) -> tuple[ThrowSpec, dict[str, Any] | None]:
-    """The throw as simulated, and the perturbation applied (None for any throw that moves
-    sideways or spins)."""
+def symmetry_break(throw: ThrowSpec, alone: DieShape | None = None
+                   ) -> tuple[ThrowSpec, dict[str, Any] | None]:
+    """The throw as simulated, and the perturbation applied: None for any throw that is
+    not exactly symmetric (a pure drop; given `alone`, the shape of a die thrown alone on to
+    an empty table without obstacles, also one whose motion and die are mirror images of
+    themselves in a vertical plane: see above)."""
     vx, vy, _vz = throw.velocity
+    mirror = None
     if vx != 0.0 or vy != 0.0 or any(w != 0.0 for w in throw.spin):
-        return throw, None
+        mirror = None if alone is None else _mirror_plane(throw, alone)
+        if mirror is None:
+            return throw, None
     values = (*throw.release, *throw.velocity, *throw.orientation)
     digest = zlib.crc32(struct.pack(f"<{len(values)}d", *values))
     rng = np.random.default_rng([throw.seed & 0xFFFFFFFFFFFFFFFF, digest])
     heading = float(rng.uniform(0.0, 2 * math.pi))
     tilt = float(rng.uniform(*SYMMETRY_TILT_DEG))
-    axis = np.array([math.cos(heading), math.sin(heading), 0.0])
+    if mirror is None:
+        axis = np.array([math.cos(heading), math.sin(heading), 0.0])
+    else:  # the horizontal line in the plane, either way along it
+        along = np.array([-mirror[1], mirror[0], 0.0])
+        axis = along if math.cos(heading) >= 0.0 else -along
     rot = axis_angle(axis, math.radians(tilt)) @ Pose(throw.release, throw.orientation).rotation()
     perturbed = replace(throw, orientation=_quat_from_matrix(rot))
-    return perturbed, {"kind": "tilt", "axis": axis.tolist(), "angle_deg": tilt,
-                       "orientation": list(perturbed.orientation)}
+    out: dict[str, Any] = {"kind": "tilt", "axis": axis.tolist(), "angle_deg": tilt,
+                           "orientation": list(perturbed.orientation)}
+    if mirror is not None:
+        out["mirror_normal"] = mirror.tolist()
+    return perturbed, out
+
+
+def _mirror_plane(throw: ThrowSpec, shape: DieShape) -> np.ndarray | None:
+    """The horizontal unit normal of the vertical plane through the release point that
+    the throw and the die are mirror images of themselves in, or None. The plane holds the
+    sideways velocity (or, for a throw straight down, is square to a horizontal spin); the
+    spin must be square to the plane, the centre of mass in it, and the vertices must map
+    on to vertices."""
+    vx, vy, _vz = throw.velocity
+    spin = np.array(throw.spin, dtype=float)
+    if vx != 0.0 or vy != 0.0:
+        n = np.array([-vy, vx, 0.0])
+    elif spin[2] == 0.0:
+        n = np.array([spin[0], spin[1], 0.0])
+    else:
+        return None
+    n /= np.linalg.norm(n)
+    scale = MIRROR_TOL * shape.poly.circumradius
+    if np.linalg.norm(np.cross(spin, n)) > MIRROR_TOL * max(1.0, float(np.linalg.norm(spin))):
+        return None
+    rot = Pose(throw.release, throw.orientation).rotation()
+    if abs(float((rot @ shape.mass.com) @ n)) > scale:
+        return None
+    from scipy.spatial import cKDTree
+
+    world = shape.poly.vertices @ rot.T
+    mirrored = world - np.outer(world @ n, 2.0 * n)
+    gaps, _nearest = cKDTree(world).query(mirrored)
+    return n if float(np.max(gaps)) <= scale else None
 
 
 @dataclass(frozen=True)
@@ -675,8 +728,10 @@ class World:
         if self.scene:  # the resting dice, static until a moving die comes near (see _Frozen)
             self._build(self.scene, frozen=True, adding=adding)
         perturbations: dict[str, dict[str, Any] | None] = {}
+        lone = len(dice) == 1 and not self.scene and not self.table.obstacles
         for name, model, throw in dice:
-            simulated, perturbations[name] = symmetry_break(throw)
+            simulated, perturbations[name] = symmetry_break(
+                throw, die_shape(model) if lone else None)
             body = self._add_body(name, die_shape(model), Pose(simulated.release, simulated.orientation))
             self._client.resetBaseVelocity(body.bid, list(simulated.velocity), list(simulated.spin))
         steps, settled, frames = self._run_to_rest(record)
