@@ -75,9 +75,27 @@ def test_the_tilt_is_seeded_and_only_for_pure_drops():
     assert angle == pytest.approx(pa["angle_deg"])
     assert abs(pa["axis"][2]) < 1e-12  # tilted about a horizontal axis
     moving = ThrowSpec((0.0, 0.0, 0.1), (0.1, 0.0, 0.0))
-    spinning = ThrowSpec((0.0, 0.0, 0.1), (0.0, 0.0, 0.0), (0.0, 0.0, 1e-6))
-    assert symmetry_break(moving) == (moving, None)
-    assert symmetry_break(spinning) == (spinning, None)
+    rolling = ThrowSpec((0.0, 0.0, 0.1), (0.0, 0.0, 0.0), (1e-6, 0.0, 0.0))
+    assert symmetry_break(moving) == (moving, None)  # (without the die: no mirror test)
+    assert symmetry_break(rolling) == (rolling, None)
+    # a spin about the vertical keeps a drop's symmetry about the vertical: tilted
+    twirl = ThrowSpec((0.0, 0.0, 0.1), (0.0, 0.0, 0.0), (0.0, 0.0, 1e-6))
+    assert symmetry_break(twirl)[1] is not None
+
+
+def test_a_drop_spinning_about_the_vertical_rests_flat():
+    """A d8 let go point down and spinning about the vertical kept its fourfold symmetry
+    and stood on its point (spins 2, 5 and 10 rad/s)."""
+    d8 = load_die("paper-d8")
+    w = World()
+    outcomes = []
+    for wz in (2.0, 5.0, 10.0):
+        r = w.throw("d", d8, ThrowSpec((0.0, 0.0, 0.1), (0.0, 0.0, -0.5), (0.0, 0.0, wz)))
+        w.remove("d")
+        assert r.perturbation is not None
+        outcomes.append(r.outcome.status)
+    w.close()
+    assert outcomes == ["on_table"] * 3
 
 
 def test_the_cli_drop_of_the_paper_d8_on_its_point_lands_on_a_face():
@@ -156,10 +174,17 @@ def test_the_mirror_test_needs_the_motion_the_die_and_its_mass_all_symmetric():
     # the tampered d8's centre of mass lies off the plane of a throw along x or y
     tampered = die_shape(load_die("tampered-d8"))
     com = tampered.mass.com
-    side = np.array([com[1], -com[0], 0.0])  # along the horizontal square to the offset
-    if np.linalg.norm(side) > 0:
-        v = tuple(0.3 * side / np.linalg.norm(side))
-        assert symmetry_break(replace(plain, velocity=v), tampered)[1] is None
+    side = np.array([com[1], -com[0], 0.0])  # the motion along the diagonal square to it
+    assert np.linalg.norm(side) > 0
+    v = tuple(0.3 * side / np.linalg.norm(side))
+    assert symmetry_break(replace(plain, velocity=v), tampered)[1] is None
+    # a mass laid out otherwise than the shape (pips, a mesh's own triangles): the plane's
+    # normal must be a principal axis of the inertia too
+    i = shape.mass.inertia
+    skew = 1e-3 * float(np.trace(i)) / 3 * np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0],
+                                                    [0.0, 0.0, 0.0]])
+    lopsided = replace(shape, mass=replace(shape.mass, inertia=i + skew))
+    assert symmetry_break(plain, lopsided)[1] is None
 
 
 def test_the_mirror_rule_is_only_for_a_lone_die_on_an_empty_table():

@@ -79,7 +79,7 @@ def _run_throw(args: argparse.Namespace, model: Any) -> int:
         throw = ThrowSpec(tuple(args.release), tuple(args.velocity),
                           tuple(args.spin or (0.0, 0.0, 0.0)),
                           tuple(args.orientation or (0.0, 0.0, 0.0, 1.0)),
-                          seed=args.seed)  # seeds the tilt of a pure drop (docs/physics.md)
+                          seed=args.seed)  # seeds the tilt of a symmetric throw (docs/physics.md)
     else:
         throw = random_throw(table, args.player, np.random.default_rng(args.seed))
         if args.orientation:
@@ -187,9 +187,13 @@ def _print_summary(out: dict[str, Any], reading: str = "top_face") -> None:
           f"({r[0]:.3f}, {r[1]:.3f}, {r[2]:.3f}) m, speed {speed:.2f} m/s, spin {spin:.1f} rad/s")
     print("foul: " + out["foul_reason"] if out["foul"] else "legal release")
     tilt = out.get("perturbation")
-    if tilt:  # a pure drop: the world broke its symmetry (docs/physics.md)
-        print(f"no spin and no sideways speed: released tilted {tilt['angle_deg']:.2f} deg about a "
-              f"horizontal axis, as no hand lets go exactly level")
+    if tilt and "mirror_normal" in tilt:  # a mirror-symmetric throw (docs/physics.md)
+        print(f"thrown in a mirror plane of the die: released tilted {tilt['angle_deg']:.2f} deg "
+              "out of the plane, as no hand throws exactly true")
+    elif tilt:  # a pure drop: the world broke its symmetry (docs/physics.md)
+        print(f"no sideways speed and no spin but about the vertical: released tilted "
+              f"{tilt['angle_deg']:.2f} deg about a horizontal axis, as no hand lets go exactly "
+              "level")
     x, y, z = o["position"]
     where = "on the table" if o["status"] == "on_table" else f"OFF the table ({o['reason']})"
     shown = SHOWN.get(reading, SHOWN["top_face"]).format(o["face"])

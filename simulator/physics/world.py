@@ -84,7 +84,8 @@ class PlacementError(ValueError):
     """A placement or tip the table refuses (overlap, off the table, die not resting)."""
 
 
-# A pure drop (no spin, no sideways speed) can be exactly symmetric: a d8 let go point
+# A pure drop (no sideways speed, no spin but about the vertical) can be exactly symmetric:
+# a d8 let go point
 # down stands on its point for ever in exact arithmetic, where a real hand is never that
 # true. Such a throw is tilted about a random horizontal axis by an angle in this range
 # (deg), the alignment a careful hand achieves at best, drawn from the throw's own values
@@ -94,9 +95,9 @@ class PlacementError(ValueError):
 # exactly as given.
 #
 # A throw that moves sideways can be exactly symmetric too: about the vertical plane of its
-# motion, when its spin turns it within that plane and the die (its vertices and centre of
-# mass, as released) is its own mirror image in that plane. `tabletop throw --release 0 0
-# 0.1 --velocity 0.3 0 0` let the paper d8 down on a vertex, rolled it on to an edge in that
+# motion, when its spin turns it within that plane and the die (its vertices, centre of
+# mass and inertia, as released) is its own mirror image in that plane. `tabletop throw
+# --release -0.2 0 0.1 --velocity 0.3 0 0` let the paper d8 down on a vertex, rolled it on to an edge in that
 # plane and left it balanced there, which gravity could not end. Such a throw is tilted by
 # the same amount about the horizontal axis in the plane, which turns the die out of it.
 # This is asked only of a lone die thrown on to a table with no obstacle and no resting die
@@ -114,7 +115,7 @@ def symmetry_break(throw: ThrowSpec, alone: DieShape | None = None
     themselves in a vertical plane: see above)."""
     vx, vy, _vz = throw.velocity
     mirror = None
-    if vx != 0.0 or vy != 0.0 or any(w != 0.0 for w in throw.spin):
+    if vx != 0.0 or vy != 0.0 or throw.spin[0] != 0.0 or throw.spin[1] != 0.0:
         mirror = None if alone is None else _mirror_plane(throw, alone)
         if mirror is None:
             return throw, None
@@ -141,22 +142,26 @@ def _mirror_plane(throw: ThrowSpec, shape: DieShape) -> np.ndarray | None:
     """The horizontal unit normal of the vertical plane through the release point that
     the throw and the die are mirror images of themselves in, or None. The plane holds the
     sideways velocity (or, for a throw straight down, is square to a horizontal spin); the
-    spin must be square to the plane, the centre of mass in it, and the vertices must map
-    on to vertices."""
+    spin must be square to the plane, the centre of mass in it, the plane's normal a
+    principal axis of the inertia, and the vertices must map on to vertices."""
     vx, vy, _vz = throw.velocity
-    spin = np.array(throw.spin, dtype=float)
+    wx, wy, wz = throw.spin
     if vx != 0.0 or vy != 0.0:
+        if wz != 0.0 or wx * vx + wy * vy != 0.0:  # (cheap: this runs before every lone throw)
+            return None
         n = np.array([-vy, vx, 0.0])
-    elif spin[2] == 0.0:
-        n = np.array([spin[0], spin[1], 0.0])
+    elif wz == 0.0:
+        n = np.array([wx, wy, 0.0])
     else:
         return None
     n /= np.linalg.norm(n)
     scale = MIRROR_TOL * shape.poly.circumradius
-    if np.linalg.norm(np.cross(spin, n)) > MIRROR_TOL * max(1.0, float(np.linalg.norm(spin))):
-        return None
     rot = Pose(throw.release, throw.orientation).rotation()
     if abs(float((rot @ shape.mass.com) @ n)) > scale:
+        return None
+    inertia = rot @ shape.mass.inertia @ rot.T
+    turned = inertia @ n
+    if np.linalg.norm(turned - (n @ turned) * n) > MIRROR_TOL * np.linalg.norm(inertia):
         return None
     from scipy.spatial import cKDTree
 
