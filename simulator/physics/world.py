@@ -84,25 +84,24 @@ class PlacementError(ValueError):
     """A placement or tip the table refuses (overlap, off the table, die not resting)."""
 
 
-# A pure drop (no sideways speed, no spin but about the vertical) can be exactly symmetric:
-# a d8 let go point
-# down stands on its point for ever in exact arithmetic, where a real hand is never that
-# true. Such a throw is tilted about a random horizontal axis by an angle in this range
-# (deg), the alignment a careful hand achieves at best, drawn from the throw's own values
-# and its seed, and the tilt is recorded in the report. 2 deg moves the centre of a
-# 16 mm d6 standing on an edge 0.4 mm sideways, beyond the largest rolling lever arm of the
-# surface presets (0.00065 m), so gravity topples it; any throw that moves or spins is left
-# exactly as given.
+# A pure drop (no sideways speed, no spin but about the vertical) can be exactly
+# symmetric: a d8 let go point down stands on its point for ever in exact arithmetic, where
+# a real hand is never that true. Such a throw is tilted about a random horizontal axis by
+# an angle in this range (deg), the alignment a careful hand achieves at best, drawn from
+# the throw's own values and its seed, and the tilt is recorded in the report. 2 deg moves
+# the centre of a 16 mm d6 standing on an edge 0.4 mm sideways, beyond the largest rolling
+# lever arm of the surface presets (0.00065 m), so gravity topples it.
 #
 # A throw that moves sideways can be exactly symmetric too: about the vertical plane of its
 # motion, when its spin turns it within that plane and the die (its vertices, centre of
 # mass and inertia, as released) is its own mirror image in that plane. `tabletop throw
-# --release -0.2 0 0.1 --velocity 0.3 0 0` let the paper d8 down on a vertex, rolled it on to an edge in that
-# plane and left it balanced there, which gravity could not end. Such a throw is tilted by
-# the same amount about the horizontal axis in the plane, which turns the die out of it.
-# This is asked only of a lone die thrown on to a table with no obstacle and no resting die
-# (the table top is its own mirror image in every vertical plane; another body, which
-# could break the symmetry, would have to be its mirror image too).
+# --release -0.2 0 0.1 --velocity 0.3 0 0` let the paper d8 down on a vertex, rolled it on
+# to an edge in that plane and left it balanced there, which gravity could not end. Such a
+# throw is tilted by the same amount about the horizontal line in the plane, which turns
+# the die out of it. This is asked only of a lone die thrown on to a table with no obstacle
+# and no resting die (the table top is its own mirror image in every vertical plane;
+# another body, which could break the symmetry, would have to be its mirror image too).
+# Any other throw is left exactly as given.
 SYMMETRY_TILT_DEG = (2.0, 4.0)
 MIRROR_TOL = 1e-9  # of the die's circumradius: how near a mirror image counts as exact
 
