@@ -435,16 +435,11 @@ def _snapshot(game: GameTable) -> tuple[dict[str, Any], list[dict[str, Any]],
 
 def _whose(live: LiveTable) -> str:
     """Whose turn it is, in words for a refusal."""
-    game = live.game
     if live.to_move is not None:
         return f"seat {live.to_move}'s"
-    if game.error:
-        return "nobody's (the table stopped)"
-    if game.finished:
-        return "nobody's (the game is over)"
-    if not game.started:
-        return "nobody's (the game has not started)"
-    return "the server's (dice or a bot)"
+    return {"stopped": "nobody's (the table stopped)", "over": "nobody's (the game is over)",
+            "waiting": "nobody's (the game has not started)"}.get(
+                live.game.status, "the server's (dice or a bot)")
 
 
 def port_of(server: Server) -> int:

@@ -248,9 +248,14 @@ class GameTable:
         step would change while the server still sends them."""
         return dict(json.loads(json.dumps(self.state.serialize())))
 
+    @property
+    def status(self) -> str:
+        """'stopped', 'over', 'playing' or 'waiting' (for every seat to be taken)."""
+        return ("stopped" if self.error else "over" if self.finished
+                else "playing" if self.started else "waiting")
+
     def summary(self) -> dict[str, Any]:
-        status = ("stopped" if self.error else "over" if self.finished
-                  else "playing" if self.started else "waiting")
+        status = self.status
         return {"table": self.id, "game": self.spec.name, "seed": self.seed,
                 "options": self.options, "dice": self.dice, "status": status,
                 "seats": [s.public() for s in self.seats], "steps": max(0, len(self.lines) - 1),
