@@ -615,6 +615,20 @@ def test_a_foul_removed_die_cannot_be_thrown_again_this_turn(crews: str) -> None
     assert not s.is_legal(("throw", h("Jarik"), spec))
 
 
+def test_a_listed_throw_is_legal_only_with_its_spec(crews: str) -> None:
+    """`legal_actions` lists a throw as the placeholder ('throw', die); the placeholder
+    itself is not an action the table can take (it once passed `is_legal` and then failed
+    with an IndexError inside the engine, which stopped a server's table)."""
+    s = game(crews)
+    put(s, {h("Gavin"): (1, UP, (0.0, -0.3))})
+    die = next(a[1] for a in s.legal_actions() if a[0] == "throw")
+    assert not s.is_legal(("throw", die))
+    with pytest.raises(RulesError, match="illegal action"):
+        s.apply_action(("throw", die))
+    assert ("throw", die) in s.legal_actions()  # the state is as it was
+    assert s.is_legal(throw_action(die, aimed_throw(s, 0, (0.0, 0.0), np.random.default_rng(1))))
+
+
 def test_forced_pass_with_every_die_in_reserve_and_reserve_timing(crews: str) -> None:
     s = game(crews, first=2)
     reserve = {d: "reserve" for d in s.seat_dice(0)}

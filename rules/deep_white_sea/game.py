@@ -165,12 +165,13 @@ class DWSState(StateBase, Sight):
 
     def is_legal(self, action: Action) -> bool:
         """Legal actions include every throw spec and every placement yaw, which
-        `legal_actions` lists only as placeholders / samples."""
+        `legal_actions` lists only as placeholders / samples (a throw without its spec is
+        not legal)."""
         if self.is_terminal() or not isinstance(action, tuple) or not action:
             return False
         legal = self.legal_actions()
-        if action[0] == "throw" and len(action) == 3:
-            return action[:2] in legal and _spec_ok(action[2])
+        if action[0] == "throw":  # the listed ('throw', die) is a placeholder, not an action
+            return len(action) == 3 and action[:2] in legal and _spec_ok(action[2])
         if action[0] == "place" and len(action) == 4:
             return (("place", action[1], action[2], 0) in legal
                     and isinstance(action[3], int | float) and math.isfinite(action[3]))
