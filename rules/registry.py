@@ -302,6 +302,4 @@ register(GameSpec(
                    minimum=1, maximum=2),
     ),
     bots=("random", "greedy", "planner"),
-    # The physics table lives in the simulator layer; the CLI imports it before playing.
-    extra={"plugins": ("simulator.physics_table",)},
 ))

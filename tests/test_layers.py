@@ -23,17 +23,17 @@ LAYERS: dict[str, float] = {
     "rules": 1,
     "simulator.physics": 2,
     "simulator.physics_table": 3,  # the rules' Table protocol on the physics world
+    "simulator.plugins": 3.5,  # what the simulator plugs into the rules, loaded in one place
     "simulator.experiments": 4,
     "simulator.bench": 4,
     "simulator.art": 4,
     "simulator.ai": 4.5,  # game-AI adapters over the engines, the physics and the lab
     "simulator.render": 5,
+    "simulator.net": 5.5,  # the table server and its clients; the command sits above them
     "simulator.cli": 6,
-    "simulator.net": 6,  # DESIGN.md: the network server and client beside the command
     "benchmarks": 7,
 }
 SAME_LAYER = (
-    {"simulator.cli", "simulator.net"},  # the command, the server and the client
     {"simulator.experiments", "simulator.bench"},  # DESIGN.md: the lab and the bench, one layer
 )
 NEVER_IN_RULES = ("pybullet", "panda3d", "direct", "simplepbr")
@@ -181,3 +181,11 @@ def test_every_game_package_has_the_same_layout() -> None:
         for name in ("heuristic", "greedy_action"):
             assert getattr(package, name) is getattr(bots, name), (spec.package, name)
         assert not hasattr(importlib.import_module(f"{spec.package}.game"), "heuristic")
+
+
+def test_rules_name_no_simulator_module_not_even_as_a_string() -> None:
+    """Issue 35: the rules ask for a table or roller by kind; what provides it is registered
+    from above (`simulator.plugins`), so no rules module names a simulator module."""
+    named = [str(path.relative_to(ROOT)) for module, path in MODULES
+             if module.startswith("rules") and "simulator." in path.read_text(encoding="utf-8")]
+    assert named == []

@@ -14,7 +14,7 @@ from rules.core import SeededRoller
 from rules.core.bots import make_agent
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, GameModule, GameState, StateBase
 from rules.core.runner import is_legal, new_state, play, streams, verify_log
-from simulator.cli.play import load_plugins
+from simulator.plugins import load_plugins
 
 
 def players_for(spec: registry.GameSpec) -> list[str]:
@@ -24,7 +24,7 @@ def players_for(spec: registry.GameSpec) -> list[str]:
 @pytest.fixture(params=registry.names())
 def spec(request) -> registry.GameSpec:
     s = registry.lookup(request.param)
-    load_plugins(s)
+    load_plugins()
     return s
 
 

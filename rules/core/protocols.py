@@ -1,9 +1,9 @@
 """The two small protocols through which rule engines see the world, and the state API.
 
 - `DiceRoller` for the d6 games: the seeded roller (`rules.core.rollers`) or the physics
-  roller (`simulator.physics.roller.PhysicsRoller`) that throws dice into a tray.
+  roller of the simulator layer that throws dice into a tray.
 - `Table` for Deep White Sea: implemented by the PyBullet table
-  (`simulator.physics_table`) and by a kinematic table for tests and bot search
+  of the simulator layer and by a kinematic table for tests and bot search
   (`rules.deep_white_sea.kinematic`).
 - `GameState`: the OpenSpiel-style vocabulary every engine follows.
 """
@@ -43,7 +43,7 @@ class ThrowSpec:
     the window). Release position of the die's centre in m (z above the table surface),
     velocity in m/s, spin in rad/s, orientation as a quaternion (x, y, z, w), all in table
     coordinates. `seed` seeds the physics' symmetry-breaking tilt of a pure drop
-    (`simulator.physics.world.symmetry_break`); 0 unless a caller sets it."""
+    (the physics world's symmetry break); 0 unless a caller sets it."""
 
     release: tuple[float, float, float]
     velocity: tuple[float, float, float]

@@ -6,7 +6,7 @@ Plug-in functions for `rules.registry`: `new_game`, `deserialize`, `heuristic`,
 greedy and planner, whose throws carry specs, and the terminal human who enters aim,
 speed and spin). `save_game` / `load_game` keep a game in progress as JSON.
 Options: `crews` ('white,blue': one or two crew names or YAML paths), `table`
-('physics' or 'kinematic'; 'physics' is registered by `simulator.physics_table`),
+('physics' or 'kinematic'; 'physics' is the simulator's, registered with its plug-ins),
 `max_turns` (house limit), `first` (1 or 2: who goes first; default drawn). They are
 checked by `rules.registry` (`game_options`), the table defaulting to the registry's
 physics.
@@ -38,7 +38,6 @@ from rules.deep_white_sea.bots import (
     value,
 )
 from rules.deep_white_sea.game import (
-    TABLE_KINDS,
     WIN_POINTS,
     DWSState,
     deserialize_state,
@@ -55,7 +54,7 @@ from rules.registry import game_options
 def new_game(num_players: int, options: dict[str, Any] | None = None,
              rng: np.random.Generator | None = None) -> DWSState:
     """A new game on the table the options name (the registry's default: physics, which
-    `simulator.physics_table` registers). Who goes first is drawn with `rng` (rulebook,
+    the simulator registers with its plug-ins). Who goes first is drawn with `rng` (rulebook,
     "Who Goes First"); the option `first` (1 or 2) fixes it instead."""
     if num_players != 2:
         raise RulesError(f"deep-white-sea takes 2 players, got {num_players}")
@@ -93,7 +92,6 @@ __all__ = [
     "human_throw",
     "save_game",
     "load_game",
-    "TABLE_KINDS",
     "WIN_POINTS",
     "DWSState",
     "GreedyBot",

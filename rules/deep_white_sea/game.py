@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -59,6 +58,8 @@ from rules.core.protocols import (
     Table,
     ThrowSpec,
 )
+from rules.core.tables import load_table, register_table
+from rules.core.tables import make_table as _make_table
 from rules.deep_white_sea.kinematic import KinematicTable
 from rules.deep_white_sea.sight import Die, Sight
 from rules.registry import option_default
@@ -66,33 +67,21 @@ from rules.registry import option_default
 WIN_POINTS = 50
 PLACE_YAWS = tuple(range(0, 360, 30))  # enumerated yaws of the first placement (any is legal)
 CORNERS = ("top", "left", "right")
-DEFAULT_MAX_TURNS: int = option_default("deep-white-sea", "max_turns")  # the registry's
+GAME_NAME = "deep-white-sea"
+DEFAULT_MAX_TURNS: int = option_default(GAME_NAME, "max_turns")  # the registry's
 STATE_FORMAT = 1  # serialize() layout; deserialize refuses any other
 
 # Which side of the table an effect works on (rulebook, "Special Effects").
 ENEMY_EFFECTS = ("Hold", "Freeze", "Confuse")
 DECISIONS = ("place", "main", "foul", "shoot", "cmd", "tip", "throw", "aim")
 
-# Table kinds: name -> (make from options, restore from to_json). The simulator layer adds
-# 'physics' (simulator.physics_table) so that rules never import PyBullet.
-TableMaker = Callable[[dict[str, Any]], Table]
-TableLoader = Callable[[dict[str, Any]], Table]
-TABLE_KINDS: dict[str, tuple[TableMaker, TableLoader]] = {
-    "kinematic": (lambda _opts: KinematicTable(), KinematicTable.from_json),
-}
-
-
-def register_table(kind: str, make: TableMaker, load: TableLoader) -> None:
-    TABLE_KINDS[kind] = (make, load)
+# Table kinds (rules.core.tables): the engine ships 'kinematic'; the program that plays a
+# game registers the others it provides (the physics table) when it loads its plug-ins.
+register_table("kinematic", lambda _opts: KinematicTable(), KinematicTable.from_json)
 
 
 def make_table(kind: str, options: dict[str, Any]) -> Table:
-    if kind not in TABLE_KINDS:
-        hint = ("; the physics table registers itself when simulator.physics_table is "
-                "imported (tabletop play does)" if kind == "physics" else "")
-        raise RulesError(f"deep-white-sea: unknown table {kind!r}; known: "
-                         f"{', '.join(sorted(TABLE_KINDS))}{hint}")
-    return TABLE_KINDS[kind][0](options)
+    return _make_table(GAME_NAME, kind, options)
 
 
 def load_crews(spec: str) -> list[str]:
@@ -816,9 +805,7 @@ def deserialize_state(data: dict[str, Any]) -> DWSState:
             raise RulesError(f"state: format: unsupported state format {str(data.get('format'))[:40]} "
                              f"(this version reads {STATE_FORMAT})")
         kind = str(data["table_kind"])
-        if kind not in TABLE_KINDS:
-            make_table(kind, {})  # raises the one-line error
-        table = TABLE_KINDS[kind][1](data["table"])
+        table = load_table(GAME_NAME, kind, data["table"])
         state = DWSState(list(data["crews"]), table, kind, int(data["first"]),
                          int(data["max_turns"]))
         for d, where in data["where"].items():

@@ -10,7 +10,7 @@ result), and a push for the first resting die the slide runs into (knocked off i
 past the edge). A die landing on top of another rests leaning and is off the table.
 
 It serves the engine's tests and fast bot search; the physics table
-(`simulator.physics_table`) is the real thing. Units: m, s, degrees.
+(the simulator layer's) is the real thing. Units: m, s, degrees.
 """
 
 from __future__ import annotations

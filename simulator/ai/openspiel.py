@@ -43,7 +43,6 @@ log that `tabletop replay --verify` accepts.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -57,6 +56,7 @@ from rules.core.rollers import FACES
 from rules.core.runner import action_line, chance_line, end_line, header_line, streams
 from simulator.ai import require
 from simulator.ai.spaces import DiceBuffer, Vocabulary, encode, vocabulary
+from simulator.plugins import load_plugins
 
 pyspiel = require("pyspiel")
 
@@ -128,8 +128,7 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
                 given[opt.name] = given[opt.name].replace(LIST_SEP, ",")
         spec.check_players(self.players)
         self.options = spec.resolve_options(given)
-        for plugin in spec.extra.get("plugins", ()):  # Deep White Sea's physics table
-            importlib.import_module(plugin)
+        load_plugins()  # e.g. Deep White Sea's physics table
         dice = str(params.get("dice", "ideal"))
         self.roller = _Shared(physics_roller() if dice == PHYSICS else None)
         self.probabilities = None if dice == PHYSICS else dice_probabilities(dice)

@@ -18,11 +18,12 @@ from typing import Any
 
 from dice_models.outfiles import LineFile, check_target
 from rules import registry
-from rules.core import DiceRoller, SeededRoller
+from rules.core import DiceRoller
 from rules.core.runner import play
 from rules.core.saves import load_game, save_game
 from simulator.cli.args import WINDOW_AUTO, add_game_options, add_shading, game_options, seed
 from simulator.cli.main import UsageError
+from simulator.plugins import load_plugins, make_roller
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -54,7 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = registry.lookup(args.game)
-    load_plugins(spec)
+    load_plugins()
     # The save is read before anything is written (the log file), so a bad one costs nothing.
     resume = load_save(args.load, spec) if args.load else None
     if args.players:
@@ -135,20 +136,3 @@ def load_save(path: str, spec: registry.GameSpec) -> Any:
     return load_game(path, spec.name, "--load")
 
 
-def load_plugins(spec: registry.GameSpec) -> None:
-    """Import the simulator-side modules a game names in `extra['plugins']` (e.g. Deep
-    White Sea's physics table, which registers itself with the pure engine)."""
-    for name in spec.extra.get("plugins", ()):
-        importlib.import_module(name)
-
-
-def make_roller(kind: str) -> DiceRoller:
-    if kind == "seeded":
-        return SeededRoller()
-    try:
-        module = importlib.import_module("simulator.physics.roller")
-    except ImportError as exc:
-        raise UsageError(f"--dice physics: the physics roller is not available ({exc})") \
-            from None
-    roller: DiceRoller = module.PhysicsRoller()
-    return roller

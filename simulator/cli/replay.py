@@ -7,11 +7,10 @@ import argparse
 from typing import Any
 
 from dice_models.errors import shown
-from rules import registry
 from rules.core import RulesError
 from rules.core.runner import read_log, verify_log
 from simulator.cli.args import WINDOW_AUTO, add_shading
-from simulator.cli.play import load_plugins
+from simulator.plugins import load_plugins
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -29,9 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = read_log(args.log)[0].get("game")
-    if isinstance(game, str) and game in registry.GAMES:
-        load_plugins(registry.GAMES[game])  # e.g. the physics table a log was played on
+    load_plugins()  # e.g. the physics table a log was played on
     if args.view:
         return _view(args)
     if args.verify:

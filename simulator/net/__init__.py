@@ -5,7 +5,7 @@
 - `server`: the asyncio/websockets server holding the tables.
 - `client`: the lobby, following a table and playing a seat (terminal or bot).
 
-This sits beside `simulator.cli` (DESIGN.md: "the `tabletop` command, the network server and
-client"): it uses the registry, the runner's steps and the physics table the way `tabletop
-play` does.
+It sits below `simulator.cli` (whose `serve` and `join` commands start it) and imports nothing
+from it: it uses the registry, the runner's steps and the plug-ins (`simulator.plugins`: the
+physics table, the dice rollers) the way `tabletop play` does.
 """

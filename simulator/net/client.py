@@ -27,8 +27,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from rules import registry
 from rules.core.bots import make_agent
 from rules.core.runner import digest_of, to_json
-from simulator.cli.play import load_plugins
 from simulator.net import protocol
+from simulator.plugins import load_plugins
 
 Chooser = Callable[[dict[str, Any]], Any]
 # Choosers run in threads (a person may take their time while steps arrive), and a Deep
@@ -265,7 +265,7 @@ def make_chooser(game: str, kind: str, seed: int = 0,
     bot kind the game knows. It works on the state the server sent, rebuilt by the game's
     `deserialize` (Deep White Sea's physics table included, to list what may be tipped)."""
     spec = registry.lookup(game)
-    load_plugins(spec)
+    load_plugins()
     module = spec.module()
     if kind != "human" and kind not in spec.bots:
         raise ClientError(f"--auto: unknown player {kind!r} for {game}"

@@ -47,7 +47,7 @@ from rules.core.runner import (
     is_legal,
     streams,
 )
-from simulator.cli.play import load_plugins, make_roller
+from simulator.plugins import load_plugins, make_roller
 
 TABLE_FILE = "table.json"
 LOG_FILE = "game.jsonl"
@@ -89,7 +89,7 @@ class GameTable:
                  options: dict[str, Any], dice: str, folder: Path | None) -> None:
         self.id = table_id
         self.spec = registry.lookup(game)
-        load_plugins(self.spec)
+        load_plugins()
         self.module = self.spec.module()
         self.seats = seats
         self.seed = seed

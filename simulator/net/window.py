@@ -20,7 +20,6 @@ The lobby (make or pick a table, a seat, bots for empty seats, watching) is the 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import queue
 import sys
 import threading
@@ -30,6 +29,7 @@ from rules.core.runner import from_json, to_json
 from rules.registry import lookup
 from simulator.net.client import Client, ClientError, TableRecord
 from simulator.physics.world import Frame
+from simulator.plugins import load_plugins
 from simulator.render.playback import playback_of
 from simulator.render.session import GAME, GameSession, StepResult, ThrowAnim, _spec_of
 
@@ -111,8 +111,7 @@ class NetSession(GameSession):
         self.bridge = bridge
         self.spec = lookup(GAME)
         self.module = self.spec.module()
-        for plugin in self.spec.extra.get("plugins", ()):  # the physics table's scene format
-            importlib.import_module(plugin)
+        load_plugins()  # the physics table's scene format
         self.seat = record.seat
         self.players = ["human" if i == record.seat else "remote" for i in range(2)]
         self.seed = int(header.get("seed", 0))
@@ -344,15 +343,15 @@ def net_dice_app(app_class: Any) -> Any:
 async def play_window(client: Client, record: TableRecord, game: str, args: Any) -> int:
     """`tabletop join` with a window: the lobby's connection is closed and the window's
     own takes the seat back with its token (or watches), on a thread beside Panda3D."""
-    from simulator.cli.main import UsageError
+    from simulator.render import WindowError
     from simulator.render.app import display_problem, window_module
 
     problem = display_problem()
     if problem is not None:
-        raise UsageError(f"{problem}: use --headless to play in the terminal")
+        raise WindowError(f"{problem}: use --headless to play in the terminal")
     module = window_module(game)
     if module is None:
-        raise UsageError(f"{game} has no 3D table yet: use --headless")
+        raise WindowError(f"{game} has no 3D table yet: use --headless")
     if not record.lines:
         print(f"waiting at table {record.table} for every seat to be taken", file=sys.stderr)
         await client.follow(record, until=lambda r: bool(r.lines))

@@ -16,7 +16,6 @@ off and fades; a new die placed in the centre drops in.
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 import time
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from rules.registry import GameSpec, lookup
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import Pose, ThrowReport, World, tip_poses
+from simulator.plugins import load_plugins
 from simulator.render.playback import Playback, PoseT, playback_of
 
 GAME = "deep-white-sea"
@@ -117,8 +117,7 @@ class GameSession:
                  log: LineSink | None = None, bot_settings: dict[str, dict[str, Any]] | None = None):
         self.spec: GameSpec = lookup(GAME)
         self.module = self.spec.module()
-        for plugin in self.spec.extra.get("plugins", ()):  # the physics table registers itself
-            importlib.import_module(plugin)
+        load_plugins()  # the physics table
         self.players = list(players)
         self.seed = seed
         self.options = self.spec.resolve_options(dict(options or {}))
