@@ -129,8 +129,7 @@ def _markdown(record: dict[str, Any], plots: dict[str, str]) -> str:
             dice = r["error"] or "; ".join(
                 f"{d['die']}: {d['reason'] or d['status']}, {d['face']}" for d in r["dice"])
             out.append(f"| {r['case']} | {_cell(dice)} |")
-    out += ["", "How to read this report and when to record a new baseline: see the README, "
-            "section \"Physics regression benchmarks\".", ""]
+    out += ["", "How to read this report and when to record a new baseline: see docs/bench.md.", ""]
     return "\n".join(out)
 
 
