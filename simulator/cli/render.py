@@ -8,7 +8,10 @@ module makes the session, lets the bots play and draws the picture.
 
 Drawn into an offscreen buffer with physically based shading where OpenGL answers (a
 desktop, or Xvfb with Mesa), else by Panda3D's software renderer (no display, no GPU); the
-command says which. Views other than `closeup` carry a close-up inset of the last die thrown.
+command says which. The default view, `framed`, is the player's picture
+(`simulator.render.legible`): what is in play framed, every text a player needs at a cap
+height of at least 14 px at 1280x720, the dice read close up one by one; `--json` prints each
+die's size in px. The other views but `closeup` carry a close-up inset of the last die thrown.
 """
 
 from __future__ import annotations
@@ -34,9 +37,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--players", default=None,
                    help="bots, comma-separated (the game's bots; default: random in each of "
                         "the fewest seats)")
-    p.add_argument("--view", default="overview", choices=("overview", "top", "thrower", "closeup"),
-                   help="camera: overview (oblique), top, the next thrower's view, or close on "
+    p.add_argument("--view", default="framed",
+                   choices=("framed", "overview", "top", "thrower", "closeup"),
+                   help="camera: framed (the player's picture: what is in play framed, its "
+                        "texts on cards and a side panel, the dice close up), overview "
+                        "(oblique, the whole table), top, the next thrower's view, or close on "
                         "the die thrown last")
+    p.add_argument("--json", action="store_true",
+                   help="print what the framed picture drew as JSON on stdout: each die's "
+                        "size in px in the main view and in its close-up, the cards, the camera")
     add_shading(p, "the picture", ", as a window on a software rasterizer",
                 "pbr wherever OpenGL and simplepbr can be had (a picture is drawn once: speed "
                 "does not decide), else software")
@@ -94,6 +103,13 @@ def run(args: argparse.Namespace) -> int:
     pixels = picture.render(args.view, caption=not args.no_caption, inset=not args.no_inset)
     t_draw = time.perf_counter() - t1
     write_with(args.out, Image.fromarray(pixels).save, "--out")
+    if args.json:
+        import json
+
+        report = getattr(picture, "report", None)
+        print(json.dumps({"out": args.out, "size": list(size), "view": args.view,
+                          **(report.as_json() if report is not None and args.view == "framed"
+                             else {})}, indent=1))
     summary = getattr(module, "summary", None)
     said = summary(session) if summary is not None else "; ".join(module.caption(session))
     print(f"{args.out}: {size[0]}x{size[1]} px, {actions} steps, {said}; "

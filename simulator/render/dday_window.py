@@ -379,3 +379,63 @@ class App(DiceGameWindow):
 
 
 new_session, replay_session, picture, play_turns = module_functions(GAME, __name__)
+
+
+def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
+    """The player's picture (`simulator.render.legible`): the camera framed on the battle
+    map, each sector's card (title, Enemy Fire, machine gun or bunker, the most turns,
+    which units stand there), the six dice and the last roll close up, every unit's sheet
+    (soldiers, Courage, EP, Specialists and Items) and the choices in the side panel."""
+    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
+    from simulator.render.legible import Card, Layout
+
+    st = session.state
+    white = (1.0, 1.0, 1.0)
+    points: list[tuple[float, float, float]] = []
+    cards = []
+    here: dict[str, list[str]] = {}
+    for k, u in enumerate(st.units):
+        if u.status == "active":
+            here.setdefault(u.sector, []).append(f"U{k + 1}")
+    for s in st.map.sectors.values():
+        x, y = sector_at(st, s.id)
+        hw, hd = SECTOR_W / 2, SECTOR_D / 2
+        points += [(x - hw, y - hd, 0.0), (x + hw, y + hd, TILE_Z)]
+        tags = (f"EF {s.enemy_fire}" + (" MG" if s.machine_gun else "")
+                + (" bunker" if s.bunker else "") + f", {s.max_turns} turns")
+        if s.id in here:
+            tags += "  " + " ".join(here[s.id])
+        cards.append(Card((x, y, TILE_Z), [s.title, tags],
+                          seat_colour(int(here[s.id][0][1:]) - 1) if s.id in here
+                          else (0.45, 0.4, 0.3), width_m=SECTOR_W))
+    unit = shown_unit(st)
+    u = st.units[unit]
+    cells = [(f"die:{i}", f"{u.colours[i]} {SYMBOL_NAMES[int(v)]}" + (" *" if i in u.kept else ""))
+             for i, v in enumerate(u.dice) if f"die:{i}" in scene.dice]
+    if not cells:  # no dice of the unit's own: the last roll (fire, minefields) in the tray
+        cells = roll_cells(scene, session, lambda v: SYMBOL_NAMES[v])
+    dice = {name: die_corners_in(scene, name) for name in scene.dice}
+    if st.is_terminal():
+        now = "Game over"
+    elif st.node == "chance":
+        now = "the dice are thrown"
+    else:
+        now = f"{session.player_name(st.seat)} to act: {st.node.replace('_', ' ')}"
+    from rules.dday.view import PHASES
+
+    banner = [(f"D-Day Dice, turn {st.turn}, {PHASES.get(st.phase, st.phase)}", white),
+              (now, seat_colour(st.seat) if not st.is_terminal() else white)]
+    side: list[tuple[str, tuple[float, float, float]]] = []
+    for k, unit_k in enumerate(st.units):
+        sec = st.map.sectors[unit_k.sector]
+        side.append((f"U{k + 1} {session.player_name(k)} [{unit_k.status}] in {sec.title}",
+                     seat_colour(k)))
+        side.append((f"  Courage {unit_k.courage}, EP {unit_k.ep}, soldiers {unit_k.soldiers}"
+                     f", VP {unit_k.vp}", white))
+        kit = ", ".join([*unit_k.specialists, *unit_k.items])
+        if kit:
+            side.append(("  " + kit, white))
+    side += choice_lines(session, 5)
+    return Layout(points=points, dice=dice, cells=cells, cards=cards, banner=banner,
+                  side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False,
+                  cells_only=True)

@@ -656,3 +656,60 @@ def summary(session: GameSession) -> str:
     st = session.state
     return (f"turn {st.turn}, {len(st.poses)} dice in play, "
             f"score {st.scores[0]}-{st.scores[1]}")
+
+
+def legible_layout(session: GameSession) -> Any:
+    """The player's picture of the table (`simulator.render.legible`): the camera framed on
+    the dice in play (the table when none is), each die named on a card beside it and shown
+    close up in the side panel, the score and whose turn across the top, and each die's
+    side and state, the hands and the choices at the side."""
+    from simulator.render.framing import die_corners
+    from simulator.render.legible import Card, Layout
+
+    s = session
+    st = s.state
+    poses = s.poses()
+    white = (1.0, 1.0, 1.0)
+    dice = {d: die_corners(np.asarray(s.shape(d).poly.vertices, dtype=float), p, q)
+            for d, (p, q) in poses.items()}
+    points = [(float(c[0]), float(c[1]), float(c[2])) for corners in dice.values()
+              for c in corners]
+    t = s.table_spec
+    if not points:  # nothing thrown yet: the table itself
+        hx, hy = (t.width / 2, t.edge_y) if t.shape == "rect" else (t.radius, t.radius)
+        points = [(sx * hx, sy * hy, 0.0) for sx in (-1, 1) for sy in (-1, 1)]
+    cards = []
+    for d in sorted(poses):
+        (x, y, z), _q = poses[d]
+        seat = s.seat_of(d)
+        cards.append(Card((x, y + 0.045, z), [f"{s.crew(d).name}  {st.side(d).number}"],
+                          PLAYER_COLOURS[seat + 1]))
+    if st.is_terminal():
+        now = "Game over: " + ("draw" if st.winner is not None and st.winner < 0
+                               else f"{s.player_name(st.winner)} wins")
+    else:
+        seat = int(st.current_player())
+        now = (f"{s.player_name(seat)} to act: "
+               f"{_DECISION_WORDS.get(st.decision, st.decision)}")
+    banner = [(f"Deep White Sea, turn {st.turn}:  {s.player_name(0)} {st.scores[0]} - "
+               f"{st.scores[1]} {s.player_name(1)}  (first to 50)", white),
+              (now, PLAYER_COLOURS[int(st.current_player()) + 1] if not st.is_terminal()
+               else white)]
+    side: list[tuple[str, tuple[float, float, float]]] = []
+    for seat in (0, 1):
+        hand = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "hand"]
+        side.append((f"P{seat + 1} hand: " + (", ".join(hand) if hand else "-"),
+                     PLAYER_COLOURS[seat + 1]))
+    legal = [] if st.is_terminal() else s.legal()
+    if legal:
+        side.append(("choices:", white))
+        for a in legal[:6]:
+            word = st.action_to_string(a)
+            if a[0] == "throw":
+                word = f"throw {s.crew(a[1]).name}"
+            side.append(("  " + word, white))
+        if len(legal) > 6:
+            side.append((f"  ... {len(legal) - 6} more", white))
+    cells = [(d, s.crew(d).name) for d in sorted(poses)][:9]
+    return Layout(points=points, dice=dice, cells=cells, cards=cards, banner=banner, side=side,
+                  heading=0.0, pitch=-68.0, fov=35.0)

@@ -5,6 +5,7 @@ renderer with a caption line."""
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -15,7 +16,7 @@ from simulator.render.dice_session import DiceSession
 from simulator.render.dice_window import TRAY_PREFIX, place_roll, seat_view, table_top_view
 from simulator.render.offscreen import OffscreenRenderer
 
-VIEWS = ("overview", "top", "thrower", "closeup")
+VIEWS = ("framed", "overview", "top", "thrower", "closeup")
 CLOSEUP_PITCH, CLOSEUP_FOV = -88.0, 40.0  # deg: nearly straight down, so no wall hides a die
 CLOSEUP_MIN = 0.2  # m: a 16 mm die's top face is about 80 px across at 720 px from here
 
@@ -33,6 +34,7 @@ class DicePicture:
         self.renderer = OffscreenRenderer(size, shading=shading)
         self.scene = module.make_scene(session)
         self.renderer.show(self.scene.root)
+        self.report: Any = None  # what the last "framed" picture drew (`legible.Report`)
 
     def update(self) -> None:
         self.module.paint(self.scene, self.session)
@@ -74,8 +76,11 @@ class DicePicture:
     def render(self, view: str | OrbitCamera = "overview", caption: bool = True,
                inset: bool = True) -> np.ndarray:
         """The picture from `view`; `inset`: with a close-up of the tray in a corner (not on
-        the close-up itself, nor when there has been no roll)."""
+        the close-up itself, nor when there has been no roll). "framed" is the player's
+        picture (`simulator.render.legible`, laid out by the module's `legible_layout`)."""
         self.update()
+        if view == "framed":
+            return self.framed()
         cam = view if isinstance(view, OrbitCamera) else self.camera(view)
         self.renderer.set_camera(cam)
         pixels = self.renderer.render()
@@ -89,6 +94,68 @@ class DicePicture:
             pixels = np.asarray(caption_lines(Image.fromarray(pixels), lines))
         return pixels
 
+    def framed(self) -> np.ndarray:
+        """The player's picture: the module's layout, the tray's dice close up in cells,
+        the type painted on the cloth hidden (its words are on the cards and the panel)."""
+        from simulator.render.dice_session import d6_shape
+        from simulator.render.legible import draw
+
+        layout = self.module.legible_layout(self.session, self.scene)
+        painted = [n for n in self.scene.root.findAllMatches("**/+TextNode") if not n.isHidden()]
+        for node in painted:
+            node.hide()
+        try:
+            size = 2 * float(d6_shape().poly.circumradius)
+            pixels, self.report = draw(self.renderer, self.scene, layout, self.size,
+                                       dict.fromkeys(self.scene.dice, size))
+        finally:
+            for node in painted:
+                node.show()
+        return pixels
+
     def close(self) -> None:
         self.renderer.close()
 
+
+
+# -- what every d6 game's player picture shares (each module's `legible_layout`) ------------
+
+
+def die_corners_in(scene: Any, name: str) -> np.ndarray:
+    """A die's corners on the table as the scene shows it."""
+    from simulator.render.dice_session import d6_shape
+    from simulator.render.framing import die_corners
+
+    nodes = scene.dice[name]
+    p, q = nodes.pose.getPos(), nodes.pose.getQuat()
+    return die_corners(np.asarray(d6_shape().poly.vertices, dtype=float),
+                       (float(p[0]), float(p[1]), float(p[2])),
+                       (float(q.getI()), float(q.getJ()), float(q.getK()), float(q.getR())))
+
+
+def roll_cells(scene: Any, session: DiceSession, word: Any = None) -> list[tuple[str, str]]:
+    """The last roll's dice in the tray, each with the value it shows (or `word(value)`)."""
+    roll = session.last_roll
+    if roll is None:
+        return []
+    out = []
+    for i, name in enumerate(roll.names):
+        key = TRAY_PREFIX + name
+        if key in scene.dice:
+            value = int(roll.faces[i])
+            out.append((key, f"roll: {word(value) if word else value}"))
+    return out
+
+
+def choice_lines(session: DiceSession, most: int = 7) -> list[tuple[str, tuple[float, float,
+                                                                                  float]]]:
+    """'choices:' and what the player to act may do (the engine's words), or nothing."""
+    st = session.state
+    if st.is_terminal() or session.needs_roll():
+        return []
+    legal = session.legal()
+    white = (1.0, 1.0, 1.0)
+    out = [("choices:", white)] + [("  " + st.action_to_string(a), white) for a in legal[:most]]
+    if len(legal) > most:
+        out.append((f"  ... {len(legal) - most} more", white))
+    return out

@@ -290,3 +290,38 @@ class App(DiceGameWindow):
 
 
 new_session, replay_session, picture, play_turns = module_functions(GAME, __name__)
+
+
+def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
+    """The player's picture (`simulator.render.legible`): the camera framed on every
+    seat's dice and the pool, each seat's card (name, dice, tokens) and the pool's, the
+    last roll close up, whose turn and the counts across the top, the choices at the side."""
+    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
+    from simulator.render.legible import Card, Layout
+
+    st = session.state
+    n = st.n
+    white = (1.0, 1.0, 1.0)
+    points: list[tuple[float, float, float]] = []
+    cards = []
+    for seat in range(n):
+        spots = seat_dice_spots(seat, n, max(1, st.dice[seat]))
+        points += [(x, y, 0.0) for x, y in spots]
+        sx, sy = seat_spot(seat, n)
+        a = seat_angle(seat, n)
+        points.append((sx + 0.06 * math.cos(a), sy + 0.06 * math.sin(a), 0.0))
+        cards.append(Card((sx + 0.06 * math.cos(a), sy + 0.06 * math.sin(a), 0.0),
+                          [f"{st.player_name(seat)}: {st.dice[seat]} dice, "
+                           f"{st.tokens[seat]} tokens"], seat_colour(seat)))
+    points += [(x, y, 0.0) for x, y in pool_spots(max(1, st.pool))]
+    cards.append(Card((POOL_AT[0], POOL_AT[1] - 0.035, 0.0),
+                      [f"pool: {st.pool}" if st.pool_open else "pool closed"], (0.9, 0.9, 0.85)))
+    dice = {name: die_corners_in(scene, name) for name in scene.dice
+            if not name.startswith("roll:")}
+    cells = roll_cells(scene, session)
+    now = "Game over" if st.is_terminal() else f"{session.player_name(st.turn)}'s turn"
+    banner = [(caption(session)[0], white),
+              (now, seat_colour(st.turn) if not st.is_terminal() else white)]
+    return Layout(points=points, dice=dice, cells=cells[:9], cards=cards, banner=banner,
+                  side=choice_lines(session, 8), heading=0.0, pitch=-80.0, fov=35.0,
+                  zoom_floor=False)

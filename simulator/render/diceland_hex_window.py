@@ -356,3 +356,41 @@ _CLICK_WORDS = {
 
 
 new_session, replay_session, picture, play_turns = module_functions(GAME, __name__)
+
+
+def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
+    """The player's picture (`simulator.render.legible`): the camera framed on the board
+    and both hands, each tile's card (its number, the army's value and owner), the last
+    roll close up, the armies and pips of each player and whose turn across the top, the
+    choices at the side."""
+    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
+    from simulator.render.legible import Card, Layout
+
+    st = session.state
+    lay = layout_of(session)
+    white = (1.0, 1.0, 1.0)
+    points: list[tuple[float, float, float]] = []
+    cards = []
+    for t, (x, y) in enumerate(lay.centres):
+        points += [(x - RADIUS, y - RADIUS, 0.0), (x + RADIUS, y + RADIUS, TILE_Z)]
+        owner = st.owner[t]
+        words = f"{t}: " + (f"{st.value[t]} {st.player_name(owner)}" if owner >= 0 else "empty")
+        cards.append(Card((x, y - 0.55 * RADIUS, TILE_Z), [words],
+                          seat_colour(owner) if owner >= 0 else (0.5, 0.5, 0.5)))
+    for seat in (RED, BLUE):
+        for xy in lay.hand_spots(seat, max(1, len(st.hands[seat]))):
+            points += [(xy[0] - 0.012, xy[1] - 0.012, 0.0), (xy[0] + 0.012, xy[1] + 0.012, 0.016)]
+    dice = {n: die_corners_in(scene, n) for n in scene.dice if not n.startswith(TRAY_PREFIX)}
+    cells = roll_cells(scene, session)
+    now = "Game over" if st.is_terminal() else \
+        f"{session.player_name(int(st.current_player()))} to act ({st.phase.replace('_', ' ')})"
+    banner = [(f"Diceland ({st.board.name}), turn {st.turns_played + 1}: " + "; ".join(
+        f"{session.player_name(s)} {len(st.armies(s))} armies, {st.pips(s)} pips"
+        for s in (RED, BLUE)), white), (now, white)]
+    side: list[tuple[str, tuple[float, float, float]]] = []
+    for seat in (RED, BLUE):
+        hand = " ".join(str(v) for v in st.hands[seat]) or "-"
+        side.append((f"{session.player_name(seat)} hand: {hand}", seat_colour(seat)))
+    side += choice_lines(session, 6)
+    return Layout(points=points, dice=dice, cells=cells[:6], cards=cards, banner=banner,
+                  side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False)

@@ -334,3 +334,41 @@ def named_pieces(scene: DiceTableScene, session: DiceSession
             out[f"field {cell_name(cell)}"] = ((x + 0.02, y + 0.02, FIELD_Z),
                                                LIGHT if (row + col) % 2 == 0 else DARK)
     return out
+
+
+def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
+    """The player's picture (`simulator.render.legible`): the camera framed on the
+    warlands and both Reserve rows, each creature's power on a card on its field, the
+    creature cards (field, name, power, movement, spell and speciality) in the side panel
+    for the player to act first, the points and whose turn across the top, the start roll
+    close up while it is the last thing that happened."""
+    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
+    from simulator.render.legible import Card, Layout
+
+    st = session.state
+    white = (1.0, 1.0, 1.0)
+    half = SIZE / 2 * FIELD
+    points = [(BOARD_AT[0] + sx * half, BOARD_AT[1] + sy * (half + 0.07), 0.0)
+              for sx in (-1, 1) for sy in (-1, 1)]
+    cards = []
+    creatures: list[tuple[str, tuple[float, float, float]]] = []
+    mover = 0 if st.is_terminal() else max(0, int(st.current_player()))
+    for player in (mover, 1 - mover):
+        for cell in st.creatures_of(player):
+            c = st.creature_at(cell)
+            x, y = field_xy(cell)
+            cards.append(Card((x, y - FIELD * 0.3, FIELD_Z), [f"{c.name} {c.power}"],
+                              DICE_RGB[player] if player == 0 else (0.4, 0.4, 0.45)))
+            creatures.append((f"{cell_name(cell)} {c.name} ({c.power})",
+                              (0.95, 0.55, 0.5) if player == 0 else (0.75, 0.78, 0.85)))
+    dice = {n: die_corners_in(scene, n) for n in scene.dice if not n.startswith("roll:")}
+    cells = roll_cells(scene, session)
+    now = "Game over" if st.is_terminal() else f"{session.player_name(mover)} to act ({st.phase})"
+    banner = [("DiceWar: " + "; ".join(f"{session.player_name(p)} VP {st.vp[p]}, TP "
+                                       f"{st.tp[p]}, reserve {st.reserve[p]}, exile "
+                                       f"{st.exile[p]}" for p in (0, 1)), white),
+              (now, (0.95, 0.45, 0.4) if mover == 0 else (0.8, 0.8, 0.85))]
+    side = creatures[:8] + choice_lines(session, 5)
+    return Layout(points=points, dice=dice, cells=cells[:4], cards=cards, banner=banner,
+                  side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False,
+                  cells_only=False)

@@ -8,6 +8,8 @@ thrown is legible in any camera (its top face is at least 60 px across at 1280x7
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from PIL import Image
 
@@ -17,7 +19,7 @@ from simulator.render.looks import CELL, PLAYER_COLOURS, crew_look
 from simulator.render.offscreen import OffscreenRenderer, with_inset
 from simulator.render.session import GameSession, ThrowAnim
 
-VIEWS = ("overview", "top", "thrower", "closeup")
+VIEWS = ("framed", "overview", "top", "thrower", "closeup")
 
 
 def last_thrown(session: GameSession) -> str | None:
@@ -61,6 +63,7 @@ class SessionPicture:
         self.renderer = OffscreenRenderer(size, shading)
         self.scene = TableScene(session.table_spec)
         self.renderer.show(self.scene.root)
+        self.report: Any = None  # what the last "framed" picture drew (`legible.Report`)
 
     def update(self) -> None:
         s = self.session
@@ -85,8 +88,18 @@ class SessionPicture:
     def render(self, view: str | OrbitCamera = "overview", caption: bool = True,
                inset: bool = True) -> np.ndarray:
         """The picture from `view`; with `inset`, views other than the close-up carry the
-        close-up of the last die thrown (when one is on the table) in a corner."""
+        close-up of the last die thrown (when one is on the table) in a corner. "framed"
+        is the player's picture (`simulator.render.legible`; `report` says what it drew)."""
         self.update()
+        if view == "framed":
+            from simulator.render.deep_white_sea_window import legible_layout
+            from simulator.render.legible import draw
+
+            s = self.session
+            sizes = {d: 2 * float(s.shape(d).poly.circumradius) for d in s.poses()}
+            pixels, self.report = draw(self.renderer, self.scene, legible_layout(s),
+                                       self.size, sizes)
+            return pixels
         cam = view if isinstance(view, OrbitCamera) else camera_for(view, self.session, self.size)
         self.renderer.set_camera(cam)
         pixels = self.renderer.render()
