@@ -21,9 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from dice_models.errors import DataError, error_line
 from dice_models.machine import numpy_simd
@@ -33,34 +31,12 @@ from rules.core.runner import play
 from rules.registry import lookup, names
 
 
-@dataclass(frozen=True)
-class Playthrough:
-    """How one game's golden story is played: the players (bot kinds), seed and options.
-    The players mix bots where a game between equal bots would only hit the house limit
-    (two greedy DiceWar players draw after 400 turns)."""
-
-    players: tuple[str, ...]
-    seed: int = 11
-    options: dict[str, Any] = field(default_factory=dict)
-
-
-# Deep White Sea runs on the kinematic table: the rules layer's own, no PyBullet needed.
-PLAYTHROUGHS: dict[str, Playthrough] = {
-    "diced": Playthrough(("greedy", "greedy", "greedy")),
-    "dday": Playthrough(("greedy",)),
-    "dicewar": Playthrough(("greedy", "random")),
-    "diceland-hex": Playthrough(("greedy", "greedy")),
-    "deep-white-sea": Playthrough(("greedy", "planner"), options={"table": "kinematic"}),
-}
-
-
 def playthrough(game: str) -> list[str]:
     """The golden story of `game`: the runner's readable account, then the final digest."""
     spec = lookup(game)  # an unknown game: one RulesError line with a did-you-mean
-    how = PLAYTHROUGHS.get(spec.name)
+    how = spec.golden  # declared by the game (rules/<game>/spec.py)
     if how is None:
-        raise RulesError(f"{game}: no golden playthrough set up (rules/playthroughs.py, "
-                         "PLAYTHROUGHS)")
+        raise RulesError(f"{game}: no golden playthrough set up (its spec's `golden`)")
     lines: list[str] = []
     record = play(spec.name, how.players, how.seed, dict(how.options), out=lines.append)
     final = record.lines[-2]  # the last step's line, before the end line

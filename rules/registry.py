@@ -1,5 +1,7 @@
-"""The registry of games: which games exist, how many players they take, their options
-and bots, and where their engine lives.
+"""The registry of games: the list of game packages (`GAME_PACKAGES`), each declaring itself
+once in its `spec.py` (`GAME`, a `rules.core.spec.GameSpec`: players, options, bots,
+chance, utility, golden setting, quick options). Adding a game is writing its package and
+one line here.
 
 How to plug a game in
 =====================
@@ -49,127 +51,63 @@ How to plug a game in
      actions that `legal_actions()` cannot list (a throw with its spec), and for games on
      the physics table `take_results()` and `world_info()` (logged and re-checked).
 
-3. Register it with one `GameSpec` in `GAMES` below: name, title, player counts, package,
-   options (each becomes a `tabletop play` flag, e.g. `--board`) and bot names. The
-   generic bots `random`, `greedy` and `mcts` (`rules.core.bots`) and the terminal
-   `human` player work on any game that follows this interface; the runner
-   (`rules.core.runner`), `tabletop play`, `tabletop replay --verify` and `tabletop games`
-   need nothing more.
+3. Declare it in `rules/<game>/spec.py` as `GAME = GameSpec(...)`: name, title, player
+   counts, package, options (each becomes a `tabletop play` flag, e.g. `--board`), bot
+   names, `chance` ("dice" or "none"), `utility` ("constant-sum" or "general-sum"), its
+   golden playthrough (`Golden`) and `quick` options (a short game for the fuzz suite).
+   The engine reads its own options from it (`GAME.resolve_options`, `GAME.default`).
+   The package also exposes, for the game-AI adapters, `max_game_length(state)` (a bound
+   of the moves of a game of that setting), `vocabulary(state)` (every action numbered,
+   `rules.core.spaces.Vocabulary`) and `encode(state)` (the state as named float arrays).
+   Then add the package to `GAME_PACKAGES` below. The generic bots `random`, `greedy` and
+   `mcts` (`rules.core.bots`) and the terminal `human` player work on any game that
+   follows this interface; the runner (`rules.core.runner`), `tabletop play`,
+   `tabletop replay --verify`, `tabletop games`, the server, the fuzz suite and the
+   OpenSpiel/PettingZoo adapters need nothing more.
 """
 
 from __future__ import annotations
 
-import difflib
 import importlib
-from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from rules.core.protocols import RulesError
+from rules.core.spec import (
+    CHANCE_KINDS,
+    GENERIC_BOTS,
+    UTILITIES,
+    GameSpec,
+    Golden,
+    OptionSpec,
+    did_you_mean,
+)
 
-GENERIC_BOTS = ("random", "greedy", "mcts")
+__all__ = [
+    "CHANCE_KINDS",
+    "GAMES",
+    "GAME_PACKAGES",
+    "GENERIC_BOTS",
+    "UTILITIES",
+    "GameSpec",
+    "Golden",
+    "OptionSpec",
+    "did_you_mean",
+    "game_options",
+    "lookup",
+    "names",
+    "option_default",
+    "register",
+    "register_package",
+]
 
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """A game option; on the command line it is `--<name with dashes>`.
-
-    `kind` is int, str or bool. An int option's value lies in `minimum`..`maximum` (either
-    may be None: unbounded) and is a multiple of `step` counted from `minimum`; a default of
-    None means "the game works it out" (e.g. Diced's pool), and only such an option takes
-    None as a value. Every value a game gets passes `check`, so a 0 where 0 means nothing is
-    refused instead of quietly becoming the default.
-    """
-
-    name: str
-    kind: type  # int, str or bool
-    default: Any
-    help: str
-    choices: tuple[Any, ...] | None = None
-    minimum: int | None = None
-    maximum: int | None = None
-    step: int = 1
-
-    @property
-    def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
-
-    def check(self, game: str, value: Any) -> Any:
-        """`value` if it is a good value of this option; else one `RulesError` line naming
-        the game, the option and the value."""
-        where = f"{game}: option {self.flag}"
-        if value is None and self.default is None:
-            return None
-        # bool is a subclass of int: `--max-plies True` is no number of turns.
-        if not isinstance(value, self.kind) or (self.kind is not bool
-                                                and isinstance(value, bool)):
-            raise RulesError(f"{where}: must be {_KIND_WORDS[self.kind]} (got {_short(value)})")
-        if self.choices is not None and value not in self.choices:
-            raise RulesError(f"{where}: {_short(value)} is not one of "
-                             f"{', '.join(map(str, self.choices))}")
-        if isinstance(value, int) and not isinstance(value, bool):
-            low, high = self.minimum, self.maximum
-            if (low is not None and value < low) or (high is not None and value > high):
-                span = (f"from {low} to {high}" if low is not None and high is not None
-                        else f"at least {low}" if low is not None else f"at most {high}")
-                raise RulesError(f"{where}: must be {span} (got {value})")
-            base = low or 0
-            if self.step != 1 and (value - base) % self.step:
-                rule = ("even" if self.step == 2 and base % 2 == 0
-                        else f"{base} plus a multiple of {self.step}")
-                raise RulesError(f"{where}: must be {rule} (got {value})")
-        return value
-
-
-_KIND_WORDS = {int: "a whole number", str: "a text", bool: "true or false"}
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """`repr(value)`, cut to `limit` characters: an error line names the value, whatever
-    its size."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    name: str
-    title: str
-    min_players: int
-    max_players: int
-    package: str
-    options: tuple[OptionSpec, ...] = ()
-    bots: tuple[str, ...] = GENERIC_BOTS
-    notes: str = ""
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
-
-    def module(self) -> ModuleType:
-        """The game's package: the plug-in surface `rules.core.protocols.GameModule` (checked
-        for every registered game by tests/test_registry_conformance.py). Typed as a module
-        so a game's own code may reach its engine's own names through it."""
-        return importlib.import_module(self.package)
-
-    def check_players(self, n: int) -> None:
-        if not self.min_players <= n <= self.max_players:
-            span = (f"{self.min_players}" if self.min_players == self.max_players
-                    else f"{self.min_players} to {self.max_players}")
-            raise RulesError(f"{self.name} takes {span} players, got {n}")
-
-    def resolve_options(self, given: dict[str, Any] | None) -> dict[str, Any]:
-        """Every option this game takes: the given ones checked (`OptionSpec.check`), the
-        rest at their defaults. An option the game does not take is refused. The runner
-        and every engine's `new_game` call this, so options are validated in one place."""
-        known = {o.name: o for o in self.options}
-        out = {o.name: o.default for o in self.options}
-        for key, value in (given or {}).items():
-            if key not in known:
-                raise RulesError(
-                    f"{self.name} does not take option --{str(key).replace('_', '-')}"
-                    + did_you_mean(str(key).replace("_", "-"),
-                                   [k.replace("_", "-") for k in known], prefix="--"))
-            out[key] = known[key].check(self.name, value)
-        return out
-
+# The games: one package each, declaring itself in its `spec.py`.
+GAME_PACKAGES = (
+    "rules.diced",
+    "rules.dday",
+    "rules.dicewar",
+    "rules.diceland_hex",
+    "rules.deep_white_sea",
+)
 
 GAMES: dict[str, GameSpec] = {}
 
@@ -179,6 +117,16 @@ def register(spec: GameSpec) -> GameSpec:
         raise ValueError(f"game {spec.name!r} is registered twice")
     GAMES[spec.name] = spec
     return spec
+
+
+def register_package(package: str) -> GameSpec:
+    """Register the game declared by `<package>.spec` (its `GAME`)."""
+    spec = importlib.import_module(f"{package}.spec").GAME
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"{package}.spec.GAME is not a GameSpec")
+    if spec.package != package:
+        raise ValueError(f"{package}.spec.GAME names package {spec.package!r}")
+    return register(spec)
 
 
 def lookup(name: str) -> GameSpec:
@@ -193,113 +141,15 @@ def names() -> list[str]:
 
 
 def game_options(name: str, given: dict[str, Any] | None) -> dict[str, Any]:
-    """The options of game `name`, checked and filled with defaults: what every engine's
-    `new_game` works from (see `GameSpec.resolve_options`)."""
+    """The options of game `name`, checked and filled with defaults (see
+    `GameSpec.resolve_options`)."""
     return lookup(name).resolve_options(given)
 
 
 def option_default(game: str, name: str) -> Any:
-    """The default of one option of a game, as declared in its `OptionSpec`: an engine's
-    house limits default to it rather than to a number of their own."""
-    return next(o.default for o in lookup(game).options if o.name == name)
+    """The default of one option of a game, as declared in its `OptionSpec`."""
+    return lookup(game).default(name)
 
 
-def did_you_mean(name: str, known: list[str], prefix: str = "") -> str:
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
-    if close:
-        return f"; did you mean {prefix}{close[0]}?"
-    if known:
-        return f"; known: {', '.join(prefix + k for k in sorted(known))}"
-    return ""
-
-
-# ---------------------------------------------------------------------------------------
-# The games. One entry per implemented game.
-
-
-register(GameSpec(
-    name="diced",
-    title="Diced",
-    min_players=3,
-    max_players=8,
-    package="rules.diced",
-    options=(
-        OptionSpec("pool", int, None,
-                   "dice in the pool at the start (default: 3 per player)"),
-        OptionSpec("max_rounds", int, 200,
-                   "house limit: after this many rounds the most dice wins", minimum=1),
-    ),
-))
-
-
-register(GameSpec(
-    name="dday",
-    title="D-Day Dice",
-    min_players=1,
-    max_players=4,
-    package="rules.dday",
-    options=(
-        OptionSpec("map", str, "greyrock-cove",
-                   "battle map: a shipped map name or a map YAML file"),
-        OptionSpec("dmc15", bool, False,
-                   "Additional Rule: Dead Man's Chest gives 15 EP instead of 20"),
-        OptionSpec("binoculars_on_fire", bool, False,
-                   "Additional Rule: Binoculars may change a Machine-Gun or Minefield roll"),
-    ),
-    bots=("random", "greedy", "expectimax"),
-))
-
-register(GameSpec(
-    name="dicewar",
-    title="DiceWar: Light of Dragons",
-    min_players=2,
-    max_players=2,
-    package="rules.dicewar",
-    options=(
-        OptionSpec("tribes", str, "emberfen",
-                   "tribe for both players, or two separated by a comma (names or YAML files)"),
-        OptionSpec("ruins", bool, False, "play the Location 'The Ruins'"),
-        OptionSpec("max_plies", int, 400,
-                   "house limit: after this many turns more victory points wins", minimum=1),
-    ),
-))
-
-register(GameSpec(
-    name="diceland-hex",
-    title="Diceland (hex tiles)",
-    min_players=2,
-    max_players=2,
-    package="rules.diceland_hex",
-    options=(
-        OptionSpec("board", str, "compact",
-                   "preset board name, a board YAML file, or 'random'"),
-        # The bounds of every board (rules.diceland_hex.board.MIN_TILES, MAX_TILES), kept
-        # here as numbers so that listing the games imports no engine.
-        OptionSpec("tiles", int, 20, "tile count of a random board (even, 8 to 36)",
-                   minimum=8, maximum=36, step=2),
-        OptionSpec("terrain", bool, False, "play the terrain variant"),
-        OptionSpec("max_rounds", int, 200,
-                   "house limit: after this many rounds the game ends as if no one attacked",
-                   minimum=1),
-    ),
-))
-
-register(GameSpec(
-    name="deep-white-sea",
-    title="Diceland: Deep White Sea",
-    min_players=2,
-    max_players=2,
-    package="rules.deep_white_sea",
-    options=(
-        OptionSpec("crews", str, "white,blue",
-                   "crew for both players, or two separated by a comma (names or YAML files)"),
-        OptionSpec("table", str, "physics", "the table that adjudicates throws and tips",
-                   choices=("physics", "kinematic")),
-        OptionSpec("max_turns", int, 200,
-                   "house limit: after this many turns the higher score wins", minimum=1),
-        OptionSpec("first", int, None,
-                   "the player who goes first, 1 or 2 (default: drawn with the seed)",
-                   minimum=1, maximum=2),
-    ),
-    bots=("random", "greedy", "planner"),
-))
+for _package in GAME_PACKAGES:
+    register_package(_package)

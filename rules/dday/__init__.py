@@ -15,8 +15,9 @@ from rules.core.protocols import RulesError
 from rules.dday.battlemap import ITEMS, SPECIALISTS, BattleMap, available, load_map, parse_map
 from rules.dday.bots import DDayBot, DiceValuer, greedy_action, heuristic, make_bot
 from rules.dday.game import MAX_PLAYERS, DDayState, deserialize_state
+from rules.dday.spaces import encode, max_game_length, vocabulary
+from rules.dday.spec import GAME
 from rules.dday.unit import Unit, equipment_points, rwb_triples
-from rules.registry import game_options
 
 
 def new_game(num_players: int, options: dict[str, Any] | None = None,
@@ -27,7 +28,7 @@ def new_game(num_players: int, options: dict[str, Any] | None = None,
     del rng  # every die roll is a chance node
     if not 1 <= num_players <= MAX_PLAYERS:
         raise RulesError(f"dday takes 1 to {MAX_PLAYERS} players, got {num_players}")
-    options = game_options("dday", options)
+    options = GAME.resolve_options(options)
     bm = load_map(options["map"])
     return DDayState(bm, num_players, {
         "dead_mans_chest_ep": 15 if options["dmc15"] else 20,
@@ -40,6 +41,9 @@ def deserialize(data: dict[str, Any]) -> DDayState:
 
 
 __all__ = [
+    "encode",
+    "max_game_length",
+    "vocabulary",
     "ITEMS",
     "SPECIALISTS",
     "BattleMap",

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from rules.core import saves
-from rules.core.protocols import RulesError
 from rules.deep_white_sea.bots import (
     BOT_SETTINGS,
     OWN_PLAYERS,
@@ -48,7 +47,8 @@ from rules.deep_white_sea.game import (
     spec_to_tuple,
 )
 from rules.deep_white_sea.kinematic import KinematicTable
-from rules.registry import game_options
+from rules.deep_white_sea.spaces import encode, max_game_length, vocabulary
+from rules.deep_white_sea.spec import GAME
 
 
 def new_game(num_players: int, options: dict[str, Any] | None = None,
@@ -56,9 +56,8 @@ def new_game(num_players: int, options: dict[str, Any] | None = None,
     """A new game on the table the options name (the registry's default: physics, which
     the simulator registers with its plug-ins). Who goes first is drawn with `rng` (rulebook,
     "Who Goes First"); the option `first` (1 or 2) fixes it instead."""
-    if num_players != 2:
-        raise RulesError(f"deep-white-sea takes 2 players, got {num_players}")
-    options = game_options("deep-white-sea", options)
+    GAME.check_players(num_players)
+    options = GAME.resolve_options(options)
     crews = load_crews(options["crews"])
     kind = options["table"]
     if options["first"] is not None:
@@ -86,6 +85,9 @@ def load_game(path: str | Path) -> DWSState:
 
 
 __all__ = [
+    "encode",
+    "max_game_length",
+    "vocabulary",
     "BOT_SETTINGS",
     "OWN_PLAYERS",
     "HumanPlayer",

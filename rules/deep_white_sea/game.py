@@ -49,6 +49,7 @@ import numpy as np
 
 from dice_models import DataError
 from dice_models.crews import Crew, load_crew
+from dice_models.numerics import norm
 from rules.core.protocols import (
     TERMINAL_PLAYER,
     Action,
@@ -62,13 +63,13 @@ from rules.core.tables import load_table, register_table
 from rules.core.tables import make_table as _make_table
 from rules.deep_white_sea.kinematic import KinematicTable
 from rules.deep_white_sea.sight import Die, Sight
-from rules.registry import option_default
+from rules.deep_white_sea.spec import GAME
 
 WIN_POINTS = 50
 PLACE_YAWS = tuple(range(0, 360, 30))  # enumerated yaws of the first placement (any is legal)
 CORNERS = ("top", "left", "right")
-GAME_NAME = "deep-white-sea"
-DEFAULT_MAX_TURNS: int = option_default(GAME_NAME, "max_turns")  # the registry's
+GAME_NAME = GAME.name
+DEFAULT_MAX_TURNS: int = GAME.default("max_turns")  # the registry's
 STATE_FORMAT = 1  # serialize() layout; deserialize refuses any other
 
 # Which side of the table an effect works on (rulebook, "Special Effects").
@@ -879,7 +880,7 @@ def _spec_ok(values: Any) -> bool:
                for v in values):
         return False
     q = np.array(values[9:13], dtype=float)
-    return values[2] > 0 and 0.5 < float(np.linalg.norm(q)) < 1.5 \
+    return values[2] > 0 and 0.5 < norm(q) < 1.5 \
         and math.hypot(*values[3:6]) <= 50.0
 
 

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, Action, RulesError, StateBase
-from rules.registry import game_options, option_default
+from rules.diced.spec import GAME
 
 MAX_TOKENS = 3
 POOL_PER_PLAYER = 3
@@ -62,7 +62,7 @@ class DicedState(StateBase):
     """The whole game; mutable, `clone()` for search. Seats are 0..n-1."""
 
     def __init__(self, num_players: int, pool: int,
-                 max_rounds: int = option_default("diced", "max_rounds")) -> None:
+                 max_rounds: int = GAME.default("max_rounds")) -> None:
         self.n = num_players
         self.total = num_players + pool
         self.max_rounds = max_rounds
@@ -375,9 +375,8 @@ def new_game(num_players: int, options: dict[str, Any] | None,
     """A new game. The book's materials, "at minimum two [dice] per player", and its set-up,
     "each player receives one die, and all remaining dice are placed in a pool", make the
     smallest pool one die per player."""
-    if not 3 <= num_players <= 8:
-        raise RulesError(f"diced takes 3 to 8 players, got {num_players}")
-    options = game_options("diced", options)
+    GAME.check_players(num_players)
+    options = GAME.resolve_options(options)
     pool = options["pool"]
     if pool is None:
         pool = POOL_PER_PLAYER * num_players

@@ -5,8 +5,12 @@ presets in `boards/`."""
 from rules.diceland_hex.board import Board, load_board, make_board, presets, random_board
 from rules.diceland_hex.bots import BOT_SETTINGS, greedy_action, heuristic
 from rules.diceland_hex.game import HexState, deserialize, new_game
+from rules.diceland_hex.spaces import encode, max_game_length, vocabulary
 
 __all__ = [
+    "encode",
+    "max_game_length",
+    "vocabulary",
     "BOT_SETTINGS",
     "Board",
     "HexState",

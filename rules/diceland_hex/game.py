@@ -47,7 +47,7 @@ import numpy as np
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, Action, RulesError, StateBase
 from rules.diceland_hex.board import Board, board_from_json, draw, load_board, random_board
-from rules.registry import game_options, option_default
+from rules.diceland_hex.spec import GAME
 
 COLOURS = ("Red", "Blue")
 LETTERS = ("R", "B")
@@ -69,7 +69,7 @@ class HexState(StateBase):
     """The whole game; mutable, `clone()` for search. Tiles are numbered as on the board."""
 
     def __init__(self, board: Board, terrain: bool = False,
-                 max_rounds: int = option_default("diceland-hex", "max_rounds")) -> None:
+                 max_rounds: int = GAME.default("max_rounds")) -> None:
         self.board = board
         self.terrain_rules = terrain
         self.max_rounds = max_rounds
@@ -470,9 +470,8 @@ def attack_outcome(a: int, d: int, roll: int, att_terrain: str = "P",
 
 def new_game(num_players: int, options: dict[str, Any] | None,
              rng: np.random.Generator) -> HexState:
-    if num_players != 2:
-        raise RulesError(f"diceland-hex takes 2 players, got {num_players}")
-    options = game_options("diceland-hex", options)
+    GAME.check_players(num_players)
+    options = GAME.resolve_options(options)
     name = options["board"]
     board = random_board(options["tiles"], rng) if name == "random" else load_board(name)
     return HexState(board, terrain=options["terrain"], max_rounds=options["max_rounds"])

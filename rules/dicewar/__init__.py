@@ -21,8 +21,9 @@ from rules.dicewar.game import (
     new_state,
     parse_cell,
 )
+from rules.dicewar.spaces import encode, max_game_length, vocabulary
+from rules.dicewar.spec import GAME
 from rules.dicewar.tribe import Tribe, available, load_tribe, parse_tribe
-from rules.registry import game_options
 
 
 def new_game(num_players: int, options: dict[str, Any] | None = None,
@@ -30,9 +31,8 @@ def new_game(num_players: int, options: dict[str, Any] | None = None,
     """A new game; options: `tribes` ('name' or 'name,name', names or YAML paths),
     `ruins` (bool), `max_plies` (int)."""
     del rng  # the only randomness is the start roll, a chance node
-    if num_players != 2:
-        raise RulesError(f"dicewar takes 2 players, got {num_players}")
-    options = game_options("dicewar", options)
+    GAME.check_players(num_players)
+    options = GAME.resolve_options(options)
     spec = options["tribes"]
     names = [n.strip() for n in spec.split(",") if n.strip()]
     if len(names) not in (1, 2):
@@ -47,6 +47,9 @@ def deserialize(data: dict[str, Any]) -> DiceWarState:
 
 
 __all__ = [
+    "encode",
+    "max_game_length",
+    "vocabulary",
     "BOT_SETTINGS",
     "DiceWarState",
     "GreedyBot",

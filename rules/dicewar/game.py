@@ -33,8 +33,8 @@ from itertools import product
 from typing import Any
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError, StateBase
+from rules.dicewar.spec import GAME
 from rules.dicewar.tribe import TP_MAX, Creature, Tribe, parse_tribe
-from rules.registry import option_default
 
 SIZE = 7
 CELLS = SIZE * SIZE
@@ -108,7 +108,7 @@ class DiceWarState(StateBase):
                  "start_rolls")
 
     def __init__(self, tribes: tuple[Tribe, Tribe], ruins: bool = False,
-                 max_plies: int = option_default("dicewar", "max_plies")) -> None:
+                 max_plies: int = GAME.default("max_plies")) -> None:
         self.tribes = tribes
         self.ruins = ruins
         self.max_plies = max_plies
@@ -594,7 +594,7 @@ def _virtual_text(s: DiceWarState, p: int) -> str:
 
 
 def new_state(tribes: tuple[Tribe, Tribe], ruins: bool = False,
-              max_plies: int = option_default("dicewar", "max_plies")) -> DiceWarState:
+              max_plies: int = GAME.default("max_plies")) -> DiceWarState:
     return DiceWarState(tribes, ruins=ruins, max_plies=max_plies)
 
 

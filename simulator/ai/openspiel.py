@@ -27,14 +27,15 @@ What OpenSpiel sees (`GameType`, `GameInfo`, decided once per setting, as OpenSp
 - chance: each die of a roll is its own chance node (6 outcomes; `spaces.DiceBuffer`).
   Deep White Sea has no chance node: a throw is the player's action and the table decides
   it, bit for bit the same for the same throw (DESIGN.md), so it is deterministic; its
-  throws are `spaces.THROW_AIMS` discrete aimed throws per die;
+  throws are the game's discrete aimed throws per die (`rules.deep_white_sea.spaces`);
 - integer actions from `spaces.vocabulary`; `action_to_string` is the engine's own text;
 - observation and information-state tensors from `spaces.encode` (plus the dice rolled so
   far of a roll in progress and the observing seat); the information-state string is the
   action history followed by the observation;
-- `max_game_length`: a bound from each game's limits (rounds, turns, plies), counting
-  chance nodes; re-rolled ties (a roll-off, the start rolls, a Surge die's skull) are
-  counted up to `TIE_ROLLS` times, beyond which the chance is below 2e-27.
+- `max_game_length`: each game's own bound (`max_game_length` in its package) from its
+  limits (rounds, turns, plies), counting chance nodes; re-rolled ties (a roll-off, the
+  start rolls, a Surge die's skull) are counted up to `rules.core.spaces.TIE_ROLLS` times,
+  beyond which the chance is below 2e-27.
 
 Serialization is OpenSpiel's own (the history of action ids, replayed); the engine's JSON
 is reachable through `TabletopState.engine`. `write_log` turns a game played here into a
@@ -61,15 +62,10 @@ from simulator.plugins import load_plugins
 pyspiel = require("pyspiel")
 
 PREFIX = "tabletop_"
-# Re-rolled ties counted in max_game_length. The likeliest tie is the first roll-off of 8
-# Diced players (0.539: 1 - P(one highest die)); 100 ties in a row: below 2e-27.
-TIE_ROLLS = 100
 PHYSICS = "physics"  # the `dice` value that throws the dice in the physics tray
 LIST_SEP = "+"  # 'white+blue': OpenSpiel's game strings keep commas between parameters
 UNSET = -1  # an int option's "the game works it out" (OpenSpiel parameters cannot be None)
-DETERMINISTIC = ("deep-white-sea",)  # games without chance nodes
 DIE = "d6"  # what the games with chance nodes roll (D-Day Dice's coloured dice are d6)
-GENERAL_SUM = ("dday",)  # a solo game: the one return is 0 or 1
 
 
 def short_name(game: str) -> str:
@@ -81,14 +77,14 @@ def game_type(spec: registry.GameSpec, sampled: bool = False) -> Any:
     """The game's facts; `sampled`: its dice are thrown in the physics tray, so chance
     outcomes are sampled, not listed with probabilities."""
     params: dict[str, Any] = {"players": spec.min_players, "seed": 0}
-    if spec.name not in DETERMINISTIC:
+    deterministic = spec.chance == "none"  # declared by the game (rules/<game>/spec.py)
+    if not deterministic:
         params["dice"] = "ideal"
     for opt in spec.options:
         default = opt.default
         if isinstance(default, str):
             default = default.replace(",", LIST_SEP)
         params[opt.name] = UNSET if default is None else default
-    deterministic = spec.name in DETERMINISTIC
     return pyspiel.GameType(
         short_name=short_name(spec.name),
         long_name=spec.title,
@@ -97,7 +93,7 @@ def game_type(spec: registry.GameSpec, sampled: bool = False) -> Any:
                      else pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC if sampled
                      else pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC),
         information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-        utility=(pyspiel.GameType.Utility.GENERAL_SUM if spec.name in GENERAL_SUM
+        utility=(pyspiel.GameType.Utility.GENERAL_SUM if spec.utility == "general-sum"
                  else pyspiel.GameType.Utility.CONSTANT_SUM),
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=spec.max_players,
@@ -135,15 +131,15 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
         self._engine = self.fresh_engine()
         self.vocab: Vocabulary = vocabulary(spec.name, self._engine)
         self.shapes = {k: v.shape for k, v in encode(spec.name, self._engine).items()}
-        general = spec.name in GENERAL_SUM
+        general = spec.utility == "general-sum"
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.vocab),
-            max_chance_outcomes=0 if spec.name in DETERMINISTIC else FACES[DIE],
+            max_chance_outcomes=0 if spec.chance == "none" else FACES[DIE],
             num_players=self.players,
             min_utility=0.0,
             max_utility=1.0,
             utility_sum=None if general else 1.0,
-            max_game_length=max_game_length(spec.name, self._engine))
+            max_game_length=spec.module().max_game_length(self._engine))
         super().__init__(game_type(spec, sampled=self.roller.value is not None), info, params)
 
     def fresh_engine(self) -> Any:
@@ -347,38 +343,6 @@ def _measured(folder: Path) -> list[float]:
         raise RulesError(f"{folder}: dice: no throw of the experiment came to rest on the "
                          "table")
     return [counts[str(f)] / n for f in range(1, FACES[DIE] + 1)]
-
-
-def max_game_length(game: str, s: Any) -> int:
-    """An upper bound of the moves (decisions and chance nodes) of a game of this setting;
-    the reasoning is in each line's comment."""
-    if game == "diced":
-        total, n = s.total, s.n
-        # A turn attacks with each ready die at most once (<= total attacks); an attack is
-        # one decision, a defence, up to 3 re-rolls and a keep, and rolls <= 2 * total + 3
-        # dice. Turns: max_rounds rounds of n seats, and one more.
-        turn = 1 + total * (6 + 2 * total + 3)
-        return (s.max_rounds + 1) * n * turn + TIE_ROLLS * n
-    if game == "diceland-hex":
-        # Two setup rolls, one placement per tile, tied start rolls of 4 dice; a turn is an
-        # attack, its roll (<= 2 dice), a choice and a move; 2 turns a round.
-        setup = 2 * s.dice_per_player() + s.board.size + 4 * TIE_ROLLS
-        return setup + 2 * (s.max_rounds + 1) * 5
-    if game == "dicewar":
-        # Tied start rolls of 2 dice; setup places dice of power >= 1 until 10 each; then
-        # one Standard Action a ply.
-        return 2 * TIE_ROLLS + 2 * 10 + s.max_plies + 1
-    if game == "dday":
-        # A unit stays at most 3 turns in a sector and never re-enters one; a unit's turn
-        # has a roll of 6 dice, <= 3 re-rolls of <= 4, item uses, moves, fire and losses:
-        # 400 moves bound it, plus re-rolled Surge skulls.
-        turns = 3 * len(s.map.sectors)
-        return turns * len(s.units) * 400 + TIE_ROLLS
-    if game == "deep-white-sea":
-        # 10 first placements; a turn's action, its shot and follow-ups (commanded allies,
-        # tips, aims of continuous effects, thrown called dice) stay under 100 decisions.
-        return len(s.dice) + (s.max_turns + 1) * 100
-    raise RulesError(f"no move bound for game {game!r}")
 
 
 # ---------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rules import registry
 from simulator.cli.main import USER_ERRORS, main
 
 # The checkout: the fuzz suite mutates the shipped example files, some of which (experiments,
@@ -518,31 +519,52 @@ def throw_argv(draw: st.DrawFn) -> list[str]:
     return argv
 
 
-GAME_OPTIONS: dict[str, list[tuple[str, st.SearchStrategy[str] | None]]] = {
-    "diced": [("--pool", _num()), ("--max-rounds", _num())],
-    "dday": [("--map", st.sampled_from(["greyrock-cove", "grey", "", "."])), ("--dmc15", None),
-             ("--binoculars-on-fire", None)],
-    "dicewar": [("--tribes", st.sampled_from(["emberfen,saltmere", "emberfen", "x,y", ",", ""])),
-                ("--ruins", None), ("--max-plies", _num())],
-    "diceland-hex": [("--board", st.sampled_from(["classic", "ring", "x", ""])),
-                     ("--tiles", _num()), ("--terrain", None), ("--max-rounds", _num())],
-    "deep-white-sea": [("--crews", st.sampled_from(["blue,green", "blue", "x,y", "blue,blue"])),
-                       ("--max-turns", st.sampled_from(["1", "2", "0", "-1", "x", "1e3"])),
-                       ("--first", st.sampled_from(["1", "2", "0", "3", "x"]))],
-}
+def option_values(spec: registry.GameSpec,
+                  option: registry.OptionSpec) -> st.SearchStrategy[str] | None:
+    """What the fuzz suite gives a game's option, read from its declaration: None for a
+    flag; any number for an int, but only small ones for an option the game's quick setting
+    bounds (a drawn limit must not make a long game); for a text, its default, a prefix of
+    it, its choices and a few bad values."""
+    if option.kind is bool:
+        return None
+    if option.kind is int:
+        if option.name in spec.quick:
+            near = int(spec.quick[option.name])
+            return st.sampled_from([str(near - 1), str(near), "0", "-1", "x", "1e3"])
+        return _num()
+    default = str(option.default or "")
+    return st.sampled_from(sorted({default, default[:4], "", ".", "x,y",
+                                   *(str(c) for c in option.choices or ())}))
+
+
+def quick_argv(spec: registry.GameSpec) -> list[str]:
+    """The flags of a game's quick setting (a short game)."""
+    out: list[str] = []
+    for name, value in spec.quick.items():
+        flag = spec.option(name).flag
+        if value is True:
+            out.append(flag)
+        elif value is not False:
+            out += [flag, str(value)]
+    return out
 
 
 @st.composite
 def play_argv(draw: st.DrawFn) -> list[str]:
-    game = draw(st.sampled_from([*GAME_OPTIONS, "dice", "Diced", ""]))
+    game = draw(st.sampled_from([*registry.names(), "dice", "Diced", ""]))
     argv = ["play", game, "--headless", "--quiet"]
-    if game == "deep-white-sea":  # the physics table is minutes a game; a drawn limit wins
-        argv += ["--table", "kinematic", "--max-turns", "2"]
-    for option, values in GAME_OPTIONS.get(game, []):
-        if draw(st.booleans()):
-            argv += [option] if values is None else [option, draw(values)]
+    spec = registry.GAMES.get(game)
+    if spec is not None:
+        argv += quick_argv(spec)  # e.g. Deep White Sea's kinematic table: a drawn limit wins
+        for option in spec.options:
+            if option.name in spec.quick and option.kind is not int:
+                continue  # the quick setting's table stays
+            values = option_values(spec, option)
+            if draw(st.booleans()):
+                argv += [option.flag] if values is None else [option.flag, draw(values)]
     if draw(st.booleans()):
-        kinds = st.sampled_from(["random", "greedy", "mcts", "expectimax", "planner", "x", ""])
+        bots = sorted({b for s in registry.GAMES.values() for b in (*s.bots, *registry.GENERIC_BOTS)})
+        kinds = st.sampled_from([*bots, "x", ""])
         argv += ["--players", ",".join(draw(st.lists(kinds, min_size=0, max_size=5)))]
         argv += ["--mcts-iterations", draw(st.sampled_from(["1", "5", "0", "-1", "x"]))]
     if draw(st.booleans()):
