@@ -1,0 +1,164 @@
+"""The player's picture (`tabletop render`, view "framed"; issue 37): read by OCR, the
+things a player needs to choose a move are there, and the dice are drawn large enough.
+
+Each game is drawn once (1280x720, software renderer) in the states the README's commands
+draw. OCR reads the picture's pixels (tesseract, as a player reads them); the report only
+says where a card was drawn, so each card is read on its own (a whole-picture pass read few
+of them and took 3-5 s a picture). Before this view, OCR of the same states' pictures read
+none of these strings but those the caption line spelt out (D-Day: 0 of 17 sector titles,
+no Courage; DiceWar: no creature; Diceland: no tile value).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from simulator.render.framing import MIN_DIE_PX
+
+SIZE = (1280, 720)
+STATES = {"deep-white-sea": (3, 8), "dday": (2, 4), "diced": (2, 4), "dicewar": (2, 4),
+          "diceland-hex": (2, 4)}
+needs_ocr = pytest.mark.skipif(shutil.which("tesseract") is None,
+                               reason="the tesseract binary is not installed (apt-get install "
+                                      "tesseract-ocr; CI's .ci/run installs it)")
+
+
+@pytest.fixture(scope="module")
+def drawn() -> dict[str, tuple[np.ndarray, dict, object]]:
+    from simulator.render.app import window_module
+
+    out = {}
+    for game, (seed, turns) in STATES.items():
+        module = window_module(game)
+        assert module is not None
+        session = module.new_session(["random"] * module.PLAYERS[0], seed, {})
+        module.play_turns(session, turns)
+        picture = module.picture(session, SIZE, "software")
+        try:
+            pixels = picture.render("framed")
+            out[game] = (pixels, picture.report.as_json(), session)
+        finally:
+            picture.close()
+    return out
+
+
+def ocr(pixels: np.ndarray, box: tuple[int, int, int, int]) -> str:
+    """What tesseract reads in `box` (left, top, right, bottom) of the picture, enlarged
+    twice (it reads type of 15 px capitals far better so)."""
+    from PIL import Image
+
+    left, top, right, bottom = box
+    crop = Image.fromarray(pixels[max(0, top):bottom, max(0, left):right]).convert("L")
+    crop = crop.resize((crop.width * 2, crop.height * 2), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    crop.save(buf, "PNG")
+    done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "6"], input=buf.getvalue(),
+                          capture_output=True, timeout=30, check=True)
+    return " ".join(done.stdout.decode("utf-8", "replace").split())
+
+
+def card_with(report: dict, first: str) -> tuple[int, int, int, int]:
+    for card in report["cards"]:
+        if " ".join(card["lines"]).startswith(first):
+            return tuple(card["box"])  # type: ignore[return-value]
+    raise AssertionError(f"no card drawn for {first!r}: {[c['lines'] for c in report['cards']]}")
+
+
+def panel(report: dict) -> tuple[int, int, int, int]:
+    return (int(report["region"][2]), int(report["region"][1]), SIZE[0], SIZE[1])
+
+
+def banner(report: dict) -> tuple[int, int, int, int]:
+    return (0, 0, SIZE[0], int(report["region"][1]))
+
+
+def wanted(game: str, report: dict, session) -> list[tuple[tuple[int, int, int, int], str]]:
+    """(where, what) a player must read in each game's state."""
+    st = session.state
+    if game == "deep-white-sea":
+        die = sorted(st.poses)[0]
+        name = session.crew(die).name
+        return [(card_with(report, name), name), (banner(report), "to act")]
+    if game == "dday":
+        u = st.units[st.seat]
+        here = st.map.sectors[u.sector].title
+        other = next(s.title for s in st.map.sectors.values() if s.title != here
+                     and len(s.title) <= 11)
+        return [(card_with(report, here), here.split()[0]), (card_with(report, other), other),
+                (panel(report), f"Courage {u.courage}, EP {u.ep}, soldiers {u.soldiers}")]
+    if game == "dicewar":
+        cell = st.creatures_of(0)[0] if st.creatures_of(0) else st.creatures_of(1)[0]
+        c = st.creature_at(cell)
+        return [(card_with(report, c.name), c.name)]
+    if game == "diceland-hex":
+        t = next(t for t in range(len(st.owner)) if st.owner[t] >= 0)
+        text = f"{t}: {st.value[t]} {st.player_name(st.owner[t])}"
+        return [(card_with(report, text), text)]
+    assert game == "diced"
+    text = f"{st.player_name(0)}: {st.dice[0]} dice"
+    return [(card_with(report, text), text), (panel(report), "choices")]
+
+
+@needs_ocr
+@pytest.mark.parametrize("game", list(STATES))
+def test_ocr_reads_what_a_player_must_read(drawn, game) -> None:
+    pixels, report, session = drawn[game]
+    for box, text in wanted(game, report, session):
+        read = ocr(pixels, box)
+        # OCR drops a space after a colon now and then ("0:5 Blue"): spaces are not compared.
+        assert text.replace(" ", "") in read.replace(" ", ""), (game, text, box, read)
+
+
+@pytest.mark.parametrize("game", list(STATES))
+def test_every_text_is_drawn_with_capitals_of_14_px_at_least(drawn, game) -> None:
+    from simulator.render.legible import CAP_MIN, FONT_PX, SMALL_PX, cap_height
+
+    assert cap_height(SMALL_PX) >= CAP_MIN and cap_height(FONT_PX) >= CAP_MIN
+    _pixels, report, _session = drawn[game]
+    # A card's box holds its lines at that size: each line's share of it is a line's height.
+    for card in report["cards"]:
+        left, top, right, bottom = card["box"]
+        assert (bottom - top) / len(card["lines"]) >= cap_height(SMALL_PX), card
+
+
+def _shown(game: str, report: dict) -> list[tuple[str, float | None, float | None]]:
+    return [(name, d["view_px"], d["cell_px"]) for name, d in report["dice"].items()]
+
+
+@pytest.mark.parametrize("game", ["deep-white-sea", "dday"])
+def test_every_die_in_the_view_is_48_px_across_and_none_is_lost(drawn, game) -> None:
+    _pixels, report, _session = drawn[game]
+    dice = _shown(game, report)
+    in_view = [(n, v) for n, v, _c in dice if v is not None]
+    assert all(v >= MIN_DIE_PX for _n, v in in_view), in_view
+    cells = [(n, c) for n, _v, c in dice if c is not None]
+    assert cells and all(c >= MIN_DIE_PX for _n, c in cells), cells
+    if game == "deep-white-sea":  # every die in play is seen: on the table or close up
+        assert all(v is not None or c is not None for _n, v, c in dice), dice
+        assert len(in_view) >= 3, dice
+
+
+@pytest.mark.parametrize("game", [
+    pytest.param(g, marks=pytest.mark.xfail(
+        strict=True, reason="issue 37 left open: board pieces drawn at 16 mm on boards laid "
+                            "out for 70 mm fields, 45 mm hexes and a 1.1 m seat ring come out "
+                            "17-50 px framed whole (layouts to be scaled to the dice)"))
+    for g in ("diced", "dicewar", "diceland-hex")])
+def test_every_board_piece_in_the_view_is_48_px_across(drawn, game) -> None:
+    _pixels, report, _session = drawn[game]
+    dice = _shown(game, report)
+    assert all(v is None or v >= MIN_DIE_PX for _n, v, _c in dice), dice
+    assert all(c is None or c >= MIN_DIE_PX for _n, _v, c in dice), dice
+
+
+@pytest.mark.parametrize("game", ["diced", "dicewar", "diceland-hex"])
+def test_the_last_roll_is_shown_close_up_48_px_across(drawn, game) -> None:
+    _pixels, report, session = drawn[game]
+    assert session.last_roll is not None
+    cells = [c for _n, _v, c in _shown(game, report) if c is not None]
+    assert cells and min(cells) >= MIN_DIE_PX, report["dice"]
