@@ -316,12 +316,11 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
     points += [(x, y, 0.0) for x, y in pool_spots(max(1, st.pool))]
     cards.append(Card((POOL_AT[0], POOL_AT[1] - 0.035, 0.0),
                       [f"pool: {st.pool}" if st.pool_open else "pool closed"], (0.9, 0.9, 0.85)))
-    dice = {name: die_corners_in(scene, name) for name in scene.dice
-            if not name.startswith("roll:")}
+    dice = {name: die_corners_in(scene, name) for name in scene.dice}
     cells = roll_cells(scene, session)
     now = "Game over" if st.is_terminal() else f"{session.player_name(st.turn)}'s turn"
     banner = [(caption(session)[0], white),
               (now, seat_colour(st.turn) if not st.is_terminal() else white)]
     return Layout(points=points, dice=dice, cells=cells[:9], cards=cards, banner=banner,
                   side=choice_lines(session, 8), heading=0.0, pitch=-80.0, fov=35.0,
-                  zoom_floor=False)
+                  zoom_floor=False, cells_only=True)

@@ -380,7 +380,7 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
     for seat in (RED, BLUE):
         for xy in lay.hand_spots(seat, max(1, len(st.hands[seat]))):
             points += [(xy[0] - 0.012, xy[1] - 0.012, 0.0), (xy[0] + 0.012, xy[1] + 0.012, 0.016)]
-    dice = {n: die_corners_in(scene, n) for n in scene.dice if not n.startswith(TRAY_PREFIX)}
+    dice = {n: die_corners_in(scene, n) for n in scene.dice}
     cells = roll_cells(scene, session)
     now = "Game over" if st.is_terminal() else \
         f"{session.player_name(int(st.current_player()))} to act ({st.phase.replace('_', ' ')})"
@@ -393,4 +393,5 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
         side.append((f"{session.player_name(seat)} hand: {hand}", seat_colour(seat)))
     side += choice_lines(session, 6)
     return Layout(points=points, dice=dice, cells=cells[:6], cards=cards, banner=banner,
-                  side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False)
+                  side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False,
+                  cells_only=True)

@@ -361,7 +361,7 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
                               DICE_RGB[player] if player == 0 else (0.4, 0.4, 0.45)))
             creatures.append((f"{cell_name(cell)} {c.name} ({c.power})",
                               (0.95, 0.55, 0.5) if player == 0 else (0.75, 0.78, 0.85)))
-    dice = {n: die_corners_in(scene, n) for n in scene.dice if not n.startswith("roll:")}
+    dice = {n: die_corners_in(scene, n) for n in scene.dice}
     cells = roll_cells(scene, session)
     now = "Game over" if st.is_terminal() else f"{session.player_name(mover)} to act ({st.phase})"
     banner = [("DiceWar: " + "; ".join(f"{session.player_name(p)} VP {st.vp[p]}, TP "
@@ -371,4 +371,4 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
     side = creatures[:8] + choice_lines(session, 5)
     return Layout(points=points, dice=dice, cells=cells[:4], cards=cards, banner=banner,
                   side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False,
-                  cells_only=False)
+                  cells_only=True)
