@@ -550,8 +550,10 @@ def quick_argv(spec: registry.GameSpec) -> list[str]:
 
 
 @st.composite
-def play_argv(draw: st.DrawFn) -> list[str]:
-    game = draw(st.sampled_from([*registry.names(), "dice", "Diced", ""]))
+def play_argv(draw: st.DrawFn, games: list[str] | None = None) -> list[str]:
+    """`tabletop play` of a registered game (or one of `games`) with drawn options, players
+    and seed; or of a game that does not exist."""
+    game = draw(st.sampled_from(games or [*registry.names(), "dice", "Diced", ""]))
     argv = ["play", game, "--headless", "--quiet"]
     spec = registry.GAMES.get(game)
     if spec is not None:
