@@ -13,6 +13,7 @@ import pytest
 
 import rules.deep_white_sea as dws
 import simulator.physics_table  # noqa: F401  (registers the 'physics' table)
+from rules.core.protocols import RulesError, ThrowSpec
 from rules.deep_white_sea.geometry import SIGNS, Octahedron
 from rules.deep_white_sea.kinematic import KinematicTable
 from simulator.physics_table import PhysicsTable
@@ -92,3 +93,40 @@ def test_both_tables_refuse_a_tip_that_only_brushes_a_die_and_allow_one_that_cle
             table.place("a", face, 0.0, (0.0, 0.0))
             table.place("b", 1, 0.0, xy)
             assert (table.can_tip("a", corner) == "b") is blocked, (type(table), gap)
+
+
+# Issue 35, item 4: one home for each rule of the table. Both tables judge a release with
+# rules.core.throwing, so a foul and a refused throw read the same on either.
+FOUL_RELEASES = [((0.0, -0.3, 0.1), "in front of player 1's edge line"),
+                 ((0.0, -0.5, 0.1), "in the foul zone"),
+                 ((0.0, -0.5, 0.35), None)]
+BAD_THROWS = [ThrowSpec((0.0, -0.8, 0.3), (float("nan"), 0.0, 0.0)),
+              ThrowSpec((0.0, -0.8, 0.3), (0.0, 60.0, 0.0)),
+              ThrowSpec((0.0, -0.8, 0.3), (0.0, 1.0, 0.0), (0.0, 0.0, 2000.0)),
+              ThrowSpec((0.0, -0.8, -0.01), (0.0, 1.0, 0.0)),
+              ThrowSpec((0.0, -0.8, 0.3), (0.0, 1.0, 0.0), orientation=(0.0, 0.0, 0.0, 3.0)),
+              ThrowSpec((0.0, -0.8, "x"), (0.0, 1.0, 0.0))]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("release", "words"), FOUL_RELEASES)
+def test_both_tables_call_the_same_foul_in_the_same_words(release, words) -> None:
+    spec = ThrowSpec(release, (0.0, 1.2, 0.0))
+    physics, kinematic = PhysicsTable(), KinematicTable()
+    edge = physics.world.table.edge_y
+    assert kinematic.depth / 2 == pytest.approx(edge)
+    a = physics.throw("W1", spec, 1)
+    b = kinematic.throw("W1", spec, 1)
+    assert (a.foul, a.foul_reason) == (b.foul, b.foul_reason)
+    assert a.foul == (words is not None)
+    if words:
+        assert words in str(a.foul_reason)
+
+
+@pytest.mark.parametrize("spec", BAD_THROWS)
+def test_both_tables_refuse_an_impossible_throw_in_the_same_words(spec) -> None:
+    with pytest.raises(RulesError) as on_physics:
+        PhysicsTable().throw("W1", spec, 1)
+    with pytest.raises(RulesError) as on_kinematic:
+        KinematicTable().throw("W1", spec, 1)
+    assert str(on_physics.value) == str(on_kinematic.value)
+    assert str(on_physics.value).startswith("throw: ")

@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from rules.core.protocols import Action, RulesError, TableError, ThrowSpec
+from rules.core.throwing import FOOT, GRAVITY
 from rules.deep_white_sea.game import DWSState, spec_to_tuple
-from rules.deep_white_sea.kinematic import FOOT, GRAVITY, KinematicTable, Resting
+from rules.deep_white_sea.kinematic import KinematicTable, Resting
 
 # Position value weights (points): what my dice threaten next turn counts less than what
 # the opponent threatens, because the opponent moves first.

@@ -23,10 +23,9 @@ from typing import Any
 
 from dice_models.geometry import Solid, signed_distance
 from rules.core.protocols import DiePose, RulesError, ThrowResult, ThrowSpec, TipResult
+from rules.core.throwing import GRAVITY, check_throw, foul_of
 from rules.deep_white_sea.geometry import AXES, TOUCH_M, Octahedron
 
-FOOT = 0.3048  # m: the foul zone is one foot back and one foot high (rulebook)
-GRAVITY = 9.81
 SLIDE_S = 0.08  # s: slide distance after touchdown = this x horizontal speed
 DIE_RADIUS = 0.027  # m: contact radius of a resting die's footprint for throws
 PUSH_SHARE = 0.7  # share of the remaining slide passed on to a die that is hit
@@ -61,7 +60,7 @@ class KinematicTable:
     # -- the Table protocol ---------------------------------------------------------------
 
     def throw(self, die: str, spec: ThrowSpec, player: int = 1) -> ThrowResult:
-        _check_spec(spec)
+        check_throw(spec)  # the same rules and words as the physics table
         if die in self.dice:
             raise RulesError(f"die {die!r} is already on the table")
         foul, why = foul_of(spec, player, self.depth / 2)
@@ -291,28 +290,6 @@ class KinematicTable:
 
     def _inside(self, p: tuple[float, float], inset: float) -> bool:
         return abs(p[0]) <= self.width / 2 - inset and abs(p[1]) <= self.depth / 2 - inset
-
-
-def foul_of(spec: ThrowSpec, player: int, edge_y: float) -> tuple[bool, str | None]:
-    """The release rule (rulebook, "Throwing Rules"; DESIGN.md): behind the thrower's edge
-    line, and more than a foot back or higher than a foot."""
-    x, y, z = spec.release
-    behind = (-edge_y - y) if player == 1 else (y - edge_y)
-    if behind <= 0:
-        return True, f"released {-behind:.3f} m in front of player {player}'s edge line"
-    if behind < FOOT and z < FOOT:
-        return True, (f"released in the foul zone: {behind:.3f} m behind the edge and "
-                      f"{z:.3f} m above the table")
-    return False, None
-
-
-def _check_spec(spec: ThrowSpec) -> None:
-    for name, vec in (("release", spec.release), ("velocity", spec.velocity),
-                      ("spin", spec.spin), ("orientation", spec.orientation)):
-        if not all(isinstance(v, int | float) and math.isfinite(v) for v in vec):
-            raise RulesError(f"throw: {name} must be finite numbers (got {list(vec)})")
-    if spec.release[2] <= 0:
-        raise RulesError(f"throw: release height must be above the table (got {spec.release[2]})")
 
 
 def _hash_uniforms(spec: ThrowSpec, n: int) -> list[float]:

@@ -50,8 +50,8 @@ def throw_spec(state: Any, seat: int, k: int) -> tuple[float, ...]:
 
 
 def encode(s: Any) -> dict[str, np.ndarray]:
+    from rules.core.throwing import FOOT
     from rules.deep_white_sea.game import DECISIONS, WIN_POINTS
-    from rules.deep_white_sea.kinematic import FOOT
 
     dice = sorted(s.dice)
     rows = []

@@ -34,13 +34,14 @@ from dice_models.geometry import (
 )
 from dice_models.materials import library, material_from
 from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
+from rules.core.throwing import FOOT as FOOT  # re-exported: the physics names it too
+from rules.core.throwing import MAX_SPEED as MAX_SPEED
+from rules.core.throwing import check_throw, foul_of
 from simulator.physics._bullet import direct_client, fast_reads, pybullet
 from simulator.physics.contact import ContactModel, realize
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import CONFINE_CHECKS, DICE_DAMPING, PhysicsSettings, TableSpec
 
-FOOT = 0.3048  # m: the foul zone is one foot back from the edge and one foot high
-MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
 # The table's collision slab is half a metre thick although a table top is a few cm: Bullet's
 # CCD does not act on multibody dice, and at the 50 m/s speed limit a die moves 0.21 m per
 # 1/240 s step; a slab thicker than twice that always pushes a die out through its top.
@@ -261,41 +262,15 @@ def configure_engine(client: Any, s: PhysicsSettings) -> None:
 
 
 def check_release(table: TableSpec, player: int, throw: ThrowSpec) -> tuple[bool, str | None]:
-    """Foul or not, and why (DESIGN.md): release behind the thrower's edge line, and either
-    more than a foot back from it or higher than a foot above the table surface."""
-    x, y, z = throw.release
-    behind = (-table.edge_y - y) if player == 1 else (y - table.edge_y)
-    if behind <= 0:
-        return True, f"released {-behind:.3f} m in front of player {player}'s edge line"
-    if behind < FOOT and z < FOOT:
-        return True, (f"released in the foul zone: {behind:.3f} m behind the edge and "
-                      f"{z:.3f} m above the table (a legal release is >= {FOOT} m back or "
-                      f">= {FOOT} m high)")
-    return False, None
+    """Foul or not, and why: the release rule every table shares (`rules.core.throwing`),
+    at this table's edge lines."""
+    return foul_of(throw, player, table.edge_y)
 
 
 def validate_throw(throw: ThrowSpec, source: str = "throw") -> None:
-    """Refuse throws no person could make: non-finite values, absurd speeds, a release
-    below the table surface."""
-    for name, vec in (("release", throw.release), ("velocity", throw.velocity),
-                      ("spin", throw.spin), ("orientation", throw.orientation)):
-        for v in vec:
-            if not math.isfinite(v):
-                raise DataError(source, name, "must be finite numbers", list(vec))
-    speed = math.sqrt(sum(v * v for v in throw.velocity))
-    if speed > MAX_SPEED:
-        raise DataError(source, "velocity", f"speed {speed:.1f} m/s is over the {MAX_SPEED:.0f} "
-                        "m/s limit", list(throw.velocity))
-    spin = math.sqrt(sum(w * w for w in throw.spin))
-    if spin > 1000.0:
-        raise DataError(source, "spin", f"spin {spin:.0f} rad/s is over the 1000 rad/s limit",
-                        list(throw.spin))
-    if throw.release[2] <= 0:
-        raise DataError(source, "release", "height z must be above the table surface (z > 0)",
-                        list(throw.release))
-    if not 0.5 < math.sqrt(sum(c * c for c in throw.orientation)) < 1.5:
-        raise DataError(source, "orientation", "must be a unit quaternion (x, y, z, w)",
-                        list(throw.orientation))
+    """Refuse throws no person could make (`rules.core.throwing.check_throw`: one
+    `ThrowError` line, a `DataError` and a `RulesError`)."""
+    check_throw(throw, source)
 
 
 @dataclass
