@@ -101,7 +101,16 @@ class PhysicsTable:
     def snapshot(self) -> list[DiePose]:
         return self._enter().snapshot()
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """A copy or a pickle (`copy.deepcopy`, `pickle`) is a table of its own, made from
+        this one's JSON: its own World and Bullet connection. Copying the World would copy
+        its client id, and the copy's finaliser would disconnect this table's live
+        connection."""
+        return (PhysicsTable.from_json, (self.to_json(),))
+
     def clone(self) -> PhysicsTable:
+        """A table with its own scene on this one's World (see the module docstring): the
+        clones share the one Bullet connection, which closes when the last is collected."""
         c = PhysicsTable.__new__(PhysicsTable)
         c.world = self.world
         c.model = self.model

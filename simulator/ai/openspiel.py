@@ -37,7 +37,13 @@ What OpenSpiel sees (`GameType`, `GameInfo`, decided once per setting, as OpenSp
   start rolls, a Surge die's skull) are counted up to `rules.core.spaces.TIE_ROLLS` times,
   beyond which the chance is below 2e-27.
 
-Serialization is OpenSpiel's own (the history of action ids, replayed); the engine's JSON
+Serialization is plain data: `state.serialize()` is JSON of the game's name, its parameters
+and the history of action ids, and `game.deserialize_state(text)` replays it on a fresh
+state, checking each id is legal there (bad data from anywhere: one ValueError naming the
+field). OpenSpiel's C++ side (`pyspiel.serialize_game_and_state`, `random_sim_test`)
+frames a Python state's attributes as a pickle, by its own design (python_games.cc); ours
+pickle as that same JSON only, but OpenSpiel unpickles the framing before we see it, so
+load through `deserialize_state` what you did not write yourself. The engine's own JSON
 is reachable through `TabletopState.engine`. `write_log` turns a game played here into a
 log that `tabletop replay --verify` accepts.
 """
@@ -149,6 +155,21 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
     def new_initial_state(self) -> TabletopState:
         return TabletopState(self, self._engine.clone())
 
+    def deserialize_state(self, text: str) -> TabletopState:
+        """A state from `TabletopState.serialize()` (JSON: this game's name and parameters,
+        the history of ids): replayed on a fresh state, each id checked legal first. Bad
+        data, from anywhere, is one ValueError naming the field, never code run."""
+        ids = parse_serialized(self, text)
+        state = self.new_initial_state()
+        for i, a in enumerate(ids):
+            try:
+                state.core.check(a)
+                state.apply_action(a)
+            except (ValueError, RulesError) as exc:
+                raise ValueError(f"{short_name(self.spec.name)}: serialized state: "
+                                 f"history[{i}]: {exc}") from None
+        return state
+
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> TabletopObserver:
         if params:
             raise ValueError(f"{short_name(self.spec.name)}: observation parameters are not "
@@ -158,62 +179,61 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
 
 
 class TabletopState(pyspiel.State):  # type: ignore[misc,name-defined]
-    """An engine state seen through OpenSpiel: ids for actions, one die per chance node."""
+    """An engine state seen through OpenSpiel: ids for actions, one die per chance node.
+
+    Everything a state holds is one `_Core` (OpenSpiel copies a Python state's `__dict__`
+    to clone it and pickles it to serialize it): cloned with the engine's own `clone()`,
+    serialized as plain data (`serialize()`: JSON of the game, its parameters and the
+    history of action ids; see `SERIALIZED`)."""
 
     def __init__(self, game: TabletopGame, engine: Any) -> None:
         super().__init__(game)
         self.name = game.spec.name
-        self.vocab = game.vocab
-        self._held = _Held(engine)
-        self.dice = DiceBuffer(game.probabilities)
-        self._roller, self._seed = game.roller, game.seed
-        self._thrown: list[int] = []  # faces of the tray's throw of the roll in progress
-        self._skip_empty_rolls()
+        self._core: _Core | _Pending = _Core(game, engine)
+
+    @property
+    def core(self) -> _Core:
+        core = self._core
+        if isinstance(core, _Pending):  # deserialized by OpenSpiel's C++: replay it now
+            core = self._core = core.resolve(self.get_game(), list(self.history()))
+        return core
 
     @property
     def engine(self) -> Any:
         """Our engine's state (`serialize()` gives its JSON)."""
-        return self._held.engine
+        return self.core.engine
+
+    @property
+    def dice(self) -> DiceBuffer:
+        return self.core.dice
+
+    @property
+    def vocab(self) -> Vocabulary:
+        return self.core.game.vocab
 
     def current_player(self) -> int:
-        if self.engine.is_terminal():
+        engine = self.engine
+        if engine.is_terminal():
             return int(pyspiel.PlayerId.TERMINAL)
-        if self.engine.is_chance_node():
+        if engine.is_chance_node():
             return int(pyspiel.PlayerId.CHANCE)
-        return int(self.engine.current_player())
+        return int(engine.current_player())
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self.vocab.legal_ids(self.engine)
+        return self.core.legal_ids()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if not self.engine.is_chance_node():
-            raise ValueError(f"{self.name}: chance_outcomes at a player's decision")
-        kind, n = self.engine.chance_request()
-        if self._roller.value is None:
-            return self.dice.outcomes(kind)
-        if not self._thrown:  # the tray throws all n dice, seeded by the move number
-            rng = np.random.default_rng([self._seed, len(self.history())])
-            self._thrown = [int(f) for f in self._roller.value.roll(kind, n, rng)]
-        return [(self._thrown[len(self.dice.faces)] - 1, 1.0)]
+        return self.core.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
-        if self.engine.is_chance_node():
-            kind, n = self.engine.chance_request()
-            self.dice.faces.append(int(action) + 1)
-            if len(self.dice.faces) == n:
-                faces, self.dice.faces, self._thrown = tuple(self.dice.faces), [], []
-                self.engine.apply_chance(faces)
-        else:
-            self.engine.apply_action(self.vocab.engine_action(self.engine, int(action)))
-        self.engine.take_events()
-        self._skip_empty_rolls()
+        self.core.apply(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
+        engine = self.engine
         if player == pyspiel.PlayerId.CHANCE:
-            kind, n = self.engine.chance_request()
+            kind, n = engine.chance_request()
             return f"die {len(self.dice.faces) + 1} of {n} ({kind}) shows {int(action) + 1}"
-        return str(self.engine.action_to_string(self.vocab.engine_action(self.engine,
-                                                                         int(action))))
+        return str(engine.action_to_string(self.vocab.engine_action(engine, int(action))))
 
     def is_terminal(self) -> bool:
         return bool(self.engine.is_terminal())
@@ -221,30 +241,173 @@ class TabletopState(pyspiel.State):  # type: ignore[misc,name-defined]
     def returns(self) -> list[float]:
         return [float(r) for r in self.engine.returns()]
 
+    def serialize(self) -> str:
+        """The state as plain data: JSON of the game's name, its parameters and the history
+        of action ids (`TabletopGame.deserialize_state` replays it, checking each id)."""
+        return self.core.to_text()
+
     def __str__(self) -> str:
         text = str(self.engine.render())
         if self.dice.faces:
             text += f"\nrolled so far: {self.dice.faces}"
         return text
 
+
+SERIALIZED = 1  # the `format` of a serialized state; any other is refused
+MAX_SERIALIZED = 1 << 20  # characters: a serialized state longer than this is refused
+
+
+class _Core:
+    """What a `TabletopState` holds: the engine, the dice of the roll in progress, the
+    faces of the tray's throw of that roll (physics dice) and the history of ids. Cloned
+    with the engine's own `clone()` (deepcopy spent half of a random simulation copying a
+    tribe; the game, its vocabulary and the physics roller are shared); pickled (OpenSpiel's
+    C++ serialization pickles a Python state's attributes) as the plain JSON of `to_text`
+    only, which unpickles to a `_Pending` the state replays."""
+
+    __slots__ = ("dice", "engine", "game", "history", "thrown")
+
+    def __init__(self, game: TabletopGame, engine: Any) -> None:
+        self.game = game
+        self.engine = engine
+        self.dice = DiceBuffer(game.probabilities)
+        self.thrown: list[int] = []  # faces of the tray's throw of the roll in progress
+        self.history: list[int] = []
+        self._skip_empty_rolls()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
+        c = _Core.__new__(_Core)
+        c.game, c.engine = self.game, self.engine.clone()
+        c.dice = DiceBuffer.__new__(DiceBuffer)
+        c.dice.probabilities, c.dice.faces = self.dice.probabilities, list(self.dice.faces)
+        c.thrown, c.history = list(self.thrown), list(self.history)
+        return c
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (_pending, (self.to_text(),))
+
+    def to_text(self) -> str:
+        return json.dumps({"format": SERIALIZED, "game": short_name(self.game.spec.name),
+                           "parameters": self.game.get_parameters(),
+                           "history": self.history}, sort_keys=True, separators=(",", ":"))
+
+    def legal_ids(self) -> list[int]:
+        return self.game.vocab.legal_ids(self.engine)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        engine = self.engine
+        if not engine.is_chance_node():
+            raise ValueError(f"{self.game.spec.name}: chance_outcomes at a player's decision")
+        kind, n = engine.chance_request()
+        roller = self.game.roller.value
+        if roller is None:
+            return self.dice.outcomes(kind)
+        if not self.thrown:  # the tray throws all n dice, seeded by the move number
+            rng = np.random.default_rng([self.game.seed, len(self.history)])
+            self.thrown = [int(f) for f in roller.roll(kind, n, rng)]
+        return [(self.thrown[len(self.dice.faces)] - 1, 1.0)]
+
+    def apply(self, action: int) -> None:
+        engine = self.engine
+        if engine.is_chance_node():
+            kind, n = engine.chance_request()
+            self.dice.faces.append(action + 1)
+            if len(self.dice.faces) == n:
+                faces, self.dice.faces, self.thrown = tuple(self.dice.faces), [], []
+                engine.apply_chance(faces)
+        else:
+            engine.apply_action(self.game.vocab.engine_action(engine, action))
+        self.history.append(action)
+        engine.take_events()
+        self._skip_empty_rolls()
+
+    def check(self, action: int) -> None:
+        """Refuse, in one line, an id (from elsewhere) that is not legal here."""
+        if self.engine.is_terminal():
+            raise ValueError("the game is over before this action")
+        legal = ([a for a, _p in self.chance_outcomes()] if self.engine.is_chance_node()
+                 else self.legal_ids())
+        if action not in legal:
+            raise ValueError(f"not a legal action here (got {action})")
+
     def _skip_empty_rolls(self) -> None:
         """A roll of no dice (a defence of 0 dice alone, say) is no chance node."""
-        while self.engine.is_chance_node() and self.engine.chance_request()[1] == 0:
-            self.engine.apply_chance(())
-            self.engine.take_events()
+        engine = self.engine
+        while engine.is_chance_node() and engine.chance_request()[1] == 0:
+            engine.apply_chance(())
+            engine.take_events()
 
 
-class _Held:
-    """The engine inside a `TabletopState`. OpenSpiel clones a Python state with
-    `copy.deepcopy`; this makes that the engine's own `clone()`, which shares the immutable
-    game data (crews, tribes, maps) instead of copying it (deepcopy spent half of a random
-    simulation copying a tribe)."""
+class _Pending:
+    """A serialized state unpickled by OpenSpiel's C++ `DeserializeState`, before its state
+    replays it (the state's game is not known inside the unpickler)."""
 
-    def __init__(self, engine: Any) -> None:
-        self.engine = engine
+    def __init__(self, text: str) -> None:
+        self.text = text
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Held:
-        return _Held(self.engine.clone())
+    def resolve(self, game: TabletopGame, history: list[int]) -> _Core:
+        ids = parse_serialized(game, self.text)
+        if ids != history:
+            raise ValueError(f"{short_name(game.spec.name)}: serialized state: history: not "
+                             "the history OpenSpiel restored")
+        return replay(game, ids)
+
+
+def _pending(text: Any) -> _Pending:
+    if not isinstance(text, str):
+        raise ValueError("serialized state: must be the JSON text of a state")
+    return _Pending(text)
+
+
+def parse_serialized(game: TabletopGame, text: Any) -> list[int]:
+    """The history of ids in `text` (a `serialize()` of a state of `game`), checked: one
+    line naming the field on any fault (the ids' legality is checked by replaying)."""
+    name = short_name(game.spec.name)
+    where = f"{name}: serialized state"
+    if not isinstance(text, str):
+        raise ValueError(f"{where}: must be JSON text (got {type(text).__name__})")
+    if len(text) > MAX_SERIALIZED:
+        raise ValueError(f"{where}: longer than {MAX_SERIALIZED} characters")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{where}: not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: must be a JSON object")
+    unknown = sorted(set(data) - {"format", "game", "parameters", "history"})
+    if unknown:
+        raise ValueError(f"{where}: unknown field {unknown[0][:40]!r}")
+    if data.get("format") != SERIALIZED:
+        raise ValueError(f"{where}: format: must be {SERIALIZED} "
+                         f"(got {str(data.get('format'))[:40]})")
+    if data.get("game") != name:
+        raise ValueError(f"{where}: game: a state of another game "
+                         f"(got {str(data.get('game'))[:60]})")
+    if data.get("parameters") != game.get_parameters():
+        raise ValueError(f"{where}: parameters: not this game's setting "
+                         f"(got {str(data.get('parameters'))[:200]})")
+    ids = data.get("history")
+    if not isinstance(ids, list) or len(ids) > game.max_game_length():
+        raise ValueError(f"{where}: history: must be a list of at most "
+                         f"{game.max_game_length()} action ids")
+    for i, a in enumerate(ids):
+        if not isinstance(a, int) or isinstance(a, bool) or a < 0:
+            raise ValueError(f"{where}: history[{i}]: must be an action id "
+                             f"(got {str(a)[:40]})")
+    return ids
+
+
+def replay(game: TabletopGame, ids: list[int]) -> _Core:
+    """A fresh state of `game` with `ids` applied, each checked legal first."""
+    core = _Core(game, game._engine.clone())
+    for i, a in enumerate(ids):
+        try:
+            core.check(a)
+            core.apply(a)
+        except (ValueError, RulesError) as exc:
+            raise ValueError(f"{short_name(game.spec.name)}: serialized state: "
+                             f"history[{i}]: {exc}") from None
+    return core
 
 
 class _Shared:

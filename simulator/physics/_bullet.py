@@ -54,6 +54,13 @@ class _Client(BulletClient):
             self.__dict__[name] = attribute
         return attribute
 
+    def __reduce__(self) -> Any:
+        # A copy would hold the same client id, and its finaliser would disconnect the
+        # original's live connection: a connection is never copied (a PhysicsTable copies
+        # as its JSON, with a world of its own).
+        raise TypeError("a PyBullet connection cannot be copied or pickled; make a new "
+                        "World (a PhysicsTable copies itself through its JSON)")
+
     def __del__(self) -> None:
         try:  # noqa: SIM105 - contextlib may be gone at interpreter exit
             super().__del__()
