@@ -190,8 +190,8 @@ def test_cli_save_interrupt_and_load_goes_on_and_the_resumed_log_verifies(
     save = tmp_path / "save.json"
     steps = []
 
-    def stop_after_12(state: object) -> None:
-        saves.save_game(save, "deep-white-sea", state)
+    def stop_after_12(state: object, lines: list[str]) -> None:
+        saves.save_game(save, "deep-white-sea", state, log=lines)
         steps.append(1)
         if len(steps) == 12:
             raise KeyboardInterrupt
@@ -199,13 +199,13 @@ def test_cli_save_interrupt_and_load_goes_on_and_the_resumed_log_verifies(
     with pytest.raises(KeyboardInterrupt):
         play("deep-white-sea", ["random", "random"], 2, {"table": "kinematic"},
              after_step=stop_after_12)
-    saved = json.loads(save.read_text())["state"]
+    saved = json.loads(save.read_text())["log"]
     log = tmp_path / "resumed.jsonl"
-    assert cli(["play", "deep-white-sea", "--headless", "--players", "greedy,random",
-                "--load", str(save), "--save", str(save), "--log", str(log)]) == 0
+    assert cli(["play", "deep-white-sea", "--headless", "--load", str(save), "--save",
+                str(save), "--log", str(log)]) == 0
     assert "Winner:" in capsys.readouterr().out
-    header = json.loads(log.read_text().splitlines()[0])
-    assert header["resumed_from"] == saved
+    # The resumed game's log is the whole game's, from the original game's first step.
+    assert log.read_text().splitlines()[:len(saved)] == saved and len(saved) == 13
     assert verify_log(log).ok
     assert json.loads(save.read_text())["state"]["winner"] is not None  # saved to the end
     bad = tmp_path / "other.json"

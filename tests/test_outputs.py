@@ -57,15 +57,25 @@ def test_a_save_past_the_size_limit_keeps_the_last_whole_save(tmp_path: Path) ->
 
 
 def test_save_game_and_play_load_use_one_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    state = dws.new_game(2, {"table": "kinematic"}, np.random.default_rng(3))
+    """`--save` writes the game with its log (format 2), which `--load` checks and goes on
+    from; `save_game` of a bare state is a position (format 1): `load_game` reads it, and
+    `--load` refuses it in one line (nothing shows how it was reached)."""
     save = tmp_path / "save.json"
-    dws.save_game(state, save)
+    assert cli(["play", "deep-white-sea", "--headless", "--table", "kinematic", "--max-turns",
+                "3", "--seed", "3", "--save", str(save), "--quiet"]) == 0
     data = json.loads(save.read_text())
-    assert (data["type"], data["format"], data["game"]) == ("tabletop-save", 1, "deep-white-sea")
+    assert (data["type"], data["format"], data["game"]) == ("tabletop-save", 2, "deep-white-sea")
     assert cli(["play", "deep-white-sea", "--headless", "--load", str(save), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "Winner" in out or "Draw" in out
+    assert dws.load_game(save).serialize() == data["state"]
+    state = dws.new_game(2, {"table": "kinematic"}, np.random.default_rng(3))
+    dws.save_game(state, save)
+    assert json.loads(save.read_text())["format"] == 1
     assert dws.load_game(save).serialize() == state.serialize()
+    assert cli(["play", "deep-white-sea", "--headless", "--load", str(save), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert _one_error_line(err) and "format: a format-1 save holds a position" in err
 
 
 @pytest.mark.parametrize("where,value", [("top", 7), ("top", True), ("top", None), ("state", 7)])

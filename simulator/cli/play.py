@@ -19,8 +19,8 @@ from typing import Any
 from dice_models.outfiles import LineFile, check_target
 from rules import registry
 from rules.core import DiceRoller
-from rules.core.runner import play
-from rules.core.saves import load_game, save_game
+from rules.core.runner import ReplayedGame, play
+from rules.core.saves import resume_game, save_game
 from simulator.cli.args import WINDOW_AUTO, add_game_options, add_shading, game_options, seed
 from simulator.cli.main import UsageError
 from simulator.plugins import load_plugins, make_roller
@@ -48,7 +48,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="keep the game in progress in this JSON file (written after every "
                         "step), so an interrupted game can go on with --load")
     p.add_argument("--load", default=None,
-                   help="go on with a game saved by --save (its options come with it)")
+                   help="go on with a game saved by --save (its players, seed, options, dice "
+                        "and bots come with it; its log is checked first, and the new log is "
+                        "the whole game's)")
     add_game_options(p)
     p.set_defaults(func=run)
 
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.players:
         players = [p.strip() for p in args.players.split(",") if p.strip()]
     else:
-        players = ["random"] * (resume.num_players() if resume is not None else spec.min_players)
+        players = list(resume.players) if resume is not None else ["random"] * spec.min_players
     if resume is not None and len(players) != resume.num_players():
         raise UsageError(f"--load {args.load}: the saved game has {resume.num_players()} players, "
                          f"--players names {len(players)}")
@@ -69,12 +71,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.headless:
         window = _launcher(WINDOW)
         return int(window(args, players, options))
-    roller = make_roller(args.dice or "seeded")
-    settings: dict[str, dict[str, Any]] = {}
+    # A resumed game goes on with its own seed, options, dice and bots (its log's).
+    seed = args.seed if resume is None else resume.seed
+    if resume is not None:
+        options = resume.options
+    roller = make_roller(args.dice or (resume.roller if resume is not None else "seeded"))
+    settings: dict[str, dict[str, Any]] = {} if resume is None else dict(resume.bots)
     if args.mcts_iterations is not None:
         if args.mcts_iterations < 1:
             raise UsageError(f"--mcts-iterations must be at least 1 (got {args.mcts_iterations})")
-        settings["mcts"] = {"iterations": args.mcts_iterations}
+        settings["mcts"] = {**settings.get("mcts", {}), "iterations": args.mcts_iterations}
 
     def out(line: str) -> None:
         if not args.quiet or line.startswith(("Winner", "Draw")):
@@ -85,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
     if args.save:
         save_path = check_target(args.save, "--save")  # refused before the game starts
 
-        def after_step(state: Any) -> None:
-            save_game(save_path, spec.name, state, "--save")
+        def after_step(state: Any, lines: list[str]) -> None:
+            save_game(save_path, spec.name, state, "--save", log=lines)
 
     try:
-        play(spec.name, players, args.seed, options, roller=roller, out=out, log=log,
+        play(spec.name, players, seed, options, roller=roller, out=out, log=log,
              bot_settings=settings, resume=resume, after_step=after_step)
     finally:
         if log is not None:
@@ -131,8 +137,9 @@ def _launcher(target: str) -> Any:
     return getattr(importlib.import_module(module), func)
 
 
-def load_save(path: str, spec: registry.GameSpec) -> Any:
-    """The state saved by `--save` in `path` (one line errors for a bad file)."""
-    return load_game(path, spec.name, "--load")
+def load_save(path: str, spec: registry.GameSpec) -> ReplayedGame:
+    """The game saved by `--save` in `path`, re-derived from its log and checked against
+    its state (one line errors for a bad or doctored file)."""
+    return resume_game(path, spec.name, "--load", make_roller)
 
 

@@ -16,7 +16,10 @@ On disk, in `<games dir>/<table id>/`:
   step: the seats, the state (`serialize()`), the number of log lines it stands at, and the
   state of every random stream (chance and each seat's bot), so that a server restarted on
   the same folder goes on exactly where it stood and the whole log still verifies. A log
-  line written just before a crash, whose autosave was not, is cut on loading.
+  line written just before a crash, whose autosave was not, is cut on loading. Loading
+  re-derives the log through the engine and refuses (one line naming the field) an
+  autosave that does not say what its log does: game, seed, options, dice, seats, state
+  and streams; the table then plays on from the re-derived game.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from dice_models.errors import DataError
+from dice_models.errors import DataError, shown_field
 from dice_models.files import parse_json, read_text
 from dice_models.outfiles import OutputError, ensure_dir, reason, write_json, write_text
 from rules import registry
@@ -45,6 +48,7 @@ from rules.core.runner import (
     from_json,
     header_line,
     is_legal,
+    replay_lines,
     streams,
 )
 from simulator.plugins import load_plugins, make_roller
@@ -145,13 +149,9 @@ class GameTable:
                      for s in data["seats"]]
             table = cls(str(data["id"]), str(data["game"]), seats, int(data["seed"]),
                         dict(data["options"]), str(data["dice"]), folder)
-            table.state = table.module.deserialize(data["state"])
             table.error = data.get("error")
-            count = int(data["log_lines"])
-            if count:
-                table._restore_streams(data["rng"])
-                table.lines = _read_lines(folder / LOG_FILE, count)
-                table.agents = table._make_agents()
+            # The state, streams and bots are re-derived from the log, never taken on trust.
+            _resume_checked(table, data, int(data["log_lines"]))
         except RulesError as exc:
             raise RulesError(f"{path}: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError, DataError) as exc:
@@ -381,26 +381,70 @@ class GameTable:
         except OSError as exc:
             raise OutputError(path, "game log", reason(exc)) from None
 
-    def _restore_streams(self, data: dict[str, Any]) -> None:
-        self.chance_rng.bit_generator.state = data["chance"]
-        if len(data["seats"]) != len(self.seat_rngs):
-            raise RulesError("rng: one stream per seat expected")
-        for rng, state in zip(self.seat_rngs, data["seats"], strict=True):
-            rng.bit_generator.state = state
+
+def _resume_checked(table: GameTable, data: dict[str, Any], count: int) -> None:
+    """Put the table where its log's first `count` lines leave the game, re-derived through
+    the engine as `tabletop replay --verify` does (the bots re-run, the dice re-rolled or
+    re-simulated), after checking that the autosave says the same: its game, seed, options,
+    dice, seats, state and random streams. A waiting table (no log yet) must hold the
+    game's start. Any difference is one `RulesError` line naming the field."""
+    if not count:
+        table.state = table.module.new_game(len(table.seats), table.options, table._setup_rng)
+        table.state.take_events()
+        _same_state(table.state, data["state"], "not the game's start, as its seed and "
+                    "options make it")
+        return
+    path = table.folder / LOG_FILE if table.folder is not None else Path(LOG_FILE)
+    texts = _read_texts(path, count)
+    result, replay = replay_lines(texts, str(path), make_roller)
+    if replay is None:
+        raise RulesError(f"log: {path.name} does not re-derive the game ({result.message})")
+    for key, ours, logged in (("game", table.spec.name, replay.spec.name),
+                              ("seed", table.seed, replay.seed),
+                              ("options", table.options, replay.options),
+                              ("dice", table.dice, replay.roller)):
+        if json.dumps(ours) != json.dumps(logged):
+            raise RulesError(f"{key}: the log's is {_short(logged)}, the autosave says "
+                             f"{_short(ours)}")
+    if len(replay.players) != len(table.seats):
+        raise RulesError(f"seats: the log has {len(replay.players)} players, the autosave "
+                         f"{len(table.seats)} seats")
+    for number, (seat, player) in enumerate(zip(table.seats, replay.players, strict=True)):
+        people = (HUMAN, getattr(seat, "played_by", "") or HUMAN)
+        if (player != seat.kind if seat.kind != HUMAN else player not in people):
+            raise RulesError(f"seats: the log's players are {_short(replay.players)}, the "
+                             f"autosave's seat {number} is {_short(seat.kind)}")
+    _same_state(replay.state, data["state"], f"not the state its log {LOG_FILE} reaches "
+                f"after {replay.steps} steps")
+    streams = {"rng.chance": (replay.chance_rng, data["rng"]["chance"])}
+    if len(data["rng"]["seats"]) != len(replay.seat_rngs):
+        raise RulesError("rng.seats: one stream per seat expected")
+    for i, (rng, saved) in enumerate(zip(replay.seat_rngs, data["rng"]["seats"], strict=True)):
+        streams[f"rng.seats.{i}"] = (rng, saved)
+    for key, (rng, saved) in streams.items():
+        if json.loads(json.dumps(rng.bit_generator.state)) != saved:
+            raise RulesError(f"{key}: not where its log {LOG_FILE} leaves this random stream")
+    table.state, table.chance_rng, table.seat_rngs = replay.state, replay.chance_rng, \
+        replay.seat_rngs
+    table.agents = list(replay.agents)
+    table.lines = [json.loads(text) for text in texts]
 
 
-def _read_lines(path: Path, count: int) -> list[dict[str, Any]]:
-    """The first `count` lines of a table's log (a line past the autosave is cut)."""
+def _same_state(state: Any, saved: Any, why: str) -> None:
+    reached = json.loads(json.dumps(state.serialize()))
+    if reached != saved:
+        keys = sorted(set(reached) | set(saved if isinstance(saved, dict) else {}), key=str)
+        differ = [k for k in keys if not isinstance(saved, dict) or reached.get(k) != saved.get(k)]
+        raise RulesError(f"{', '.join(f'state.{shown_field(str(k))}' for k in differ[:5]) or 'state'}: "
+                         f"{why}")
+
+
+def _read_texts(path: Path, count: int) -> list[str]:
+    """The first `count` lines of a table's log as written (a line past the autosave is cut)."""
     raw = read_text(path).split("\n")
     if len(raw) - 1 < count:
         raise RulesError(f"{path}: the log has {len(raw) - 1} lines, the autosave {count}")
-    lines = []
-    for number, text in enumerate(raw[:count], start=1):
-        try:
-            lines.append(json.loads(text))
-        except json.JSONDecodeError:
-            raise RulesError(f"{path}: line {number}: not JSON") from None
-    return lines
+    return raw[:count]
 
 
 def _hash(token: str) -> str:
