@@ -24,6 +24,24 @@ def test_pettingzoo_api_test(game: str) -> None:
     api_test(pz.env(game, PARAMS.get(game)), num_cycles=200, verbose_progress=False)
 
 
+# Settings other than the defaults (issue 38: every reset reloaded the defaults).
+OTHER = [("dicewar", {"ruins": True, "max_plies": 60}), ("diced", {"players": 5, "pool": 10})]
+
+
+@pytest.mark.parametrize(("game", "params"), OTHER, ids=lambda v: str(v))
+def test_pettingzoo_api_test_keeps_the_parameters_across_resets(game: str, params: dict) -> None:
+    """`env("diced", {"players": 5})` crashed at reset (`player < num_players_`) and
+    `env("dicewar", {"ruins": True})` played without ruins: Shimmy reloaded the game by
+    name. Now every episode is a game of the setting given, through PettingZoo's checks."""
+    e = pz.env(game, params)
+    api_test(e, num_cycles=100, verbose_progress=False)
+    for seed in (1, 2):
+        e.reset(seed=seed)
+        assert len(e.agents) == len(e.possible_agents) == params.get("players", 2)
+        got = e.game_state.get_game().get_parameters()
+        assert {k: got[k] for k in params} == params
+
+
 def _episode(game: str, seed: int) -> list[tuple[str, int, float]]:
     """(agent, action, reward) of a whole episode: chance by the environment's seeded
     generator, actions drawn from the mask with a generator of the same seed."""

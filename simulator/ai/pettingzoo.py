@@ -7,6 +7,11 @@ generator (so `reset(seed=...)` repeats an episode), and the rewards of the game
     from simulator.ai.pettingzoo import env
     e = env("diceland-hex", {"board": "compact"})
     e.reset(seed=1)
+
+The parameters hold across resets: Shimmy's wrapper reloads its game by name at every
+`reset()`, which without its `config` means the defaults (a DiceWar with ruins played
+without them, a 5-player Diced crashed at reset); this one gives it the parameters as its
+`config`, so every episode is a game of the setting the environment was made with.
 """
 
 from __future__ import annotations
@@ -18,10 +23,35 @@ from simulator.ai import require
 
 def env(game: str, params: dict[str, Any] | None = None, render_mode: str | None = None) -> Any:
     """A PettingZoo AEC environment of `game` (a registry name) with OpenSpiel parameters
-    `params` (see `simulator.ai.openspiel`)."""
+    `params` (see `simulator.ai.openspiel`), kept across resets."""
+    return _env_class()(game, params, render_mode)
+
+
+_CLASS: Any = None
+
+
+def _env_class() -> Any:
+    """The environment class (made once: Shimmy is imported only when one is asked for)."""
+    global _CLASS
+    if _CLASS is not None:
+        return _CLASS
     shimmy = require("shimmy")
     require("pettingzoo")
+    from gymnasium.utils import EzPickle
+
+    from rules import registry
     from simulator.ai import openspiel
 
-    return shimmy.OpenSpielCompatibilityV0(env=openspiel.load(game, params),
-                                           render_mode=render_mode)
+    class TabletopAEC(shimmy.OpenSpielCompatibilityV0):  # type: ignore[misc,name-defined]
+        """Shimmy's OpenSpiel wrapper given the parameters as its `config`, which it loads
+        the game with at every reset; pickles as (game, params, render_mode)."""
+
+        def __init__(self, game: str, params: dict[str, Any] | None = None,
+                     render_mode: str | None = None) -> None:
+            self.params = dict(params or {})
+            super().__init__(game_name=openspiel.short_name(registry.lookup(game).name),
+                             render_mode=render_mode, config=self.params)
+            EzPickle.__init__(self, game, self.params, render_mode)
+
+    _CLASS = TabletopAEC
+    return _CLASS
