@@ -191,6 +191,38 @@ def test_a_client_cannot_make_the_server_read_its_files(tmp_path: Path) -> None:
     assert [t["options"]["board"] for t in tables] == ["classic"]
 
 
+def test_a_refused_create_takes_no_table_id_nor_the_folder_of_one_not_resumed(
+        tmp_path: Path) -> None:
+    """Ids are taken only by tables made: after refused creates (each refusal naming its
+    field) the first table made is the first free id; a folder the server did not resume
+    (a damaged autosave) keeps its id and its files."""
+    (tmp_path / "t1").mkdir()
+    (tmp_path / "t1" / TABLE_FILE).write_text('{"type": "tabletop-table"}')
+    kept = files_of(tmp_path / "t1")
+
+    async def create() -> tuple[list[str], list[str]]:
+        async with Served(tmp_path) as s:
+            c = await Client.open(s.url)
+            refused = []
+            for game, seats, options in (("chess", ["open", "open"], {}),
+                                         ("dicewar", ["open"] * 3, {}),
+                                         ("dicewar", ["open", "banana"], {}),
+                                         ("dicewar", ["open", "open"], {"ruins": "x"})):
+                with pytest.raises(ClientError) as err:
+                    await c.create(game, seats, options=options)
+                refused.append(str(err.value))
+            made = [await c.create("dicewar", ["open", "open"]) for _ in range(2)]
+            await c.close()
+            return refused, made
+
+    refused, made = run(create)
+    assert [r.split(":")[1:3] for r in refused] == [[" create", " game"], [" create", " seats"],
+                                                     [" create", " seats"],
+                                                     [" create", " options"]], refused
+    assert made == ["t2", "t3"]
+    assert files_of(tmp_path / "t1") == kept
+
+
 def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
     """Another seat's action, a forged or missing token, malformed and oversized messages:
     each gets an error reply; the table's state, log and autosave stay as they were, and
@@ -228,6 +260,8 @@ def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
                 {"type": "act", "table": table, "seat": mover.seat, "token": mover.token,
                  "action": legal, "at": -1},
                 {"type": "launch"},
+                # a wrong-typed table, long enough that an echo first would hide the reason
+                {"type": "join", "table": {"id": "x" * 500}, "seat": 0},
             ]
             replies = []
             for message in sent:
@@ -253,28 +287,129 @@ def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
                     "sent_state": ra.state, "lines": len(ra.lines)}
 
     out = run(probe)
-    assert [r["type"] for r in out["replies"]] == ["error"] * 16
+    assert [r["type"] for r in out["replies"]] == ["error"] * 17
     words = [r["message"] for r in out["replies"]]
     assert "not the token of seat" in words[0]
     assert "turn" in words[1]
     assert "not the token of seat" in words[2]
     assert "'token' is a required property" in words[3]
-    assert "not a legal action" in words[4]
-    assert "seat" in words[5] and "is not of type 'integer'" in words[5]
+    assert words[4] == (f"act: action: not a legal action at step {out['lines'] - 1}: "
+                        '["fly", 99]')
+    assert words[5] == 'act: seat: must be a whole number (got "0")'
     assert "'cheat' was unexpected" in words[6]
     n = out["lines"]  # the table is at step n - 1
-    assert words[7] == (f"act: at: {n}: the action was chosen at step {n}, but the table is "
-                        f"at step {n - 1}; choose again from the state it was sent")
-    assert "at" in words[8] and "less than the minimum of 0" in words[8]
-    assert "unknown message type 'launch'" in words[9]
-    assert "not JSON" in words[10] and "must be a JSON object" in words[11]
-    assert "NaN is not a JSON number" in words[12]
-    assert f"over the limit of {protocol.MAX_MESSAGE_BYTES}" in words[13]
-    assert "binary" in words[14] and "not acceptable JSON" in words[15]
+    assert words[7] == (f"act: at: the action was chosen at step {n}, but the table is at step "
+                        f"{n - 1}; choose again from the state it was sent")
+    assert words[8] == "act: at: must be at least 0 (got -1)"
+    assert words[9].startswith("type: unknown message type (known: act, bot, create, ")
+    assert words[9].endswith('): "launch"')
+    # the field and the reason first, then the value, shortened
+    assert words[10].startswith('join: table: must be a string (got {"id": "xxx')
+    assert words[10].endswith('...)') and len(words[10]) < 120
+    assert "not JSON" in words[11] and "must be a JSON object" in words[12]
+    assert "NaN is not a JSON number" in words[13]
+    assert f"over the limit of {protocol.MAX_MESSAGE_BYTES}" in words[14]
+    assert "binary" in words[15] and "not acceptable JSON" in words[16]
     assert out["before"] == out["after"]  # log, autosave and last line as they were
     assert out["state"] == out["sent_state"]
-    assert out["refused"] == 16
+    assert out["refused"] == 17
     assert any(t["table"] == out["elsewhere"] for t in out["served"])
+
+
+def test_an_action_the_table_cannot_take_is_refused_and_the_table_plays_on(
+        tmp_path: Path) -> None:
+    """Deep White Sea lists a throw as the placeholder ["throw", DIE]; sent as it is, it
+    once passed the legality check, raised IndexError and stopped the table for everyone.
+    Now it is refused to its sender in one line naming the field, and the same seat's real
+    throw is then taken."""
+    import numpy as np
+
+    from rules import registry
+    from rules.core.runner import to_json
+    from rules.deep_white_sea.bots import aimed_throw, throw_action
+
+    module = registry.lookup("deep-white-sea").module()
+
+    async def play() -> dict[str, Any]:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("deep-white-sea", ["open", "open"], seed=3,
+                                   options={"table": "kinematic"})
+            ra, rb = await a.join(table, 0), await b.join(table, 1)
+            clients, tokens = (a, b), (ra.token, rb.token)
+            choose = make_chooser("deep-white-sea", "random", 1)
+            while True:  # the players' own choices until a throw is offered (a follows)
+                await a.follow(ra, until=lambda r: r.to_move is not None)
+                seat = int(ra.to_move or 0)
+                state = module.deserialize(ra.state or {})
+                throw = next((x for x in state.legal_actions() if x[0] == "throw"), None)
+                if throw is not None:
+                    break
+                held = len(ra.lines)
+                await clients[seat].send("act", table=table, seat=seat, token=tokens[seat],
+                                         action=choose(ra.state or {}), at=held - 1)
+                await a.follow(ra, until=lambda r, n=held: len(r.lines) > n)
+            held = len(ra.lines)
+            with pytest.raises(ClientError) as refused:
+                await clients[seat].request("act", table=table, seat=seat, token=tokens[seat],
+                                            action=list(throw), at=held - 1)
+            status = s.tables.tables[table].game.summary()
+            real = throw_action(throw[1], aimed_throw(state, seat, (0.0, 0.0),
+                                                      np.random.default_rng(1)))
+            await clients[seat].send("act", table=table, seat=seat, token=tokens[seat],
+                                     action=to_json(real), at=held - 1)
+            await a.follow(ra, until=lambda r: len(r.lines) > held)
+            for c in clients:
+                await c.close()
+            return {"refused": str(refused.value), "status": status, "seat": seat,
+                    "throw": list(throw), "next": ra.lines[held], "table": table}
+
+    out = run(play)
+    assert out["refused"].startswith("server: act: action: not a legal action at step "), out
+    assert out["refused"].endswith(json.dumps(out["throw"]))
+    assert out["status"]["status"] == "playing" and out["status"]["error"] is None
+    assert out["next"]["type"] == "action" and out["next"]["player"] == out["seat"]
+    assert out["next"]["action"][:2] == out["throw"] and len(out["next"]["action"]) == 3
+    assert log_lines(tmp_path / out["table"])[-1] == out["next"]
+
+
+def test_a_failure_of_ours_on_an_action_is_said_and_the_table_plays_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    """A bug on our side while a person's action is taken (the engine raising what it
+    never should): the action is refused in one line, the server's log says why (the
+    traceback), the state is as it was, and the game plays on to an end that verifies."""
+    from rules.dicewar.game import DiceWarState
+
+    apply = DiceWarState.apply_action
+    failed: list[Any] = []
+
+    def buggy(self: DiceWarState, action: Any) -> None:
+        if not failed and self.current_player() == 0:
+            failed.append(action)
+            raise KeyError("a bug")
+        apply(self, action)
+
+    monkeypatch.setattr(DiceWarState, "apply_action", buggy)
+
+    async def play() -> tuple[TableRecord, list[str]]:
+        async with Served(tmp_path) as s:
+            a = await Client.open(s.url)
+            table = await a.create("dicewar", ["open", "random"], seed=2)
+            ra = await a.join(table, 0)
+            told: list[str] = []
+            await a.follow(ra, make_chooser("dicewar", "random", 1),
+                           lambda r, line: told.append(str(line.get("message", ""))))
+            await a.close()
+            return ra, told
+
+    ra, told = run(play)
+    refusals = [x for x in told if x]
+    assert refusals == ["act: action: the server failed on it (a bug; the server's log says "
+                        "why); nothing changed, the table goes on"]
+    assert any("seat 0's action" in r.getMessage() and r.exc_info for r in caplog.records)
+    assert failed and ra.finished
+    result = verify_log(tmp_path / ra.table / LOG_FILE)
+    assert result.ok, result.message
 
 
 def test_a_flood_is_refused_then_closed_and_others_are_served(tmp_path: Path) -> None:
@@ -609,6 +744,23 @@ def test_join_without_a_server_and_serve_on_a_taken_port_are_one_line(tmp_path: 
     assert verify_log(tmp_path / "t1" / LOG_FILE).ok
 
 
+def test_join_help_says_how_many_seats_each_game_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tabletop join --help` lists every registered game with its seats and bots (read
+    from the registry)."""
+    from rules import registry
+    from simulator.cli.main import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["join", "--help"])
+    text = capsys.readouterr().out
+    for name in registry.names():
+        spec = registry.lookup(name)
+        seats = (f"{spec.min_players}" if spec.min_players == spec.max_players
+                 else f"{spec.min_players} to {spec.max_players}")
+        assert any(line.split()[:1] == [name] and f" {seats} seats; bots: "
+                   f"{', '.join(spec.bots)}" in line for line in text.splitlines()), name
+
+
 # -- load ----------------------------------------------------------------------------------
 
 
@@ -683,6 +835,45 @@ def test_the_window_session_plays_a_seat_through_the_server_and_shows_its_throws
         server.join(60)
     logged = log_lines(tmp_path / out["table"])
     assert logged[-1]["type"] == "end" and verify_log(tmp_path / out["table"] / LOG_FILE).ok
+
+
+def test_the_window_session_lets_its_auto_bot_play_its_seat(tmp_path: Path) -> None:
+    """`tabletop join --auto KIND` with a window: the window's seat is played by that bot.
+    The session never waits for a person (every turn is the "bot thread"'s): at its seat's
+    turn it chooses, sends, and takes the server's step like any other."""
+    from simulator.net.window import STEP, Bridge, NetSession
+
+    async def serve_and_wait() -> None:
+        async with Served(tmp_path) as s:
+            a = await Client.open(s.url)
+            table = await a.create("deep-white-sea", ["open", "random"], seed=3,
+                                   options={"table": "kinematic"})
+            ra = await a.join(table, 0, kind="random")
+            await a.close()
+            out.update(url=s.url, table=table, token=ra.token)
+            ready.set()
+            await asyncio.to_thread(done_flag.wait, 120)
+
+    ready, done_flag = threading.Event(), threading.Event()
+    out: dict[str, Any] = {}
+    server = threading.Thread(target=lambda: asyncio.run(serve_and_wait()))
+    server.start()
+    try:
+        assert ready.wait(60)
+        session = NetSession(Bridge(out["url"], out["table"], 0, out["token"]),
+                             make_chooser("deep-white-sea", "random", 4), "random")
+        ours = 0
+        while not session.state.is_terminal() and ours < 4:
+            assert session.is_bot_turn()  # never a person's turn in the window
+            kind, event = session.bot_action()
+            assert kind == STEP, event
+            session.apply(event)
+            ours += event["line"].get("type") == "action" and event["line"]["player"] == 0
+        session.close()
+        assert ours == 4 and session.player_name(0).endswith("(random)")
+    finally:
+        done_flag.set()
+        server.join(60)
 
 
 @pytest.mark.display

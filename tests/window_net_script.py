@@ -3,12 +3,14 @@ Xvfb in a process of its own (a process holds one ShowBase).
 
     python tests/window_net_script.py GAMES_DIR                # Deep White Sea
     python tests/window_net_script.py GAMES_DIR diced          # a d6 game's window
+    python tests/window_net_script.py GAMES_DIR diced random   # its seat played by --auto random
 
 Starts `tabletop serve` on GAMES_DIR, makes a table (seat 0 open, the others server bots),
 takes seat 0, then plays it in the window through the window's own handlers. Deep White
 Sea: the first die placed with Enter, then a throw by a mouse drag. A d6 game: the first
-choice of the keyboard list at each of seat 0's turns, for STEPS steps. Prints one
-JSON object on its last line.
+choice of the keyboard list at each of seat 0's turns, for STEPS steps; with a bot kind
+(`--auto`), nothing is pressed and the bot plays seat 0. Prints one JSON object on its last
+line.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from simulator.render.session import ThrowAnim
 
 SPEED = 8.0
 STEPS = 30  # a d6 game's window plays this many steps of the server's table
+AUTO_STEPS = 12  # ... and with its seat played by a bot
 
 
 def our_turn(app: Any, seconds: float = 120.0) -> None:
@@ -108,10 +111,10 @@ def main(games_dir: str) -> dict[str, Any]:
         proc.wait(30)
 
 
-def dice(games_dir: str, game: str) -> dict[str, Any]:
+def dice(games_dir: str, game: str, auto: str | None = None) -> dict[str, Any]:
     from rules import registry
     from rules.core.runner import digest
-    from simulator.net.window import dice_net_session, net_dice_app
+    from simulator.net.window import window_app
     from simulator.render.app import window_module
 
     seats = ["open"] + ["random"] * (max(2, registry.lookup(game).min_players) - 1)
@@ -120,29 +123,31 @@ def dice(games_dir: str, game: str) -> dict[str, Any]:
         async def seat() -> tuple[str, str]:
             client = await Client.open(url)
             table = await client.create(game, seats, seed=2)
-            record = await client.join(table, 0)
+            record = await client.join(table, 0, kind=auto)
             await client.close()
             return table, record.token or ""
 
         table, token = asyncio.run(seat())
         bridge = Bridge(url, table, 0, token)
-        session = dice_net_session(bridge.record, game)
-        session.bridge_ = bridge
         module = window_module(game)
         assert module is not None
-        app = net_dice_app(module.App)(session)
+        app = window_app(bridge, game, module, auto, 1)  # as `tabletop join` makes it
+        session = app.session
         app.speed = 16.0
-        chosen = 0
+        chosen = asked = 0
         end = time.monotonic() + 240
-        while (not session.state.is_terminal() and session.step < STEPS
+        steps = STEPS if auto is None else AUTO_STEPS
+        while (not session.state.is_terminal() and session.step < steps
                and time.monotonic() < end):
             app.step_frames(1)
-            if app.human_to_act() and app.choices:
-                app.choose(0)
-                chosen += 1
+            if app.human_to_act():
+                asked += 1
+                if app.choices and auto is None:
+                    app.choose(0)
+                    chosen += 1
             time.sleep(0.001)
         rolls_shown = app.roll is not None
-        out = {"table": table, "class": type(app).__name__, "chosen": chosen,
+        out = {"table": table, "class": type(app).__name__, "chosen": chosen, "asked": asked,
                "terminal": session.state.is_terminal(), "steps": session.step,
                "digest": digest(session.state), "rolls_shown": rolls_shown,
                "differed": [x for x in app.log_lines if "differed" in x]}
@@ -156,6 +161,6 @@ def dice(games_dir: str, game: str) -> dict[str, Any]:
 
 if __name__ == "__main__":
     if len(sys.argv) > 2:
-        print(json.dumps(dice(sys.argv[1], sys.argv[2])))
+        print(json.dumps(dice(sys.argv[1], sys.argv[2], *sys.argv[3:4])))
     else:
         print(json.dumps(main(sys.argv[1])))

@@ -28,7 +28,10 @@ from simulator.cli.main import UsageError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("join", help="play or watch at a table server")
+    p = subparsers.add_parser("join", help="play or watch at a table server",
+                              description="Play or watch at a table server (tabletop serve).",
+                              epilog=seats_help(),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("url", help="the server, e.g. ws://localhost:8765")
     p.add_argument("--table", default=None, help="the table's id (see the lobby)")
     p.add_argument("--seat", type=int, default=None,
@@ -39,7 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--create", metavar="GAME", default=None, help="make a new table of GAME")
     p.add_argument("--seats", default=None,
                    help="--create: one per seat, 'open' for a person or a bot kind "
-                        "(default: open seats for the game's fewest players)")
+                        "(default: open seats for the game's fewest players; how many "
+                        "each game takes is listed below)")
     p.add_argument("--seed", type=seed, default=0, help="--create: seed for dice and bots")
     p.add_argument("--dice", choices=("seeded", "physics"), default="seeded",
                    help="--create: seeded random dice, or physics dice thrown into a tray")
@@ -53,6 +57,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="--create: a game option, e.g. --option table=kinematic or "
                         "--option pool=9 (see tabletop play --help); repeat for more")
     p.set_defaults(func=run)
+
+
+def seats_help() -> str:
+    """How many seats each game takes and its bot kinds, from the game registry."""
+    rows = []
+    for name in registry.names():
+        spec = registry.lookup(name)
+        seats = (f"{spec.min_players}" if spec.min_players == spec.max_players
+                 else f"{spec.min_players} to {spec.max_players}")
+        rows.append(f"  {name:<15} {seats} seats; bots: {', '.join(spec.bots)}")
+    return ("seats each game takes (--create GAME --seats one per seat, 'open' or a bot):\n"
+            + "\n".join(rows))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,7 +130,7 @@ async def _sit(client: Any, args: argparse.Namespace, table: str) -> Any:
         if not open_seats:
             raise UsageError(f"table {table} has no open seat; --watch to spectate")
         seat = open_seats[0]
-    record = await client.join(table, seat, args.name)
+    record = await client.join(table, seat, args.name, args.auto)
     print(f"seat {seat} of table {table} is yours; its token is {record.token} "
           f"(take it back with --table {table} --seat {seat} --token {record.token})",
           file=sys.stderr)

@@ -147,9 +147,13 @@ class Client:
                                    options=options or {}, dice=dice)
         return str(reply["table"]["table"])
 
-    async def join(self, table: str, seat: int, name: str = "") -> TableRecord:
+    async def join(self, table: str, seat: int, name: str = "",
+                   kind: str | None = None) -> TableRecord:
+        """Take `seat`; `kind` tells the server what plays it here ("human" when not
+        given; a bot kind: `--auto`), which its log records."""
         return self._record(await self.request("join", table=table, seat=seat,
-                                               **({"name": name} if name else {})))
+                                               **({"name": name} if name else {}),
+                                               **({"kind": kind} if kind else {})))
 
     async def rejoin(self, table: str, seat: int, token: str) -> TableRecord:
         record = self._record(await self.request("rejoin", table=table, seat=seat, token=token))

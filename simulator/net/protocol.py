@@ -12,9 +12,11 @@ Client to server:
 
 - `list`: the tables. `create`: a new table (`game`, `seats`: each "open" for a person or a
   bot kind, `seed`, `options`, `dice`).
-- `join` (`table`, `seat`, `name`): take an open seat; the reply carries the seat's secret
-  token. `watch` (`table`): spectate. `rejoin` (`table`, `seat`, `token`): take one's seat
-  back after a disconnect (or a server restart).
+- `join` (`table`, `seat`, `name`, `kind`): take an open seat; the reply carries the seat's
+  secret token. `kind` says what plays the seat on the client: "human" (the default) or
+  a bot kind of the game (`tabletop join --auto KIND`); the log's header records it.
+  `watch` (`table`): spectate. `rejoin` (`table`, `seat`, `token`): take one's seat back
+  after a disconnect (or a server restart).
 - `bot` (`table`, `seat`, `kind`, `token`): a seated player puts a bot in an open seat
   before the game starts.
 - `act` (`table`, `seat`, `token`, `action`, `at`): play an action (a JSON list, as in the
@@ -85,7 +87,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "additionalProperties": OPTION_VALUE},
         "dice": {"enum": ["seeded", "physics"]},
     }, ("game", "seats")),
-    "join": _message("join", {"table": TABLE_ID, "seat": SEAT, "name": NAME}, ("table", "seat")),
+    "join": _message("join", {"table": TABLE_ID, "seat": SEAT, "name": NAME, "kind": KIND},
+                     ("table", "seat")),
     "watch": _message("watch", {"table": TABLE_ID}, ("table",)),
     "rejoin": _message("rejoin", {"table": TABLE_ID, "seat": SEAT, "token": TOKEN},
                        ("table", "seat", "token")),
@@ -131,13 +134,23 @@ def parse(raw: str | bytes) -> dict[str, Any]:
     kind = data.get("type")
     validator = _VALIDATORS.get(kind) if isinstance(kind, str) else None
     if validator is None:
-        raise ProtocolError(f"type: unknown message type {_cut(repr(kind))}; known: "
-                            f"{', '.join(sorted(SCHEMAS))}", ident)
+        raise ProtocolError(f"type: unknown message type (known: {', '.join(sorted(SCHEMAS))}): "
+                            f"{shorten(kind)}", ident)
     error = _first_error(validator, data)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "message"
-        raise ProtocolError(f"{kind}: {where}: {_cut(error.message)}", ident)
+        raise ProtocolError(f"{kind}: {where}: {_reason(error)}", ident)
     return data
+
+
+def shorten(value: Any, limit: int = 60) -> str:
+    """A value as JSON, cut to `limit` characters: what an error line echoes, after its
+    field and its reason."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return _cut(text, limit)
 
 
 def encode(kind: str, **fields: Any) -> str:
@@ -151,6 +164,48 @@ def _first_error(validator: Draft202012Validator, data: dict[str, Any]) -> Valid
     from jsonschema.exceptions import best_match
 
     return best_match(validator.iter_errors(data))
+
+
+_TYPE_WORDS = {"string": "a string", "integer": "a whole number", "number": "a number",
+               "boolean": "true or false", "array": "a list", "object": "an object",
+               "null": "null"}
+
+
+def _reason(error: ValidationError) -> str:
+    """Why a value breaks its schema, in words, with the value (shortened) last: a long or
+    deeply nested value never hides the reason."""
+    rule, limit, value = error.validator, error.validator_value, error.instance
+    got = f" (got {shorten(value)})"
+    if "propertyNames" in error.schema_path:
+        return f"a name must match {limit}{got}"
+    if rule == "type":
+        return f"must be {_TYPE_WORDS.get(str(limit), repr(limit))}{got}"
+    if rule == "anyOf":  # the forms allowed, by their types
+        types = [s.get("type") for s in limit if isinstance(s, dict)]
+        if "number" in types:
+            types = [x for x in types if x != "integer"]
+        words = list(dict.fromkeys(_TYPE_WORDS.get(str(x), str(x)) for x in types))
+        listed = ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)
+        return f"must be {listed}{got}"
+    if rule == "pattern":
+        return f"must match {limit}{got}"
+    if rule == "enum":
+        return f"must be one of {', '.join(json.dumps(x) for x in limit)}{got}"
+    if rule == "const":
+        return f"must be {json.dumps(limit)}{got}"
+    if rule in ("minimum", "maximum"):
+        return f"must be at {'least' if rule == 'minimum' else 'most'} {limit}{got}"
+    if rule in ("minLength", "minItems") and limit == 1:
+        return "must not be empty"
+    if rule in ("minLength", "maxLength"):
+        return (f"must be at {'least' if rule == 'minLength' else 'most'} {limit} characters "
+                f"long (got {len(value)})")
+    if rule in ("minItems", "maxItems", "maxProperties"):
+        return (f"must have at {'least' if rule == 'minItems' else 'most'} {limit} "
+                f"{'items' if rule != 'maxProperties' else 'entries'} (got {len(value)})")
+    if rule in ("required", "additionalProperties"):  # they name the fields, not values
+        return _cut(error.message)
+    return f"breaks the schema's {rule!r} rule{got}"
 
 
 def _no_constant(name: str) -> Any:

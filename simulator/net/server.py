@@ -46,7 +46,7 @@ from rules import registry
 from rules.core import RulesError, TableError
 from simulator.net import protocol
 from simulator.net.protocol import ProtocolError, encode
-from simulator.net.table import LOG_FILE, TABLE_FILE, GameTable, Step
+from simulator.net.table import HUMAN, LOG_FILE, TABLE_FILE, GameTable, Step, StepFailed
 
 log = logging.getLogger("tabletop.serve")
 T = TypeVar("T")
@@ -253,28 +253,40 @@ class TableServer:
             raise RulesError(f"create: the server holds its limit of {self.max_tables} tables")
         for name, value in (msg.get("options") or {}).items():
             if isinstance(value, str) and _names_a_file(value):
-                raise RulesError(f"create: options/{name}: {value[:60]!r}: the server plays "
-                                 "shipped crews, maps, boards and tribes by name, never its "
-                                 "own files")
-        table_id = f"t{self._next}"
-        self._next += 1
-        game = await self._run(GameTable.create, table_id, msg["game"], list(msg["seats"]),
-                               int(msg.get("seed", 0)), dict(msg.get("options") or {}),
-                               msg.get("dice", "seeded"), self.games_dir)
+                raise RulesError(f"create: options/{name}: the server plays shipped crews, "
+                                 "maps, boards and tribes by name, never its own files "
+                                 f"(got {protocol.shorten(value)})")
+        game = await self._run(self._make_table, msg)
         game.defer_saves = True
         live = LiveTable(game)
-        self.tables[table_id] = live
-        log.info("%s: created %s (%s, seats %s)", client.peer, table_id, game.spec.name,
+        self.tables[game.id] = live
+        log.info("%s: created %s (%s, seats %s)", client.peer, game.id, game.spec.name,
                  ",".join(msg["seats"]))
         self._reply(client, msg, "created", table=game.summary())
         if game.started:  # bots only: it plays at once
             self._tell_start(live)
 
+    def _make_table(self, msg: dict[str, Any]) -> GameTable:
+        """A new table as `create` asks (in the worker: one at a time). It takes the next
+        id only once it is made (a refused `create` uses none up), and never the id of a
+        folder already in `games_dir` (a table that was not resumed keeps its files)."""
+        number = self._next
+        while self.games_dir is not None and (self.games_dir / f"t{number}").exists():
+            number += 1
+        try:
+            game = GameTable.create(f"t{number}", msg["game"], list(msg["seats"]),
+                                    int(msg.get("seed", 0)), dict(msg.get("options") or {}),
+                                    msg.get("dice", "seeded"), self.games_dir)
+        except (RulesError, DataError) as exc:
+            raise RulesError(f"create: {exc}") from None
+        self._next = number + 1
+        return game
+
     async def _join(self, client: Peer, msg: dict[str, Any], live: LiveTable) -> None:
         seat = msg["seat"]
         async with live.telling:
             token = await self._run(live.game.take_seat, seat, msg.get("name") or
-                                    client.name or f"seat {seat}")
+                                    client.name or f"seat {seat}", msg.get("kind", HUMAN))
             await self._follow(client, msg, live, seat, token)
             self._seats_changed(live)
 
@@ -371,15 +383,26 @@ class TableServer:
                     self._refuse(client, request, f"act: seat: it is not seat {seat}'s turn")
                     continue
                 if at is not None and at != len(game.lines) - 1:
-                    self._refuse(client, request, f"act: at: {at}: the action was chosen at "
-                                 f"step {at}, but the table is at step {len(game.lines) - 1}; "
-                                 "choose again from the state it was sent")
+                    self._refuse(client, request, f"act: at: the action was chosen at step {at}, "
+                                 f"but the table is at step {len(game.lines) - 1}; choose again "
+                                 "from the state it was sent")
                     continue
                 async with live.telling:
                     try:
                         step = await self._run(game.person_step, seat, action)
-                    except (RulesError, TableError) as exc:
+                    except RulesError as exc:
                         self._refuse(client, request, str(exc))
+                        continue
+                    except TableError as exc:
+                        self._refuse(client, request, "act: action: the table could not settle "
+                                     f"it, nothing changed; try another ({exc})")
+                        continue
+                    except StepFailed as exc:  # our bug, the state put back: the table goes on
+                        log.error("table %s: seat %d's action %s failed: %s", game.id, seat,
+                                  protocol.shorten(action), exc, exc_info=exc)
+                        self._refuse(client, request, "act: action: the server failed on it (a "
+                                     "bug; the server's log says why); nothing changed, the "
+                                     "table goes on")
                         continue
                     await self._broadcast(live, step)
         except Exception:  # our bug: say so, stop this table, keep serving the others

@@ -61,14 +61,23 @@ OPEN = "open"
 HUMAN = "human"
 
 
+class StepFailed(Exception):
+    """The engine failed on an action with an error of our own (a bug, not a refusal):
+    the table's state was put back as it was before the action, and nothing was logged."""
+
+
 @dataclass
 class Seat:
     kind: str  # OPEN, HUMAN or a bot kind
     name: str = ""
     token_sha256: str = ""
+    played_by: str = ""  # a HUMAN seat: what plays it on the client (HUMAN or a bot kind)
 
     def public(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name}
+        out = {"kind": self.kind, "name": self.name}
+        if self.played_by and self.played_by != self.kind:
+            out["played_by"] = self.played_by
+        return out
 
 
 @dataclass(frozen=True)
@@ -118,17 +127,30 @@ class GameTable:
     @classmethod
     def create(cls, table_id: str, game: str, seats: list[str], seed: int,
                options: dict[str, Any], dice: str, games_dir: Path | None) -> GameTable:
-        """A new table; a bad game, seat count, bot kind or option is a `RulesError` line."""
-        spec = registry.lookup(game)
-        spec.check_players(len(seats))
+        """A new table; a bad game, seat count, bot kind or option is a `RulesError` line
+        naming the field."""
+        try:
+            spec = registry.lookup(game)
+        except RulesError as exc:
+            raise RulesError(f"game: {exc}") from None
+        try:
+            spec.check_players(len(seats))
+        except RulesError as exc:
+            raise RulesError(f"seats: {exc}") from None
         for kind in seats:
             if kind != OPEN and kind not in spec.bots:
                 raise RulesError(f"seats: unknown bot {kind!r} for {spec.name}"
                                  + registry.did_you_mean(kind, [OPEN, *spec.bots]))
-        resolved = spec.resolve_options(options)
+        try:
+            resolved = spec.resolve_options(options)
+        except RulesError as exc:
+            raise RulesError(f"options: {exc}") from None
         folder = None if games_dir is None else games_dir / table_id
         table = cls(table_id, spec.name, [Seat(k) for k in seats], seed, resolved, dice, folder)
-        table.state = table.module.new_game(len(seats), resolved, table._setup_rng)
+        try:
+            table.state = table.module.new_game(len(seats), resolved, table._setup_rng)
+        except RulesError as exc:
+            raise RulesError(f"options: {exc}") from None
         table.state.take_events()
         if folder is not None:
             ensure_dir(folder, "--games-dir")
@@ -160,11 +182,16 @@ class GameTable:
 
     # -- seats ---------------------------------------------------------------------------------
 
-    def take_seat(self, seat: int, name: str) -> str:
-        """Give open `seat` to a person; the secret token that proves it is theirs."""
+    def take_seat(self, seat: int, name: str, played_by: str = HUMAN) -> str:
+        """Give open `seat` to a client, played there by `played_by` (a person, or a bot
+        kind of the game); the secret token that proves it is theirs."""
+        if played_by != HUMAN and played_by not in self.spec.bots:
+            raise RulesError(f"join: kind: not a player of {self.spec.name} (got "
+                             f"{played_by!r})"
+                             + registry.did_you_mean(played_by, [HUMAN, *self.spec.bots]))
         self._open_seat(seat)
         token = secrets.token_urlsafe(24)
-        self.seats[seat] = Seat(HUMAN, name, _hash(token))
+        self.seats[seat] = Seat(HUMAN, name, _hash(token), played_by)
         self._start_if_full()
         self.save()
         return token
@@ -226,18 +253,25 @@ class GameTable:
             raise
 
     def person_step(self, seat: int, action_json: Any) -> Step:
-        """Apply a person's action (as JSON); an illegal one is a `RulesError` and changes
-        nothing. A physics failure (`TableError`) leaves the game as it was."""
+        """Apply a person's action (as JSON); an illegal one, or one the engine refuses, is
+        a `RulesError` line naming the field and changes nothing. A physics failure
+        (`TableError`) and a failure of our own (`StepFailed`) leave the game as it was."""
         if self.to_move() != seat:
-            raise RulesError(f"act: seat {seat + 1} is not to move")
+            raise RulesError(f"act: seat: seat {seat} is not to move")
         action = from_json(action_json)
         try:
             legal = is_legal(self.state, action)
         except (TypeError, ValueError, RulesError):
             legal = False
+        except Exception as exc:  # our bug, in the legality check: nothing has changed
+            raise StepFailed(f"{type(exc).__name__}: {exc}") from exc
         if not legal:
-            raise RulesError(f"act: action: {_short(action_json)} is not a legal action now")
-        return self._act(seat, action)
+            raise RulesError(f"act: action: not a legal action at step {len(self.lines) - 1}: "
+                             f"{_short(action_json)}")
+        try:
+            return self._act(seat, action)
+        except RulesError as exc:  # legal by its check, refused by the rules themselves
+            raise RulesError(f"act: action: the rules refuse it: {exc}") from None
 
     def history(self) -> list[dict[str, Any]]:
         return list(self.lines)
@@ -275,7 +309,8 @@ class GameTable:
         return {
             "type": TABLE_TYPE, "format": TABLE_FORMAT, "id": self.id, "game": self.spec.name,
             "seed": self.seed, "options": self.options, "dice": self.dice,
-            "seats": [{"kind": s.kind, "name": s.name, "token_sha256": s.token_sha256}
+            "seats": [{"kind": s.kind, "name": s.name, "token_sha256": s.token_sha256,
+                       **({"played_by": s.played_by} if s.played_by else {})}
                       for s in self.seats],
             "log_lines": len(self.lines), "error": self.error,
             "rng": {"chance": self.chance_rng.bit_generator.state,
@@ -303,13 +338,19 @@ class GameTable:
     # -- helpers -------------------------------------------------------------------------------
 
     def _act(self, seat: int, action: Any) -> Step:
+        """Take `seat`'s action. Whatever goes wrong before the step is recorded leaves the
+        state as it was: the rules refusing it or the table failing (re-raised as they
+        are), or an error of our own (`StepFailed`, naming it)."""
         backup = self.state.clone()
-        trajectory = self._trajectory(seat, action)
         try:
+            trajectory = self._trajectory(seat, action)
             line = action_step(self.state, seat, action, len(self.lines))
         except (TableError, RulesError):  # the table refused or failed: nothing happened
             self.state = backup
             raise
+        except Exception as exc:
+            self.state = backup
+            raise StepFailed(f"{type(exc).__name__}: {exc}") from exc
         return self._record(line, trajectory)
 
     def _trajectory(self, seat: int, action: Any) -> dict[str, Any] | None:

@@ -12,6 +12,9 @@ same controls as local play, on a session whose every step comes from the server
   goes to the server instead of the engine; the "bot thread" waits for the server's next
   step whenever it is not this seat's turn (or an action is on its way); starting again is
   the lobby's business.
+- With `--auto KIND` the window's seat is played by that bot (`auto`, a chooser of
+  `simulator.net.client.make_chooser`): on the window's thinking thread it chooses from
+  the state shown, sends the action, and waits for the server's step like any other.
 
 The lobby (make or pick a table, a seat, bots for empty seats, watching) is the terminal's
 (`tabletop join` without `--table`), then the window opens on the table chosen.
@@ -20,6 +23,7 @@ The lobby (make or pick a table, a seat, bots for empty seats, watching) is the 
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import sys
 import threading
@@ -27,7 +31,7 @@ from typing import Any
 
 from rules.core.runner import from_json, to_json
 from rules.registry import lookup
-from simulator.net.client import Client, ClientError, TableRecord
+from simulator.net.client import Chooser, Client, ClientError, TableRecord, make_chooser
 from simulator.physics.world import Frame
 from simulator.plugins import load_plugins
 from simulator.render.playback import playback_of
@@ -105,15 +109,18 @@ class Bridge:
 class NetSession(GameSession):
     """A Deep White Sea `GameSession` whose steps are the server's (module docstring)."""
 
-    def __init__(self, bridge: Bridge) -> None:  # no GameSession.__init__: no game of its own
+    def __init__(self, bridge: Bridge, auto: Chooser | None = None,
+                 auto_kind: str = "") -> None:  # no GameSession.__init__: no game of its own
         record = bridge.record
         header = record.lines[0] if record.lines else {}
         self.bridge = bridge
+        self.auto = auto if record.seat is not None else None
         self.spec = lookup(GAME)
         self.module = self.spec.module()
         load_plugins()  # the physics table's scene format
         self.seat = record.seat
-        self.players = ["human" if i == record.seat else "remote" for i in range(2)]
+        mine = auto_kind if self.auto is not None and auto_kind else "human"
+        self.players = [mine if i == record.seat else "remote" for i in range(2)]
         self.seed = int(header.get("seed", 0))
         self.options = dict(header.get("options") or {})
         self.state = self.module.deserialize(record.state or {})
@@ -126,13 +133,18 @@ class NetSession(GameSession):
         self.pending = False  # an action of ours is on its way to the server
 
     def is_bot_turn(self) -> bool:
-        """Is the window to wait for the server (anyone's turn but ours, or ours sent)?"""
+        """Is the window to wait for the server (anyone's turn but ours, or ours sent), or
+        for its own bot (`auto`)?"""
         return not self.state.is_terminal() and (self.pending or self.seat is None
-                                                 or self.to_move != self.seat)
+                                                 or self.to_move != self.seat
+                                                 or self.auto is not None)
 
     def bot_action(self) -> tuple[str, Any]:
         """The server's next step (or a refusal, or the end of the connection): waited for
-        on the window's thinking thread."""
+        on the window's thinking thread; at our turn with `auto`, our bot's action is
+        chosen and sent first."""
+        if self.auto is not None and not self.pending and self.to_move == self.seat:
+            self.send(self.auto(_plain(self.state.serialize())))
         return self.bridge.next()
 
     def send(self, action: Any) -> None:
@@ -286,17 +298,24 @@ def net_dice_app(app_class: Any) -> Any:
         def init_game(self) -> None:
             super().init_game()
             self.bridge: Bridge = self.session.bridge_
+            self.auto: Chooser | None = getattr(self.session, "auto_", None)
             self.pending = False
             self.server: dict[int, dict[str, Any]] = {}  # step -> its `step` event
 
-        def bot_turn(self) -> bool:
+        def our_turn(self) -> bool:
             s = self.session
             seat = self.bridge.record.seat
-            return not s.state.is_terminal() and (
-                self.pending or seat is None or s.state.is_chance_node()
-                or int(s.state.current_player()) != seat)
+            return (not s.state.is_terminal() and seat is not None
+                    and not s.state.is_chance_node() and int(s.state.current_player()) == seat)
+
+        def bot_turn(self) -> bool:
+            return not self.session.state.is_terminal() and (
+                self.pending or not self.our_turn() or self.auto is not None)
 
         def think(self) -> Any:
+            """The server's next step; at our turn with `auto`, our bot's action first."""
+            if self.auto is not None and not self.pending and self.our_turn():
+                self.send_to_server(self.auto(_plain(self.session.state.serialize())))
             return self.bridge.next()
 
         def send_to_server(self, action: Any) -> None:
@@ -361,13 +380,29 @@ async def play_window(client: Client, record: TableRecord, game: str, args: Any)
     # nothing more to do meanwhile, and the window's connection has a loop of its own.
     bridge = Bridge(url, table, seat, token)
     try:
-        if game == GAME:
-            session: Any = NetSession(bridge)
-            app = net_app(module.App)(session)
-        else:
-            session = dice_net_session(bridge.record, game)
-            session.bridge_ = bridge
-            app = net_dice_app(module.App)(session)
-        return int(app.run())
+        return int(window_app(bridge, game, module, args.auto, args.seed).run())
     finally:
         bridge.close()
+
+
+def window_app(bridge: Bridge, game: str, module: Any, auto: str | None = None,
+               seed: int = 0) -> Any:
+    """The window for `game` (`module`: its window module) on the table `bridge` holds;
+    `auto`: the bot kind that plays its seat (`--auto`; None or "human": the person)."""
+    chooser = None
+    if auto and auto != "human" and bridge.record.seat is not None:
+        chooser = make_chooser(game, auto, seed)
+    if game == GAME:
+        return net_app(module.App)(NetSession(bridge, chooser, auto or ""))
+    session = dice_net_session(bridge.record, game)
+    session.bridge_ = bridge
+    session.auto_ = chooser
+    if chooser is not None and bridge.record.seat is not None:
+        session.players[bridge.record.seat] = str(auto)
+    return net_dice_app(module.App)(session)
+
+
+def _plain(state: dict[str, Any]) -> dict[str, Any]:
+    """A state's JSON as plain data sharing nothing with the game (a chooser rebuilds its
+    own state from it)."""
+    return dict(json.loads(json.dumps(state)))
