@@ -214,14 +214,16 @@ def check_reading(model: DieModel, poly: Any) -> None:
     read by its top vertex needs one corner farthest from each face (`Polyhedron.apex`)."""
     import numpy as np
 
+    from dice_models.numerics import matmul
+
     for f in range(poly.n_faces):
         if model.reading == "top_face":
-            if float((poly.normals @ poly.normals[f]).min()) > -0.5:
+            if float(matmul(poly.normals, poly.normals[f]).min()) > -0.5:
                 raise DataError(model.source, "reading", f"no face faces up when the die rests "
                                 f"on face {f}: read it by top_vertex or bottom_face",
                                 model.reading)
         elif model.reading == "top_vertex":
-            height = np.sort(poly.face_offsets[f] - poly.vertices @ poly.normals[f])
+            height = np.sort(poly.face_offsets[f] - matmul(poly.vertices, poly.normals[f]))
             if height[-1] - height[-2] < 1e-6 * poly.circumradius:
                 raise DataError(model.source, "reading", f"face {f} has no one corner opposite "
                                 "it: read it by top_face or bottom_face", model.reading)

@@ -23,6 +23,8 @@ from itertools import combinations
 import numpy as np
 from numpy.typing import NDArray
 
+from dice_models.numerics import dot, eigh3, matmul, norm, norms
+
 Vec = NDArray[np.float64]
 Point = tuple[float, float]  # a point in a plane: on the table (m) or on a net
 
@@ -50,10 +52,7 @@ class MassProperties:
         off = self.inertia - np.diag(np.diag(self.inertia))
         if np.abs(off).max() <= 1e-12 * np.abs(self.inertia).max():
             return np.diag(self.inertia).copy(), np.eye(3)
-        moments, axes = np.linalg.eigh(self.inertia)
-        if np.linalg.det(axes) < 0:
-            axes[:, 0] = -axes[:, 0]
-        return moments, axes
+        return eigh3(self.inertia)  # (not LAPACK's eigh: its bits follow the BLAS kernels)
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +73,7 @@ class Polyhedron:
             for k in range(len(f)):  # Newell's method: robust for any planar polygon
                 a, b = p[k], p[(k + 1) % len(f)]
                 n += np.cross(a, b)
-            out[i] = n / np.linalg.norm(n)
+            out[i] = n / norm(n)
         return out
 
     @cached_property
@@ -84,7 +83,7 @@ class Polyhedron:
     @cached_property
     def face_offsets(self) -> Vec:
         """Distance from the origin to each face plane (the resting height on that face)."""
-        return np.einsum("ij,ij->i", self.normals, self.face_centres)
+        return (self.normals * self.face_centres).sum(axis=1)
 
     @cached_property
     def adjacency(self) -> dict[int, dict[int, tuple[int, int]]]:
@@ -104,10 +103,10 @@ class Polyhedron:
         out = []
         for i, f in enumerate(self.faces):
             n = self.normals[i]
-            foot = centre - (centre @ n - self.face_offsets[i]) * n
+            foot = centre - (dot(centre, n) - self.face_offsets[i]) * n
             p = self.vertices[list(f)]
             edges = np.roll(p, -1, axis=0) - p
-            if np.all(np.cross(edges, foot - p) @ n > 1e-12 * self.circumradius ** 2):
+            if np.all(matmul(np.cross(edges, foot - p), n) > 1e-12 * self.circumradius ** 2):
                 out.append(i)
         return out
 
@@ -120,9 +119,13 @@ class Polyhedron:
         if len(rest) < 2:
             return math.pi
         n = self.normals[rest]
-        cos = np.clip(n @ n.T, -1.0, 1.0)
+        cos = np.clip(matmul(n, n.T), -1.0, 1.0)
         np.fill_diagonal(cos, -1.0)
-        return float(np.arccos(cos.max()))
+        return math.acos(float(cos.max()))
+
+    @cached_property
+    def _points_and_normals(self) -> Vec:
+        return np.concatenate([self.vertices, self.normals])
 
     @property
     def n_faces(self) -> int:
@@ -131,18 +134,18 @@ class Polyhedron:
     def apex(self, face: int) -> int:
         """The corner farthest from a face's plane: the one on top when the die rests on
         that face (a d4 is read there)."""
-        return int(np.argmax(self.face_offsets[face] - self.vertices @ self.normals[face]))
+        return int(np.argmax(self.face_offsets[face] - matmul(self.vertices, self.normals[face])))
 
     def opposite_face(self, face: int) -> int:
         """The face whose normal is most nearly opposite (the one up when resting on `face`)."""
-        return int(np.argmin(self.normals @ self.normals[face]))
+        return int(np.argmin(matmul(self.normals, self.normals[face])))
 
     def face_up(self, rotation: Vec, up: Vec | None = None) -> tuple[int, float]:
         """The face whose world normal is closest to up, and the angle (deg) between them."""
         up_v = np.array([0.0, 0.0, 1.0]) if up is None else up
-        cosines = self.normals @ (rotation.T @ up_v)  # (R n) . up = n . (R^T up)
+        cosines = matmul(self.normals, matmul(rotation.T, up_v))  # (R n) . up = n . (R^T up)
         best = int(np.argmax(cosines))
-        return best, float(np.degrees(np.arccos(np.clip(cosines[best], -1.0, 1.0))))
+        return best, math.degrees(math.acos(min(1.0, max(-1.0, float(cosines[best])))))
 
     def face_down(self, rotation: Vec) -> tuple[int, float]:
         return self.face_up(rotation, np.array([0.0, 0.0, -1.0]))
@@ -150,7 +153,7 @@ class Polyhedron:
     def rest_rotation(self, bottom_face: int, yaw_deg: float = 0.0) -> Vec:
         """Rotation that puts `bottom_face` flat on the table, then turns by yaw about z."""
         r = self._rest_rotations[bottom_face]
-        return r.copy() if yaw_deg == 0.0 else _rot_z(np.radians(yaw_deg)) @ r
+        return r.copy() if yaw_deg == 0.0 else matmul(_rot_z(math.radians(yaw_deg)), r)
 
     @cached_property
     def _rest_rotations(self) -> list[Vec]:
@@ -175,7 +178,7 @@ class Polyhedron:
 
     @cached_property
     def circumradius(self) -> float:
-        return float(np.linalg.norm(self.vertices, axis=1).max())
+        return float(norms(self.vertices).max())
 
 
 def triangle_mass_properties(tris: Vec, mass: float | None, model: str = "solid") -> MassProperties:
@@ -184,19 +187,17 @@ def triangle_mass_properties(tris: Vec, mass: float | None, model: str = "solid"
     Solid: signed tetrahedra from the origin, whose second moment is
     V/20 (sum v v^T + (sum v)(sum v)^T) (Tonon 2004); shell: triangles, A/12 (the same)."""
     if model == "shell":
-        weights = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
+        weights = 0.5 * norms(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]))
         centroids = tris.mean(axis=1)
         s = tris.sum(axis=1)
         # integral of x x^T over a triangle: A/12 (sum v v^T + (sum v)(sum v)^T)
-        second = np.einsum("t,tki,tkj->ij", weights / 12.0, tris, tris)
-        second += np.einsum("t,ti,tj->ij", weights / 12.0, s, s)
+        second = _second_moment(weights / 12.0, tris, s)
     elif model == "solid":
-        weights = np.einsum("ti,ti->t", tris[:, 0], np.cross(tris[:, 1], tris[:, 2])) / 6.0
+        weights = (tris[:, 0] * np.cross(tris[:, 1], tris[:, 2])).sum(axis=1) / 6.0
         centroids = tris.sum(axis=1) / 4.0
         s = tris.sum(axis=1)
         # integral of x x^T over tetra (0,a,b,c): V/20 (sum v v^T + (sum v)(sum v)^T)
-        second = np.einsum("t,tki,tkj->ij", weights / 20.0, tris, tris)
-        second += np.einsum("t,ti,tj->ij", weights / 20.0, s, s)
+        second = _second_moment(weights / 20.0, tris, s)
     else:
         raise ValueError(f"unknown mass model {model!r} (shell or solid)")
     total = weights.sum()
@@ -205,8 +206,17 @@ def triangle_mass_properties(tris: Vec, mass: float | None, model: str = "solid"
     com = (weights[:, None] * centroids).sum(axis=0) / total
     second *= mass / total  # integral of rho x x^T about the origin
     inertia_origin = np.trace(second) * np.eye(3) - second
-    inertia = inertia_origin - mass * (float(com @ com) * np.eye(3) - np.outer(com, com))
+    inertia = inertia_origin - mass * (dot(com, com) * np.eye(3) - np.outer(com, com))
     return MassProperties(mass=mass, com=com, inertia=inertia)
+
+
+def _second_moment(w: Vec, tris: Vec, s: Vec) -> Vec:
+    """sum_t w_t (sum_k x_tk x_tk^T + s_t s_t^T), the products of each term summed over
+    the rows in order (np.einsum sums in the order of its SIMD loops)."""
+    wt = (w[:, None, None] * tris).reshape(-1, 3)
+    second = (wt[:, :, None] * tris.reshape(-1, 3)[:, None, :]).sum(axis=0)
+    ws = w[:, None] * s
+    return second + (ws[:, :, None] * s[:, None, :]).sum(axis=0)
 
 
 def tampered(props: MassProperties, offset: Vec) -> MassProperties:
@@ -217,8 +227,8 @@ def tampered(props: MassProperties, offset: Vec) -> MassProperties:
     """
     d = props.com + np.asarray(offset, dtype=float)
     m = props.mass
-    i_centre = props.inertia + m * (float(props.com @ props.com) * np.eye(3) - np.outer(props.com, props.com))
-    return MassProperties(mass=m, com=d, inertia=i_centre - m * (float(d @ d) * np.eye(3) - np.outer(d, d)))
+    i_centre = props.inertia + m * (dot(props.com, props.com) * np.eye(3) - np.outer(props.com, props.com))
+    return MassProperties(mass=m, com=d, inertia=i_centre - m * (dot(d, d) * np.eye(3) - np.outer(d, d)))
 
 
 def gray_sign_vector(index: int) -> tuple[int, int, int]:
@@ -250,7 +260,7 @@ def octahedron_corner_vertex(poly: Polyhedron, face: int, axis: int) -> int:
     target = np.zeros(3)
     target[axis] = s[axis]
     for v in poly.faces[face]:
-        if np.dot(poly.vertices[v], target) > 0:
+        if dot(poly.vertices[v], target) > 0:
             return v
     raise AssertionError("octahedron face lacks a corner on that axis")
 
@@ -264,7 +274,7 @@ def corner_vertices(poly: Polyhedron, face: int) -> dict[str, int]:
 def rest_yaw(poly: Polyhedron, rot: Vec, bottom: int) -> float:
     """The yaw (deg, in (-180, 180]) of a die resting on `bottom` with rotation `rot`:
     the turn about z from `poly.rest_rotation(bottom)`."""
-    m = rot @ poly.rest_rotation(bottom, 0.0).T
+    m = matmul(rot, poly.rest_rotation(bottom, 0.0).T)
     yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
     return yaw + 360.0 if yaw <= -180.0 else yaw
 
@@ -274,18 +284,18 @@ def tip_hinge(poly: Polyhedron, rot: Vec, centre: Vec, corner: str) -> tuple[Vec
     edge beneath the top face's `corner`, turning the way that lifts that corner over it.
     Pressing the top corner on axis j rolls the die over the bottom edge that does not
     touch axis j (DESIGN.md)."""
-    world = poly.vertices @ rot.T + centre
+    world = matmul(poly.vertices, rot.T) + centre
     top, _ = poly.face_up(rot)
     bottom = poly.opposite_face(top)
     axis_i = AXES.index(corner)
     top_corner = corner_vertices(poly, top)[corner]
     edge = [v for k, v in corner_vertices(poly, bottom).items() if AXES.index(k) != axis_i]
     e1, e2 = world[edge[0]], world[edge[1]]
-    u = (e2 - e1) / np.linalg.norm(e2 - e1)
+    u = (e2 - e1) / norm(e2 - e1)
     toward = world[top_corner] - centre
     toward[2] = 0.0
-    probe = axis_angle(u, 1e-3) @ (centre - e1)
-    if float(probe @ toward) < float((centre - e1) @ toward):
+    probe = matmul(axis_angle(u, 1e-3), centre - e1)
+    if dot(probe, toward) < dot(centre - e1, toward):
         u = -u
     return e1, u
 
@@ -298,7 +308,7 @@ def tip_turns(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
     out = []
     for k in range(1, samples + 1):
         turn = axis_angle(u, TIP_ANGLE * k / samples)
-        out.append((turn @ (centre - e1) + e1, turn @ rot))
+        out.append((matmul(turn, centre - e1) + e1, matmul(turn, rot)))
     return out
 
 
@@ -317,7 +327,9 @@ class Solid:
 
     @staticmethod
     def at(poly: Polyhedron, rot: Vec, centre: Vec) -> Solid:
-        return Solid(poly, poly.vertices @ rot.T + centre, poly.normals @ rot.T)
+        both = matmul(poly._points_and_normals, rot.T)  # one product for both
+        v = len(poly.vertices)
+        return Solid(poly, both[:v] + centre, both[v:])
 
 
 @dataclass(frozen=True)
@@ -350,10 +362,10 @@ _TOPOLOGY: dict[int, tuple[Polyhedron, _Topology]] = {}
 def _distinct(directions: Vec) -> NDArray[np.int64]:
     """Indices of the first of each set of parallel (or opposite) directions: parallel
     axes give the same separating-axis test (an octahedron has 6 edge directions of 12)."""
-    unit = directions / np.linalg.norm(directions, axis=1)[:, None]
+    unit = directions / norms(directions)[:, None]
     keep: list[int] = []
     for i, u in enumerate(unit):
-        if all(abs(float(u @ unit[k])) < 1.0 - 1e-9 for k in keep):
+        if all(abs(dot(u, unit[k])) < 1.0 - 1e-9 for k in keep):
             keep.append(i)
     return np.array(keep, dtype=np.int64)
 
@@ -372,7 +384,7 @@ def signed_distance(a: Solid, b: Solid, exact: bool = True) -> float:
     # that costs nothing, and all a sweep needs there (`exact=False`).
     if not exact:
         reach = a.poly.circumradius + b.poly.circumradius
-        gap = float(np.linalg.norm(a.vertices.mean(0) - b.vertices.mean(0))) - reach
+        gap = norm(a.vertices.mean(0) - b.vertices.mean(0)) - reach
         if gap > 0.1 * reach:
             return gap
     ta, tb = _topology(a.poly), _topology(b.poly)
@@ -381,11 +393,12 @@ def signed_distance(a: Solid, b: Solid, exact: bool = True) -> float:
     db = b.vertices[eb[:, 1]] - b.vertices[eb[:, 0]]
     ua, ub = da[ta.axis_edges], db[tb.axis_edges]
     cross = _cross(ua[:, None, :], ub[None, :, :]).reshape(-1, 3)
-    norm = np.sqrt((cross * cross).sum(1))
+    length = np.sqrt((cross * cross).sum(1))
     scale = float(np.sqrt((ua * ua).sum(1).max() * (ub * ub).sum(1).max()))
-    cross = cross[norm > 1e-9 * scale] / norm[norm > 1e-9 * scale, None]
+    cross = cross[length > 1e-9 * scale] / length[length > 1e-9 * scale, None]
     axes = np.concatenate([a.normals[ta.axis_faces], b.normals[tb.axis_faces], cross])
-    pa, pb = a.vertices @ axes.T, b.vertices @ axes.T
+    both = matmul(np.concatenate([a.vertices, b.vertices]), axes.T)
+    pa, pb = both[:len(a.vertices)], both[len(a.vertices):]
     overlap = np.minimum(pa.max(0), pb.max(0)) - np.maximum(pa.min(0), pb.min(0))
     depth = float(overlap.min())
     if depth >= 0.0:
@@ -432,12 +445,12 @@ def _vertex_face(points: Vec, solid: Solid) -> float:
     topo = _topology(solid.poly)
     corners = solid.vertices[topo.triangles]  # (T, 3, 3)
     n = solid.normals[topo.triangle_face]  # (T, 3)
-    h = np.einsum("ptk,tk->pt", points[:, None, :] - corners[None, :, 0], n)
+    h = ((points[:, None, :] - corners[None, :, 0]) * n).sum(axis=-1)
     foot = points[:, None, :] - h[..., None] * n[None]  # (P, T, 3)
     inside = np.ones(h.shape, dtype=bool)
     for k in range(3):  # (edge x (foot - corner)) . n = (foot - corner) . (n x edge)
         inward = _cross(n, corners[:, (k + 1) % 3] - corners[:, k])
-        inside &= np.einsum("ptk,tk->pt", foot - corners[None, :, k], inward) >= 0.0
+        inside &= ((foot - corners[None, :, k]) * inward).sum(axis=-1) >= 0.0
     return float(np.abs(h[inside]).min()) if inside.any() else math.inf
 
 
@@ -453,8 +466,8 @@ def tip_clearance(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
     solid changes by no more than that; from a signed distance g the roll can safely turn by
     (g + tolerance) / rho before it could pass -tolerance."""
     e1, u = tip_hinge(poly, rot, centre, corner)
-    rel = poly.vertices @ rot.T + centre - e1
-    rho = float(np.linalg.norm(rel - np.outer(rel @ u, u), axis=1).max())
+    rel = matmul(poly.vertices, rot.T) + centre - e1
+    rho = float(norms(rel - np.outer(matmul(rel, u), u)).max())
     least = math.inf
     for index, other in enumerate(others):
         angle = 0.0
@@ -464,7 +477,7 @@ def tip_clearance(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
         while True:
             angle = min(angle, TIP_ANGLE)
             turn = axis_angle(u, angle)
-            g = signed_distance(Solid.at(poly, turn @ rot, turn @ (centre - e1) + e1), other,
+            g = signed_distance(Solid.at(poly, matmul(turn, rot), matmul(turn, centre - e1) + e1), other,
                                 exact=False)
             if angle > 0.0:
                 least = min(least, g)
@@ -527,7 +540,7 @@ def convex_from_vertices(points: Vec, tol: float = 1e-9, recentre: bool = True) 
     members: list[set[int]] = []
     for eq, simplex in zip(hull.equations, hull.simplices, strict=True):
         n, d = eq[:3], -eq[3]
-        d -= float(n @ centre)
+        d -= dot(n, centre)
         k = len(members)
         same = (np.abs(normals[:k] - n) <= 1e-7 + 1e-5 * np.abs(n)).all(axis=1) \
             & (np.abs(offsets[:k] - d) < tol + 1e-7 * scale)
@@ -542,9 +555,9 @@ def convex_from_vertices(points: Vec, tol: float = 1e-9, recentre: bool = True) 
         idx = list(idx_set)
         c = verts[idx].mean(axis=0)
         u = verts[idx[0]] - c
-        u /= np.linalg.norm(u)
+        u /= norm(u)
         w = np.cross(n, u)
-        ang = [np.arctan2((verts[k] - c) @ w, (verts[k] - c) @ u) for k in idx]
+        ang = [math.atan2(dot(verts[k] - c, w), dot(verts[k] - c, u)) for k in idx]
         faces.append(tuple(k for _a, k in sorted(zip(ang, idx, strict=True))))
     return Polyhedron(verts, tuple(faces), kind="convex")
 
@@ -592,7 +605,7 @@ def trapezohedron(n_faces: int, height: float, width: float) -> Polyhedron:
     planes = _hull_planes(anti)  # the dual's vertices are the antiprism's faces' poles
     pts = planes[:, :3] / planes[:, 3:4]
     pts[:, 2] *= height / (pts[:, 2].max() - pts[:, 2].min())
-    pts[:, :2] *= width / (2.0 * float(np.linalg.norm(pts[:, :2], axis=1).max()))
+    pts[:, :2] *= width / (2.0 * float(norms(pts[:, :2]).max()))
     return _regular(pts, "trapezohedron")
 
 
@@ -606,8 +619,8 @@ def canonical_order(poly: Polyhedron) -> Polyhedron:
     # rounded before the turn is folded into [0, 360): -1e-17 deg is 0, not 360
     key = [(-round(float(v[2]), 6), round(math.degrees(math.atan2(v[1], v[0])), 4) % 360.0)
            for v in n]
-    opposite = [int(np.argmin(n @ v)) for v in n]
-    paired = all(float(n[i] @ n[j]) < -1.0 + 1e-9 and opposite[j] == i
+    opposite = [int(np.argmin(matmul(n, v))) for v in n]
+    paired = all(dot(n[i], n[j]) < -1.0 + 1e-9 and opposite[j] == i
                  for i, j in enumerate(opposite))
     if paired:
         upper = sorted((i for i in range(len(n)) if _upper(n[i])), key=lambda i: key[i])
@@ -634,40 +647,43 @@ def _hull_planes(points: Vec) -> Vec:
     """(F, 4) rows (n, d) with n . x = d of the distinct face planes of the points' hull."""
     poly = convex_from_vertices(points)
     shift = points.mean(axis=0)
-    return np.column_stack([poly.normals, poly.face_offsets + poly.normals @ shift])
+    return np.column_stack([poly.normals, poly.face_offsets + matmul(poly.normals, shift)])
 
 
 def segment_distance(p: Vec, a: Vec, b: Vec) -> float:
     """Distance from point p to the segment ab (any dimension): the room a label has
     inside a face, measured to each of its edges."""
     d = b - a
-    t = float(np.clip((p - a) @ d / (d @ d), 0.0, 1.0))
-    return float(np.linalg.norm(p - (a + t * d)))
+    t = min(1.0, max(0.0, dot(p - a, d) / dot(d, d)))
+    return norm(p - (a + t * d))
 
 
 def _rot_z(theta: float) -> Vec:
-    c, s = np.cos(theta), np.sin(theta)
+    c, s = math.cos(theta), math.sin(theta)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
 def _rotation_between(a: Vec, b: Vec) -> Vec:
     """Smallest rotation taking unit vector a onto unit vector b."""
-    a = a / np.linalg.norm(a)
-    b = b / np.linalg.norm(b)
+    a = a / norm(a)
+    b = b / norm(b)
     v = np.cross(a, b)
-    c = float(a @ b)
+    c = dot(a, b)
     if c < -1 + 1e-12:
         perp = np.cross(a, [1.0, 0.0, 0.0])
-        if np.linalg.norm(perp) < 1e-6:
+        if norm(perp) < 1e-6:
             perp = np.cross(a, [0.0, 1.0, 0.0])
-        perp /= np.linalg.norm(perp)
+        perp /= norm(perp)
         return 2 * np.outer(perp, perp) - np.eye(3)
     vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + vx + vx @ vx / (1 + c)
+    return np.eye(3) + vx + matmul(vx, vx) / (1 + c)
 
 
 def axis_angle(axis: Vec, angle: float) -> Vec:
     """Rotation matrix for a turn of `angle` radians about unit `axis` (Rodrigues)."""
-    k = axis / np.linalg.norm(axis)
-    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + np.sin(angle) * kx + (1 - np.cos(angle)) * kx @ kx
+    x, y, z = (np.asarray(axis, dtype=float) / norm(axis)).tolist()
+    s, c = math.sin(angle), 1 - math.cos(angle)
+    # I + s K + c K K with K the cross-product matrix of (x, y, z), in Python floats
+    return np.array([[1.0 + c * (-z * z - y * y), -s * z + c * (y * x), s * y + c * (z * x)],
+                     [s * z + c * (x * y), 1.0 + c * (-z * z - x * x), -s * x + c * (z * y)],
+                     [-s * y + c * (x * z), s * x + c * (y * z), 1.0 + c * (-y * y - x * x)]])

@@ -38,6 +38,7 @@ from dice_models.geometry import (
     convex_from_vertices,
     triangle_mass_properties,
 )
+from dice_models.numerics import dot, matmul, norm
 
 MASS_KINDS = ("solid", "shell", "printed")
 PIP_SHAPES = ("spherical", "cylindrical")
@@ -160,7 +161,7 @@ def combine(parts: list[Part]) -> tuple[float, Vec, Vec]:
     inertia = np.zeros((3, 3))
     for m, p in zip(masses, parts, strict=True):
         d = p.com - com
-        inertia += p.density * p.inertia + m * (float(d @ d) * np.eye(3) - np.outer(d, d))
+        inertia += p.density * p.inertia + m * (dot(d, d) * np.eye(3) - np.outer(d, d))
     return total, com, inertia
 
 
@@ -199,12 +200,12 @@ def revolution_part(r2: np.polynomial.Polynomial, depth: float, origin: Vec, axi
         return float(q(depth) - q(0.0))
 
     volume = math.pi * integral(r2)
-    zc = math.pi * integral(r2 * z) / volume
-    axial = math.pi * integral(r2 * r2) / 2.0
-    perp = math.pi * integral(r2 * (r2 / 4.0 + z * z)) - volume * zc * zc  # about the centroid
+    zc = math.pi * integral(_times(r2, z)) / volume
+    axial = math.pi * integral(_times(r2, r2)) / 2.0
+    perp = math.pi * integral(_times(r2, r2 / 4.0 + _times(z, z))) - volume * zc * zc  # about the centroid
     local = np.diag([perp, perp, axial])
     rot = _frame_with_z(axis)
-    return Part(volume, origin + zc * axis, rot @ local @ rot.T, density)
+    return Part(volume, origin + zc * axis, matmul(matmul(rot, local), rot.T), density)
 
 
 def pip_parts(poly: Polyhedron, values: tuple[int, ...], pips: Pips) -> list[Part]:
@@ -221,7 +222,18 @@ def pip_profile(pips: Pips) -> np.polynomial.Polynomial:
         return np.polynomial.Polynomial([a * a])
     big_r = (a * a + h * h) / (2.0 * h)
     z = np.polynomial.Polynomial([0.0, 1.0])
-    return big_r * big_r - (big_r - h + z) * (big_r - h + z)
+    return big_r * big_r - _times(big_r - h + z, big_r - h + z)
+
+
+def _times(p: np.polynomial.Polynomial, q: np.polynomial.Polynomial) -> np.polynomial.Polynomial:
+    """p q, each coefficient's products added in order (Polynomial's own product is
+    np.convolve, a BLAS dot whose bits follow the CPU's kernel)."""
+    a, b = p.coef.tolist(), q.coef.tolist()
+    out = [0.0] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return np.polynomial.Polynomial(out)
 
 
 def pip_positions(poly: Polyhedron, values: tuple[int, ...], pips: Pips) -> list[tuple[Vec, Vec]]:
@@ -250,9 +262,9 @@ def engraving_parts(poly: Polyhedron, values: tuple[int, ...], eng: Engraving) -
         pts = centre + eng.height * (ink[:, :1] * u + ink[:, 1:] * w) - 0.5 * eng.depth * normal
         com = pts.mean(axis=0)
         d = pts - com
-        spread = box * ((d * d).sum() * np.eye(3) - d.T @ d)
+        spread = box * ((d * d).sum() * np.eye(3) - (d[:, :, None] * d[:, None, :]).sum(axis=0))
         rot = np.column_stack([u, w, normal])
-        parts.append(Part(n * box, com, n * (rot @ local @ rot.T) + spread, -1.0))
+        parts.append(Part(n * box, com, n * matmul(matmul(rot, local), rot.T) + spread, -1.0))
     return parts
 
 
@@ -264,8 +276,8 @@ def face_frame(poly: Polyhedron, face: int) -> tuple[Vec, Vec, Vec, float]:
     centre = p.mean(axis=0)
     n = poly.normals[face]
     u = p[1] - p[0]
-    u = u - (u @ n) * n
-    u /= np.linalg.norm(u)
+    u = u - dot(u, n) * n
+    u /= norm(u)
     w = np.cross(n, u)
     reach = min(_line_distance(centre, p[k], p[(k + 1) % len(p)]) for k in range(len(p)))
     return centre, u, w, reach
@@ -293,14 +305,14 @@ def glyph_pixels(text: str) -> tuple[Vec, float]:
 
 def _line_distance(p: Vec, a: Vec, b: Vec) -> float:
     d = b - a
-    t = float((p - a) @ d / (d @ d))
-    return float(np.linalg.norm(p - (a + t * d)))
+    t = dot(p - a, d) / dot(d, d)
+    return norm(p - (a + t * d))
 
 
 def _frame_with_z(axis: Vec) -> Vec:
     """A rotation whose third column is the unit vector `axis`."""
-    z = axis / np.linalg.norm(axis)
+    z = axis / norm(axis)
     helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     x = np.cross(helper, z)
-    x /= np.linalg.norm(x)
+    x /= norm(x)
     return np.column_stack([x, np.cross(z, x), z])

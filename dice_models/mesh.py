@@ -16,6 +16,7 @@ the hull's) give its mass properties, so a concavity modelled in the mesh counts
 from __future__ import annotations
 
 import io
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from numpy.typing import NDArray
 from dice_models.errors import DataError
 from dice_models.files import decode_utf8, read_bytes
 from dice_models.geometry import Polyhedron, Vec, canonical_order, triangle_mass_properties
+from dice_models.numerics import dot, norm, norms
 
 UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
 SUFFIXES = {".stl": "stl", ".obj": "obj", ".gltf": "gltf", ".glb": "glb"}
@@ -83,14 +85,14 @@ def find_faces(vertices: Vec, angle_deg: float = FACE_ANGLE_DEG) -> Polyhedron:
     normals = hull.equations[:, :3]
     p = vertices[tris]
     wound = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    flip = np.einsum("ij,ij->i", wound, normals) < 0
+    flip = (wound * normals).sum(axis=1) < 0
     tris[flip] = tris[flip][:, ::-1]  # qhull's simplices are unoriented: make them outward
-    areas = 0.5 * np.linalg.norm(wound, axis=1)
+    areas = 0.5 * norms(wound)
     neighbours: dict[tuple[int, int], int] = {}
     for t, (a, b, c) in enumerate(tris.tolist()):
         for e in ((a, b), (b, c), (c, a)):
             neighbours[e] = t
-    cos_tol = np.cos(np.radians(angle_deg))
+    cos_tol = math.cos(math.radians(angle_deg))
     group = np.full(len(tris), -1)
     faces: list[list[int]] = []
     for seed in np.argsort(-areas):  # grow each face from its largest facet
@@ -106,7 +108,7 @@ def find_faces(vertices: Vec, angle_deg: float = FACE_ANGLE_DEG) -> Polyhedron:
                 u = neighbours.get(e)
                 if u is None or group[u] >= 0:
                     continue
-                if float(normals[u] @ mean) / float(np.linalg.norm(mean)) >= cos_tol:
+                if dot(normals[u], mean) / norm(mean) >= cos_tol:
                     group[u] = len(faces)
                     members.append(u)
                     frontier.append(u)
@@ -127,7 +129,7 @@ def _absorb_slivers(faces: list[list[int]], tris: NDArray[np.int64], normals: Ve
     is nearest, smallest first (thin hull facets bridge the edge between two faces of a
     noisy scan at a slant no face takes in)."""
     faces = [list(f) for f in faces]
-    cos_tol = np.cos(np.radians(FACE_ANGLE_DEG))
+    cos_tol = math.cos(math.radians(FACE_ANGLE_DEG))
     while True:
         area = [float(areas[f].sum()) for f in faces]
         mean = [_mean_normal(f, normals, areas) for f in faces]
@@ -136,13 +138,13 @@ def _absorb_slivers(faces: list[list[int]], tris: NDArray[np.int64], normals: Ve
                    if (u := neighbours.get((b, a))) is not None and owner[u] != k}
                   for k, f in enumerate(faces)]
         pair = next(((k, j) for k in range(len(faces)) for j in around[k]
-                     if j > k and float(mean[k] @ mean[j]) >= cos_tol), None)
+                     if j > k and dot(mean[k], mean[j]) >= cos_tol), None)
         if pair is None:
             small = [k for k in range(len(faces)) if area[k] < SLIVER_SHARE * max(area)]
             if not small:
                 return faces
             k = min(small, key=lambda i: area[i])
-            pair = (max(around[k], key=lambda i: float(mean[i] @ mean[k])), k)
+            pair = (max(around[k], key=lambda i: dot(mean[i], mean[k])), k)
         keep, gone = pair
         faces[keep] += faces[gone]
         del faces[gone]
@@ -150,7 +152,7 @@ def _absorb_slivers(faces: list[list[int]], tris: NDArray[np.int64], normals: Ve
 
 def _mean_normal(members: list[int], normals: Vec, areas: Vec) -> Vec:
     n = (normals[members] * areas[members, None]).sum(axis=0)
-    return n / np.linalg.norm(n)
+    return n / norm(n)
 
 
 def _edges(t: NDArray[np.int64]) -> list[tuple[int, int]]:
@@ -201,8 +203,7 @@ def _load(path: Path, units: str, source: str) -> MeshDie:
     if not 1e-3 <= extent <= MAX_SIZE_M:
         raise DataError(source, "geometry.file", f"{name}: is {extent * 1000:.4g} mm across "
                         f"in {units}: a die is 1 mm to 1 m (check units)", show_value=False)
-    area = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]),
-                                axis=1)
+    area = 0.5 * norms(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]))
     flat = int((area <= 1e-9 * extent * extent).sum())
     if flat:
         raise DataError(source, "geometry.file", f"{name}: is degenerate: {flat} triangles "

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from dice_models import DieModel, load_die
+from dice_models.numerics import matmul
 from rules.core.protocols import DiePose, RulesError, TableError, ThrowResult, ThrowSpec, TipResult
 from rules.deep_white_sea import register_table
 from simulator.physics import (
@@ -164,7 +165,7 @@ class PhysicsTable:
         shape = die_shape(self.model)
         final = tip_poses(shape, self.scene[die].pose, corner, samples=1)[-1]
         bottom, _ = shape.poly.face_down(final.rotation())
-        world = shape.poly.vertices @ final.rotation().T + np.array(final.position)
+        world = matmul(shape.poly.vertices, final.rotation().T) + np.array(final.position)
         corners = world[list(shape.poly.faces[bottom])]
         table = self.world.table
         return None if all(table.contains_xy(c[0], c[1]) for c in corners) else "table_edge"

@@ -3,6 +3,10 @@ engines' own words (`rules.playthroughs`), must replay line by line. A change to
 shows up here as a diff of the story; regenerate the files only for a change you meant:
 
     python -m rules.playthroughs tests/data/playthroughs
+
+One golden per game, compared on every machine: a story with floating point in it (the
+kinematic Deep White Sea) is the same bits whichever SIMD and BLAS kernels numpy picks
+(tests/test_kernels.py plays them under other kernels; docs/determinism.md).
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from dice_models.machine import numpy_simd
 from rules import playthroughs
 from rules.registry import names
 
@@ -25,12 +28,6 @@ def test_golden_playthrough(game: str) -> None:
     assert path.is_file(), f"no golden playthrough for {game}: run python -m rules.playthroughs {FOLDER}"
     expected = path.read_text().splitlines()
     got = playthroughs.playthrough(game)
-    told_on = (FOLDER / playthroughs.MACHINE_FILE).read_text().strip()
-    if got != expected and told_on != numpy_simd():
-        # A story with floating point in it (the kinematic Deep White Sea bots' throws) is
-        # told to the bit only on a CPU of the class it was written on.
-        pytest.skip(f"{game}: golden written on a {told_on!r} CPU, this one is "
-                    f"{numpy_simd()!r}; its floating point rounds otherwise")
     diff = "\n".join(difflib.unified_diff(expected, got, "golden", "now", lineterm="", n=1))
     assert got == expected, diff[:4000]
 
@@ -38,6 +35,7 @@ def test_golden_playthrough(game: str) -> None:
 def test_every_playthrough_ends_and_has_no_stray_file() -> None:
     stored = sorted(p.stem for p in FOLDER.glob("*.txt"))
     assert stored == sorted(names())
+    assert sorted(p.name for p in FOLDER.iterdir()) == [f"{g}.txt" for g in sorted(names())]
     for game in names():
         text = (FOLDER / playthroughs.file_name(game)).read_text().splitlines()
         assert text[-2].startswith(("Winner:", "Draw between")), game
@@ -47,9 +45,8 @@ def test_every_playthrough_ends_and_has_no_stray_file() -> None:
 def test_the_regenerating_command_writes_the_golden_file(tmp_path: Path) -> None:
     assert playthroughs.main([str(tmp_path), "dicewar"]) == 0
     assert (tmp_path / "dicewar.txt").read_bytes() == (FOLDER / "dicewar.txt").read_bytes()
-    assert not (tmp_path / "MACHINE").exists()  # one story: the class is not the set's
-    assert playthroughs.main([str(tmp_path)]) == 0  # the whole set names its class
-    assert (tmp_path / "MACHINE").read_text() == numpy_simd() + "\n"
+    assert playthroughs.main([str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{g}.txt" for g in sorted(names())]
 
 
 def test_an_unknown_game_is_one_line_and_exit_2(tmp_path: Path,

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from dice_models.numerics import norm
 from rules.core.protocols import Action, RulesError, TableError, ThrowSpec
 from rules.core.throwing import FOOT, GRAVITY
 from rules.deep_white_sea.game import DWSState, spec_to_tuple
@@ -70,7 +71,7 @@ def aimed_throw(state: DWSState, seat: int, target: tuple[float, float],
     vel[2] += 0.5 * GRAVITY * t
     w = rng.uniform(-spin, spin, size=3)
     q = rng.normal(size=4)
-    q /= np.linalg.norm(q)
+    q /= norm(q)
     return ThrowSpec(release=_t3(release), velocity=_t3(vel), spin=_t3(w),
                      orientation=(float(q[0]), float(q[1]), float(q[2]), float(q[3])))
 

@@ -33,6 +33,7 @@ from dice_models.geometry import (
     tip_clearance,
     tip_turns,
 )
+from dice_models.numerics import matmul
 
 SIGHT_EPS = 1e-9  # m: a top face must reach past the baseline by more than this
 TOUCH_M = SWEEP_TOLERANCE_M  # m: the numerical tolerance of a tip's sweep (the book: no brush)
@@ -60,7 +61,7 @@ class Octahedron:
         return np.array([xy[0], xy[1], self.inradius])
 
     def world_vertices(self, rot: np.ndarray, centre: np.ndarray) -> np.ndarray:
-        return self.vertices @ rot.T + centre
+        return matmul(self.vertices, rot.T) + centre
 
     def solid(self, up_face: int, yaw_deg: float, xy: Point) -> Solid:
         """The resting die as a solid in the world (for distances and sweeps)."""

@@ -15,7 +15,6 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dice_models import DataError
-from dice_models.machine import numpy_simd
 from simulator.bench.names import GROUPS as GROUPS  # re-exported: simulator.bench.baseline
 from simulator.bench.names import SUITE_NAMES
 from simulator.physics import SURFACES, PhysicsSettings, Surface, TableSpec, ThrowSpec
@@ -121,8 +120,10 @@ class BenchEnv:
 
     def fingerprint(self) -> dict[str, Any]:
         v = versions()
-        fp: dict[str, Any] = {"pybullet": v["pybullet"], "numpy": v["numpy"], "platform": v["platform"],
-                              "numpy_simd": numpy_simd()}
+        # No CPU class: the geometry and physics inputs are computed with machine-independent
+        # arithmetic (dice_models.numerics, docs/determinism.md), so the golden throws are the
+        # same bits on every x86-64 machine whichever SIMD and BLAS kernels it picks.
+        fp: dict[str, Any] = {"pybullet": v["pybullet"], "numpy": v["numpy"], "platform": v["platform"]}
         for key in FINGERPRINT_SETTINGS:
             fp[key] = getattr(self.settings, key)
         if self.settings.engine != "pybullet":  # (baselines before issue 20 are all PyBullet's)

@@ -27,6 +27,7 @@ import numpy as np
 
 from dice_models.errors import DataError
 from dice_models.materials import Material, MaterialLibrary, PairValues, library
+from dice_models.numerics import lstsq, nnls
 
 FIELDS = ("friction", "restitution", "rolling_friction", "spinning_friction")
 TINY = 1e-12  # pair values are floored here before taking logs (a value of 0 stays ~0)
@@ -128,9 +129,9 @@ def _one_die_material(d: str, statics: list[str],
 
 def _fitted(names: list[str], die_names: set[str], pairs: list[tuple[str, str]],
             wanted: dict[tuple[str, str], PairValues]) -> dict[str, BodyCoefficients]:
-    """Least squares for several die materials (see the module docstring)."""
-    from scipy.optimize import nnls
-
+    """Least squares for several die materials (see the module docstring), solved in
+    Python floats (dice_models.numerics: LAPACK's lstsq and scipy's nnls follow the CPU's
+    BLAS kernels, np.exp its SIMD loops)."""
     idx = {n: i for i, n in enumerate(names)}
     a = np.zeros((len(pairs), len(names)))
     w = np.array([1.0 if (p[0] in die_names and p[1] in die_names) else STATIC_WEIGHT for p in pairs])
@@ -140,8 +141,8 @@ def _fitted(names: list[str], die_names: set[str], pairs: list[tuple[str, str]],
     logs = {}
     for f in ("friction", "restitution"):
         b = np.array([math.log(max(getattr(wanted[p], f), TINY)) for p in pairs])
-        sol, *_ = np.linalg.lstsq(a * w[:, None], b * w, rcond=None)
-        logs[f] = np.exp(sol)
+        sol = lstsq(a * w[:, None], b * w)
+        logs[f] = np.array([math.exp(v) for v in sol.tolist()])
     fr = logs["friction"]
     arms = {}
     for f in ("rolling_friction", "spinning_friction"):
@@ -150,7 +151,7 @@ def _fitted(names: list[str], die_names: set[str], pairs: list[tuple[str, str]],
             m[k, idx[p]] += fr[idx[q]]
             m[k, idx[q]] += fr[idx[p]]
         b = np.array([getattr(wanted[p], f) for p in pairs])
-        arms[f], _ = nnls(m * w[:, None], b * w)
+        arms[f] = nnls(m * w[:, None], b * w)
     return {n: BodyCoefficients(float(fr[i]), float(logs["restitution"][i]),
                                 float(arms["rolling_friction"][i]),
                                 float(arms["spinning_friction"][i]))

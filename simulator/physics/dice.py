@@ -11,6 +11,7 @@ import numpy as np
 from dice_models import DataError, DieModel, check_reading, load_die
 from dice_models.geometry import MassProperties, Polyhedron, corner_vertices, tampered
 from dice_models.mass import die_properties
+from dice_models.numerics import matmul, norm, norms
 from dice_models.shapes import mesh_of, polyhedron_of
 
 COM_ROUND_OFF = 1e-6  # a centre of mass nearer the centre than this share of the size is round-off
@@ -69,7 +70,7 @@ class DieShape:
             return first
         from scipy.optimize import linear_sum_assignment  # only for such dice: scipy loads slowly
 
-        cost = self.poly.normals @ self.poly.normals.T
+        cost = matmul(self.poly.normals, self.poly.normals.T)
         np.fill_diagonal(cost, 2.0)  # a face is never its own opposite
         rows, cols = linear_sum_assignment(np.round(cost, 9))
         return [int(c) for _r, c in sorted(zip(rows.tolist(), cols.tolist(), strict=True))]
@@ -129,7 +130,7 @@ class DieShape:
     def base_vertices(self) -> np.ndarray:
         """The hull's vertices in Bullet's base frame: from the centre of mass, along the
         principal axes (world = base position + R_base @ v)."""
-        return (self.poly.vertices - self.mass.com) @ self.principal_axes
+        return matmul(self.poly.vertices - self.mass.com, self.principal_axes)
 
     @cached_property
     def base_points(self) -> list[tuple[float, float, float]] | np.ndarray:
@@ -148,7 +149,7 @@ class DieShape:
     @cached_property
     def base_radius(self) -> float:
         """The farthest a point of the hull lies from the centre of mass."""
-        return float(np.linalg.norm(self.base_vertices, axis=1).max())
+        return float(norms(self.base_vertices).max())
 
     @property
     def inradius(self) -> float:
@@ -194,7 +195,7 @@ def _make_shape(model: DieModel) -> DieShape:
         props = die_properties(poly, model.mass_spec, values, mass=model.mass, body=body)
     except ValueError as exc:  # a wall that fills the die, a pip value past 6
         raise DataError(model.source, "mass_model", str(exc), show_value=False) from None
-    if float(np.linalg.norm(props.com)) < COM_ROUND_OFF * poly.circumradius:
+    if norm(props.com) < COM_ROUND_OFF * poly.circumradius:
         # Round-off of the sums (the paper d8's -3.9e-19 m) or of the data's digits (6.7e-9 m
         # for the d10's 7-digit vertices): a centre of mass this close to the geometric
         # centre is the centre. Left in, -3.9e-19 m alone changed 1-2% of the paper d8's

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dice_models.numerics import norm
 from rules.core.protocols import ThrowSpec
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import FOOT
@@ -37,7 +38,7 @@ def random_throw(table: TableSpec, player: int, rng: np.random.Generator,
     vel[2] += 0.5 * gravity * t
     spin = rng.uniform(-spin_max, spin_max, size=3)
     q = rng.normal(size=4)
-    q /= np.linalg.norm(q)
+    q /= norm(q)
     if player == 2:  # mirror through the table's x axis: y -> -y
         release[1], vel[1] = -release[1], -vel[1]
     return ThrowSpec(release=_t3(release), velocity=_t3(vel), spin=_t3(spin),

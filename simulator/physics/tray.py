@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dice_models import DieModel, load_die
+from dice_models.numerics import norm
 from rules.core.protocols import ThrowSpec
 from simulator.physics.settings import SURFACES, Obstacle, PhysicsSettings, TableSpec
 from simulator.physics.world import Frame, NotSettledError, PhysicsError, World
@@ -106,7 +107,7 @@ def _tray_throw(tray: TableSpec, k: int, count: int, rng: np.random.Generator) -
     y = rng.uniform(-0.3, 0.3) * tray.depth
     z = 0.05 + 0.03 * k
     q = rng.normal(size=4)
-    q /= np.linalg.norm(q)
+    q /= norm(q)
     v = rng.uniform(-0.6, 0.6, size=3)
     v[2] = rng.uniform(-0.5, 0.0)
     w = rng.uniform(-20.0, 20.0, size=3)

@@ -33,6 +33,7 @@ from dice_models.geometry import (
     tip_turns,
 )
 from dice_models.materials import library, material_from
+from dice_models.numerics import dot, matmul, norm
 from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
 from rules.core.throwing import FOOT as FOOT  # re-exported: the physics names it too
 from rules.core.throwing import MAX_SPEED as MAX_SPEED
@@ -129,7 +130,7 @@ def symmetry_break(throw: ThrowSpec, alone: DieShape | None = None
     else:  # the horizontal line in the plane, either way along it
         along = np.array([-mirror[1], mirror[0], 0.0])
         axis = along if math.cos(heading) >= 0.0 else -along
-    rot = axis_angle(axis, math.radians(tilt)) @ Pose(throw.release, throw.orientation).rotation()
+    rot = matmul(axis_angle(axis, math.radians(tilt)), Pose(throw.release, throw.orientation).rotation())
     perturbed = replace(throw, orientation=_quat_from_matrix(rot))
     out: dict[str, Any] = {"kind": "tilt", "axis": axis.tolist(), "angle_deg": tilt,
                            "orientation": list(perturbed.orientation)}
@@ -154,19 +155,19 @@ def _mirror_plane(throw: ThrowSpec, shape: DieShape) -> np.ndarray | None:
         n = np.array([wx, wy, 0.0])
     else:
         return None
-    n /= np.linalg.norm(n)
+    n /= norm(n)
     scale = MIRROR_TOL * shape.poly.circumradius
     rot = Pose(throw.release, throw.orientation).rotation()
-    if abs(float((rot @ shape.mass.com) @ n)) > scale:
+    if abs(dot(matmul(rot, shape.mass.com), n)) > scale:
         return None
-    inertia = rot @ shape.mass.inertia @ rot.T
-    turned = inertia @ n
-    if np.linalg.norm(turned - (n @ turned) * n) > MIRROR_TOL * np.linalg.norm(inertia):
+    inertia = matmul(matmul(rot, shape.mass.inertia), rot.T)
+    turned = matmul(inertia, n)
+    if norm(turned - dot(n, turned) * n) > MIRROR_TOL * norm(inertia):
         return None
     from scipy.spatial import cKDTree
 
-    world = shape.poly.vertices @ rot.T
-    mirrored = world - np.outer(world @ n, 2.0 * n)
+    world = matmul(shape.poly.vertices, rot.T)
+    mirrored = world - np.outer(matmul(world, n), 2.0 * n)
     gaps, _nearest = cKDTree(world).query(mirrored)
     return n if float(np.max(gaps)) <= scale else None
 
@@ -429,7 +430,7 @@ def die_box(pose: Any, local: Any, radius: float, slack: float) -> Box:
         r0, r1, r2 = row
         low = z + min([a * r0 + b * r1 + c * r2 for a, b, c in local]) - slack
     else:
-        low = z + float((local @ row).min()) - slack
+        low = z + float(matmul(local, row).min()) - slack
     return (x - radius, y - radius, low, x + radius, y + radius, z + radius)
 
 
@@ -953,8 +954,8 @@ class World:
             x, y, z, w = orn
             return Pose((pos[0], pos[1], pos[2]), (x, y, z, w) if w >= 0 else (-x, -y, -z, -w))
         rot_b = np.array(pybullet.getMatrixFromQuaternion(orn)).reshape(3, 3)
-        rot = rot_b @ body.shape.principal_axes.T
-        centre = np.array(pos) - rot @ body.shape.mass.com
+        rot = matmul(rot_b, body.shape.principal_axes.T)
+        centre = np.array(pos) - matmul(rot, body.shape.mass.com)
         return Pose((float(centre[0]), float(centre[1]), float(centre[2])), _quat_from_matrix(rot))
 
     # -- stepping -------------------------------------------------------------------------
@@ -1287,13 +1288,13 @@ class World:
         x, y, z, w = pose.quaternion
         up = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))  # rotation's 3rd row
         poly = body.shape.poly
-        if -float((poly.normals @ up).min()) > COS_FLAT:  # resting on a face
+        if -float(matmul(poly.normals, up).min()) > COS_FLAT:  # resting on a face
             return False
         rot = pose.rotation()
         for cp in self._client.getContactPoints(bodyA=body.bid):
             if cp[2] != self._table_id and cp[8] < 1e-3:
                 return False
-        world = poly.vertices @ rot.T + np.array(pose.position)
+        world = matmul(poly.vertices, rot.T) + np.array(pose.position)
         return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
 
     def _static_boxes(self) -> list[Box]:
@@ -1483,7 +1484,7 @@ def release_blocker(table: TableSpec, scene: dict[str, PlacedDie], model: DieMod
     for what, solid, radius in _static_solids(table):
         if what == "the table" and not low:
             continue
-        if what != "the table" and np.linalg.norm(
+        if what != "the table" and norm(
                 solid.vertices.mean(axis=0) - release) > reach + radius:
             continue
         if signed_distance(me, solid) < -TOUCH_M:
@@ -1491,7 +1492,7 @@ def release_blocker(table: TableSpec, scene: dict[str, PlacedDie], model: DieMod
     for other, placed in sorted(scene.items()):
         other_poly = die_shape(placed.model).poly
         at = np.array(placed.pose.position)
-        if np.linalg.norm(at - release) > reach + other_poly.circumradius:
+        if norm(at - release) > reach + other_poly.circumradius:
             continue
         if signed_distance(me, Solid.at(other_poly, placed.pose.rotation(), at)) < -TOUCH_M:
             return f"die {other}"
@@ -1541,7 +1542,7 @@ def sweep_blocker(scene: dict[str, PlacedDie], name: str, corner: str) -> str | 
         other_poly = die_shape(p.model).poly
         at = np.array(p.pose.position)
         # No point of the rolling die gets farther than 3 circumradii from its centre.
-        if other == name or np.linalg.norm(at - centre) > 3 * poly.circumradius + (
+        if other == name or norm(at - centre) > 3 * poly.circumradius + (
                 other_poly.circumradius):
             continue
         names.append(other)
@@ -1575,8 +1576,8 @@ def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching
     products it works on Python lists (a numpy call on 8 numbers costs more than the sum)."""
     poly = shape.poly
     rot = pose.rotation()
-    world = (poly.vertices @ rot.T + np.array(pose.position)).tolist()
-    heights = (poly.normals @ rot[2]).tolist()  # z component of each face's world normal
+    world = (matmul(poly.vertices, rot.T) + np.array(pose.position)).tolist()
+    heights = matmul(poly.normals, rot[2]).tolist()  # z component of each face's world normal
     low, high = min(heights), max(heights)
     bottom, up = heights.index(low), heights.index(high)  # the first, as numpy's argmin/argmax
     tilt = math.degrees(math.acos(min(1.0, -low)))
@@ -1611,9 +1612,9 @@ def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching
 
 
 def _disturbed(before: DiePose, after: DiePose) -> bool:
-    moved = float(np.linalg.norm(np.subtract(after.position, before.position)))
+    moved = norm(np.subtract(after.position, before.position))
     q1, q2 = np.array(before.quaternion), np.array(after.quaternion)
-    turned = math.degrees(2 * math.acos(min(1.0, abs(float(q1 @ q2)))))
+    turned = math.degrees(2 * math.acos(min(1.0, abs(dot(q1, q2)))))
     return moved > MOVED_M or turned > TURNED_DEG or after.status != before.status
 
 
@@ -1664,12 +1665,12 @@ def _inertial_pose(shape: DieShape, pose: Pose) -> tuple[list[float], list[float
     if not shape.mass.com.any() and (shape.principal_axes == np.eye(3)).all():
         return list(pose.position), list(pose.quaternion)
     rot = pose.rotation()
-    com = rot @ shape.mass.com + np.array(pose.position)
-    return com.tolist(), list(_quat_from_matrix(rot @ shape.principal_axes))
+    com = matmul(rot, shape.mass.com) + np.array(pose.position)
+    return com.tolist(), list(_quat_from_matrix(matmul(rot, shape.principal_axes)))
 
 
 def _world_vertices(shape: DieShape, pose: Pose) -> np.ndarray:
-    return shape.poly.vertices @ pose.rotation().T + np.array(pose.position)
+    return matmul(shape.poly.vertices, pose.rotation().T) + np.array(pose.position)
 
 
 def _quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
@@ -1688,7 +1689,7 @@ def _quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
         s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
         w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
     q = np.array([x, y, z, w])
-    q /= np.linalg.norm(q)
+    q /= norm(q)
     if q[3] < 0:
         q = -q
     return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))
