@@ -517,7 +517,9 @@ def write_log(state: Any, path: str | Path) -> None:
     log, atomically: the history of ids is replayed on a fresh engine and each step is
     written by the runner's own line builders. OpenSpiel's agents are none of our bots, so
     every seat is logged as `human` (replay --verify checks each move is legal) and the
-    dice as rolled by OpenSpiel (roller `openspiel`: the log's faces are taken as given)."""
+    dice as rolled by OpenSpiel (roller `openspiel`: its sampler's faces cannot be re-derived,
+    so `replay --verify` finds such a log consistent, every step checked, but not verified;
+    a game without dice, Deep White Sea, verifies)."""
     game: TabletopGame = state.get_game()
     spec = game.spec
     engine = game.fresh_engine()
