@@ -228,6 +228,24 @@ def test_physics_tray_dice_are_resimulated(logs: dict[str, Path], tmp_path: Path
     assert "(physics), log has" in capsys.readouterr().out
 
 
+def test_the_windows_tray_dice_are_resimulated_too(tmp_path: Path) -> None:
+    """A d6 game in the window throws every roll in the tray and logs roller 'physics':
+    verify re-simulates its rolls like those of `tabletop play --dice physics`."""
+    from simulator.render.dice_session import DiceSession
+
+    log = tmp_path / "window.jsonl"
+    with open(log, "w") as fh:
+        session = DiceSession("diced", ["random"] * 3, seed=2, options={"max_rounds": 1},
+                              log=fh)
+        while not session.state.is_terminal():
+            if session.needs_roll():
+                session.apply_roll(session.throw())
+            else:
+                session.apply(session.bot_action())
+    result = verify_log(log, make_roller)
+    assert result.ok and "4 rolls re-simulated in the physics tray" in result.message
+
+
 def test_deep_white_sea_physics_throws_are_resimulated(logs: dict[str, Path], tmp_path: Path
                                                        ) -> None:
     lines = [json.loads(x) for x in logs["dws-physics"].read_text().splitlines()]

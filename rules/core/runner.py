@@ -323,7 +323,10 @@ class _Replayer:
         if header.get("type") != "header" or header.get("format") != LOG_FORMAT:
             raise RulesError(f"{self.source}: line 1: format: not a tabletop game log of "
                              f"format {LOG_FORMAT} (got {shown(header.get('format'))})")
-        spec = lookup(str(header.get("game")))  # no game: "unknown game 'None'", one line
+        try:
+            spec = lookup(str(header.get("game")))
+        except RulesError as exc:  # no game: "unknown game 'None'"
+            raise RulesError(f"{self.source}: line 1: game: {exc}") from None
         players = header.get("players")
         seed = header.get("seed")
         bots = header.get("bots")
