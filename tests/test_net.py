@@ -8,6 +8,7 @@ a seat is played by the game's own players on the client's side (`make_chooser`)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -22,6 +23,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from rules.core import RulesError
 from rules.core.runner import verify_log
 from simulator.net import protocol
 from simulator.net.client import Client, ClientError, TableRecord, make_chooser
@@ -140,6 +142,52 @@ def test_two_clients_play_a_whole_game_and_the_servers_log_verifies(game: str,
         die, outcome = first["action"][1], first["results"][0]["outcome"]
         last = [f["poses"][die] for f in frames if die in f["poses"]][-1]
         assert last[0][:2] == pytest.approx(outcome["position"][:2], abs=1e-6)
+
+
+def test_a_seat_played_by_a_client_bot_is_logged_as_what_played_it(tmp_path: Path) -> None:
+    """The client says what plays its seat (`join`'s `kind`: `tabletop join --auto`); the
+    log's header records it in `played_by` (the seat stays `human` to verify: its moves
+    come from outside and are checked for legality), the lobby shows it, and the log
+    verifies. An unknown kind is refused before the seat is taken; a doctored `played_by`
+    does not verify."""
+
+    async def play() -> tuple[list[str], dict[str, Any], TableRecord]:
+        async with Served(tmp_path) as s:
+            a, b = await Client.open(s.url), await Client.open(s.url)
+            table = await a.create("dicewar", ["open", "open"], seed=1)
+            refused = []
+            for kind in ("banana", "human-ish"):
+                with pytest.raises(ClientError) as err:
+                    await a.join(table, 0, kind=kind)
+                refused.append(str(err.value))
+            ra = await a.join(table, 0, kind="random")
+            rb = await b.join(table, 1)
+            summary = (await a.tables())[0]
+            await asyncio.gather(a.follow(ra, make_chooser("dicewar", "random", 1)),
+                                 b.follow(rb, make_chooser("dicewar", "random", 2)))
+            await a.close()
+            await b.close()
+            return refused, summary, ra
+
+    refused, summary, ra = run(play)
+    assert refused[0].startswith("server: join: kind: not a player of dicewar (got 'banana')")
+    assert refused[1].startswith("server: join: kind: not a player of dicewar")
+    assert [seat.get("played_by") for seat in summary["seats"]] == ["random", None]
+    path = tmp_path / ra.table / LOG_FILE
+    header = log_lines(path.parent)[0]
+    assert header["players"] == ["human", "human"]
+    assert header["played_by"] == ["random", "human"]
+    assert header["names"][0].endswith("(random, client)") and header["names"][1].endswith(
+        "(human)")
+    result = verify_log(path)
+    assert result.ok, result.message
+    text = path.read_text()
+    for doctored in ('"played_by": ["human", "human"]', '"played_by": ["banana", "human"]',
+                     '"played_by": ["random", "greedy"]', '"played_by": ["random"]'):
+        bad = tmp_path / "doctored.jsonl"
+        bad.write_text(text.replace('"played_by": ["random", "human"]', doctored, 1))
+        with contextlib.suppress(RulesError):  # refused in one line: as good
+            assert not verify_log(bad).ok, doctored
 
 
 def test_a_spectator_sees_every_step_and_cannot_act(tmp_path: Path) -> None:
@@ -742,6 +790,9 @@ def test_join_without_a_server_and_serve_on_a_taken_port_are_one_line(tmp_path: 
     finally:
         stop(proc)
     assert verify_log(tmp_path / "t1" / LOG_FILE).ok
+    # the seats the clients' --auto bots played are logged as what played them
+    assert log_lines(tmp_path / "t1")[0]["played_by"] == ["greedy", "random", "random"]
+    assert log_lines(tmp_path / "t2")[0]["played_by"] == ["random", "random"]
 
 
 def test_join_help_says_how_many_seats_each_game_takes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -914,6 +965,25 @@ def test_a_d6_games_window_plays_through_the_server(xvfb_display: str, tmp_path:
     assert out["steps"] >= 30 and out["chosen"] > 0 and out["rolls_shown"]
     assert out["digest"] == logged[out["steps"]]["digest"]
     assert out["differed"] == []
+
+
+@pytest.mark.display
+def test_a_d6_window_with_auto_lets_its_bot_play_its_seat(xvfb_display: str,
+                                                          tmp_path: Path) -> None:
+    """`tabletop join --auto random` with a window (Diced): nothing is pressed, the window
+    never waits for a person, its bot plays seat 0 through the server, and the server's
+    log says so."""
+    script = Path(__file__).with_name("window_net_script.py")
+    env = {**os.environ, "DISPLAY": xvfb_display, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script), str(tmp_path), "diced", "random"],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    logged = log_lines(tmp_path / out["table"])
+    assert out["asked"] == 0 and out["chosen"] == 0 and out["steps"] >= 12
+    assert any(x.get("type") == "action" and x["player"] == 0 for x in logged[1:out["steps"] + 1])
+    assert logged[0]["played_by"] == ["random", "random", "random"]
+    assert out["digest"] == logged[out["steps"]]["digest"] and out["differed"] == []
 
 
 def test_the_load_bench_runs_deep_white_sea_tables_side_by_side(tmp_path: Path) -> None:

@@ -364,8 +364,14 @@ class _Replayer:
         # The bots' settings as the runner would record them for these players (the defaults
         # filled in, kinds nobody plays dropped); their effect is checked by re-running them.
         effective = effective_bot_settings(module, players, bots)
+        played_by = header.get("played_by", players)
+        if not (isinstance(played_by, list) and len(played_by) == len(players)
+                and all(b == p or (p == "human" and isinstance(b, str) and b in spec.bots)
+                        for b, p in zip(played_by, players, strict=False))):
+            return _mismatch(0, "line 1: played_by: must say, seat by seat, what played it (a "
+                             "human seat: human or a bot of the game; any other: its kind)")
         ours = header_line(spec.name, players, seed, options, roller_name, effective, state,
-                           resumed=resumed)
+                           resumed=resumed, played_by=played_by)
         if json.dumps(ours) != self.raw[0]:
             differ = [k for k in dict.fromkeys([*ours, *header]) if ours.get(k) != header.get(k)]
             what = ", ".join(repr(k) for k in differ) or "its layout"
@@ -598,11 +604,19 @@ def effective_bot_settings(module: GameModule, players: Sequence[str],
 
 
 def header_line(game: str, players: Sequence[str], seed: int, options: dict[str, Any],
-                roller: str, bots: dict[str, Any], state: GameState, resumed: bool) -> dict[str, Any]:
-    """The log's first line for a game starting (or resumed) at `state`."""
+                roller: str, bots: dict[str, Any], state: GameState, resumed: bool,
+                played_by: Sequence[str] | None = None) -> dict[str, Any]:
+    """The log's first line for a game starting (or resumed) at `state`. `played_by`: what
+    played each seat, where a `human` seat (its moves checked for legality only) was played
+    by a bot on a network client (the table server's); written only where it differs from
+    `players`."""
+    played = list(players) if played_by is None else list(played_by)
     header: dict[str, Any] = {"type": "header", "format": LOG_FORMAT, "game": game,
                               "players": list(players),
-                              "names": [_player_label(state, i, k) for i, k in enumerate(players)],
+                              **({"played_by": played} if played != list(players) else {}),
+                              "names": [_player_label(state, i, k if k == p else f"{p}, client")
+                                        for i, (k, p) in enumerate(zip(players, played,
+                                                                       strict=True))],
                               "seed": seed, "options": options, "roller": roller, "bots": bots,
                               "initial_digest": digest(state)}
     world_info = getattr(state, "world_info", None)

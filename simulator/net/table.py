@@ -5,8 +5,9 @@ A table is made with its seats: each is "open" (waiting for a person), "human" o
 person holds it (with a secret token; only its SHA-256 is kept) or a bot kind. The game
 starts when no seat is open: the log's header is written then, with every person's seat as
 a `human` player, so `tabletop replay --verify` re-runs the bots and checks the people's
-moves for legality like any other log. Steps are taken by `rules.core.runner`'s
-`chance_step` and `action_step`, as `tabletop play` takes them.
+moves for legality like any other log; a seat a client played with its own bot (`join`'s
+`kind`, `tabletop join --auto`) is named so in the header's `played_by`. Steps are taken
+by `rules.core.runner`'s `chance_step` and `action_step`, as `tabletop play` takes them.
 
 On disk, in `<games dir>/<table id>/`:
 
@@ -387,8 +388,10 @@ class GameTable:
         players = [s.kind for s in self.seats]
         self.agents = self._make_agents()
         bots = effective_bot_settings(self.module, players, None)
+        played_by = [s.played_by or s.kind for s in self.seats]
         self.lines.append(header_line(self.spec.name, players, self.seed, self.options,
-                                      self.roller.name, bots, self.state, resumed=False))
+                                      self.roller.name, bots, self.state, resumed=False,
+                                      played_by=played_by))
         self._append(self.lines[-1])
 
     def _make_agents(self) -> list[Agent | None]:
