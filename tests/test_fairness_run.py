@@ -63,6 +63,7 @@ def test_killed_run_resumes_to_exactly_the_uninterrupted_rows(tmp_path):
     deadline = time.monotonic() + 60
     while stored_count(db) < 20 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
+    assert proc.stderr is not None
     assert proc.poll() is None, "the run ended before it could be killed: " + proc.stderr.read().decode()
     os.killpg(proc.pid, signal.SIGKILL)  # the run and its workers, mid-chunk, no clean-up
     proc.wait()
@@ -136,8 +137,11 @@ def test_sprt_stops_at_the_same_throw_with_any_worker_count(tmp_path, capsys, fr
 
 
 @pytest.mark.slow  # starts a Ray cluster
-def test_ray_backend_gives_the_local_rows(tmp_path):
+def test_ray_backend_gives_the_local_rows(tmp_path, monkeypatch):
+    """Without --ray-address the run starts its own cluster, even where RAY_ADDRESS (or a
+    cluster running here) names another: ray.init() joined that one and refused num_cpus."""
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")
     cfg = tmp_path / "exp.yaml"
     cfg.write_text(EXP.replace("throws: 120", "throws: 24").replace("chunk_size: 5", "chunk_size: 4"))
     exp = load_experiment(cfg)
@@ -145,6 +149,77 @@ def test_ray_backend_gives_the_local_rows(tmp_path):
     assert summary.ran == 24
     assert not ray.is_initialized()  # the run shut down the local cluster it started
     run_experiment(exp, tmp_path / "local", workers=1, backend="local", progress=False)
+    assert rows(tmp_path / "ray") == rows(tmp_path / "local")
+
+
+def test_a_ray_that_cannot_start_is_one_line_and_leaves_no_store(tmp_path, monkeypatch, capsys):
+    """Ray is started before the store is made: a local cluster that cannot start (here its
+    temporary directory lies under a file) is one line naming --backend, exit status 2, and
+    no results directory (it was an empty results.sqlite, and the line blamed --ray-address)."""
+    pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+    from simulator.cli.main import main
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    monkeypatch.setenv("RAY_TMPDIR", str(blocker / "ray"))
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(EXP)
+    out = tmp_path / "out"
+    assert main(["fairness", "run", str(cfg), "--out", str(out), "--backend", "ray",
+                 "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert "--backend: backend: cannot start a local Ray cluster: " in captured.err
+    assert "Not a directory" in captured.err and "Traceback" not in captured.err
+    assert not out.exists()
+
+
+@pytest.mark.slow  # starts a Ray head node (about 5 s)
+def test_ray_address_of_a_token_cluster_works_without_ray_auth_mode(tmp_path):
+    """`ray start --head` uses token authentication once a token is in ~/.ray/auth_token;
+    the run, given its address and the same home but no RAY_AUTH_MODE, sends the token (it
+    failed after 20 s: "cannot start or reach Ray", and left an empty results.sqlite)."""
+    pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+    import secrets
+    import shutil
+    import socket
+    import tempfile
+
+    home = tmp_path / "home"
+    (home / ".ray").mkdir(parents=True)
+    (home / ".ray" / "auth_token").write_text(secrets.token_hex(32))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")} | {"HOME": str(home)}
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's socket paths are bounded
+    head = subprocess.Popen([str(Path(sys.executable).with_name("ray")), "start", "--head",
+                             f"--port={port}", "--num-cpus=1", "--include-dashboard=false",
+                             f"--temp-dir={temp}", "--block"],
+                            env=env | {"RAY_AUTH_MODE": "token"}, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and head.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert head.poll() is None, "the Ray head did not start"
+        cfg = tmp_path / "exp.yaml"
+        cfg.write_text(EXP.replace("throws: 120", "throws: 8").replace("chunk_size: 5",
+                                                                       "chunk_size: 4"))
+        run = subprocess.run(cli("run", str(cfg), "--out", str(tmp_path / "ray"), "--backend",
+                                 "ray", "--ray-address", f"127.0.0.1:{port}", "--no-progress"),
+                             cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert "8 throws stored" in run.stdout
+    finally:
+        os.killpg(head.pid, signal.SIGKILL)  # the head and all it started (a throwaway
+        head.wait()  # cluster: its GCS outlives SIGTERM for seconds)
+        shutil.rmtree(temp, ignore_errors=True)
+    run_experiment(load_experiment(cfg), tmp_path / "local", progress=False)
     assert rows(tmp_path / "ray") == rows(tmp_path / "local")
 
 

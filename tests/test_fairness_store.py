@@ -307,7 +307,7 @@ def test_a_changed_row_names_its_chunk_and_rows(real_run: tuple[Path, Path, byte
 
 def test_a_bit_flipped_anywhere_is_refused_or_changes_nothing(
         real_run: tuple[Path, Path, bytes], tmp_path: Path) -> None:
-    """A sweep over the whole file: a bit flipped at every 53rd byte either makes the store
+    """A sweep over the whole file: a bit flipped at every 97th byte either makes the store
     refuse to open (one DataError) or leaves everything a report reads the same (a byte
     SQLite does not use); never other rows, never another exception."""
     _, real, clean = real_run
@@ -317,7 +317,7 @@ def test_a_bit_flipped_anywhere_is_refused_or_changes_nothing(
     out = _copy_run(real_run, tmp_path)
     db = out / DB_NAME
     refused = same = 0
-    for at in range(0, len(clean), 53):
+    for at in range(0, len(clean), 97):
         data = bytearray(clean)
         data[at] ^= 1 << (at % 8)
         db.write_bytes(bytes(data))

@@ -9,6 +9,7 @@ or run computes it; the store's primary key on the index makes "none twice" stru
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -16,7 +17,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,7 @@ from simulator.experiments.config import (
     quat_rows,
 )
 from simulator.experiments.stats import Sprt
-from simulator.experiments.store import Store, ThrowRow
+from simulator.experiments.store import DB_NAME, Store, ThrowRow
 from simulator.physics import DiePose, DieShape, PhysicsError, die_shape
 from simulator.physics.engines import make_world
 from simulator.physics.settings import versions
@@ -135,11 +136,16 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
     target = exp.throws if throws is None else throws
     if target < 1:
         raise DataError("--throws", "throws", "must be at least 1", target)
-    if backend == "ray":  # fail on the setup before anything is written
-        _import_ray()
-        if ray_address:
-            _check_reachable(ray_address)
-    store = Store.create_or_open(out, exp)
+    # Ray is started or reached before a new store is made: a cluster that cannot be had is
+    # one line and leaves no results file behind. Resuming, only once there are throws to run.
+    fresh = not _has_results(out)
+    session = _RaySession(workers, ray_address) if backend == "ray" and fresh else None
+    try:
+        store = Store.create_or_open(out, exp)
+    except BaseException:
+        if session is not None:
+            session.close()
+        raise
     t0 = time.perf_counter()
     ran = 0
     try:
@@ -161,8 +167,12 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
             from simulator.experiments.batched import batched_stream
 
             stream = batched_stream(exp, chunks, backend, batch)
+        elif backend == "ray":
+            if session is None:
+                session = _RaySession(workers, ray_address)
+            stream = _RayStream(exp, chunks, workers, session)
         else:
-            stream = _backend(backend)(exp, chunks, workers, ray_address)
+            stream = _local_stream(exp, chunks, workers)
         try:
             with bar:
                 for rows in stream:
@@ -186,6 +196,16 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
         return RunSummary(str(out), target, store.count(), ran, seconds, decision)
     finally:
         store.close()
+        if session is not None:
+            session.close()
+
+
+def _has_results(out: str | Path) -> bool:
+    try:
+        db = Path(out) / DB_NAME
+        return db.is_file() and db.stat().st_size > 0
+    except OSError:  # Store.create_or_open says what is wrong with --out
+        return False
 
 
 # -- sequential stopping ------------------------------------------------------------------
@@ -240,12 +260,7 @@ def _missing_chunks(target: int, size: int, done: set[int]) -> Iterator[list[int
 Stream = Iterable[list[ThrowRow]]
 
 
-def _backend(name: str) -> Callable[[Experiment, list[list[int]], int, str | None], Stream]:
-    return _ray_stream if name == "ray" else _local_stream
-
-
-def _local_stream(exp: Experiment, chunks: list[list[int]], workers: int,
-                  _address: str | None) -> Stream:
+def _local_stream(exp: Experiment, chunks: list[list[int]], workers: int) -> Stream:
     if workers == 1 or len(chunks) <= 1:
         return _in_process(exp, chunks)
     return _PoolStream(exp, chunks, workers)
@@ -320,34 +335,49 @@ def _worker_run(indices: list[int]) -> list[ThrowRow]:
     return _WORKER["sim"].run(indices)
 
 
-def _ray_stream(exp: Experiment, chunks: list[list[int]], workers: int,
-                address: str | None) -> Stream:
-    """Connects at once (so a bad address fails before the progress bar shows), then
-    yields chunks as the cluster finishes them."""
-    return _RayStream(exp, chunks, workers, address)
+class _RaySession:
+    """Ray for one run: a local cluster of `workers` CPUs started here (shut down by
+    `close`), or the cluster at `address`. Made before the store, so a cluster that cannot
+    be started or reached is one error line and leaves no results file. A connection the
+    caller already holds (a script that ran ray.init) is used as it is and left open."""
+
+    def __init__(self, workers: int, address: str | None) -> None:
+        ray = self.ray = _import_ray()
+        self.address = address
+        self.started = False
+        if address:
+            _check_reachable(address)
+        if ray.is_initialized():
+            return
+        _token_auth_if_available()
+        kwargs: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False,
+                                  "include_dashboard": False}
+        try:
+            with _quiet_stderr():
+                if address:
+                    ray.init(address=address, **kwargs)
+                else:  # "local": a new cluster even where one runs or RAY_ADDRESS is set
+                    # (ray.init() would join that one, and then refuse num_cpus)
+                    ray.init(address="local", num_cpus=workers, **kwargs)
+        except Exception as exc:  # ConnectionError, AuthenticationError, ...: the user's setup
+            with contextlib.suppress(Exception), _quiet_stderr():
+                ray.shutdown()  # what a half-made start left running
+            raise _ray_error(exc, address) from None
+        self.started = True
+
+    def close(self) -> None:
+        if self.started:
+            self.ray.shutdown()
+            self.started = False
 
 
 class _RayStream:
+    """Chunks on the session's cluster, yielded as it finishes them."""
+
     def __init__(self, exp: Experiment, chunks: list[list[int]], workers: int,
-                 address: str | None) -> None:
-        ray = self.ray = _import_ray()
-        self.started = False
-        if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"logging_level": "ERROR", "log_to_driver": False,
-                                      "include_dashboard": False}
-            try:
-                if address:
-                    ray.init(address=address, **kwargs)
-                else:
-                    ray.init(num_cpus=workers, **kwargs)
-            except Exception as exc:  # ConnectionError, AuthenticationError, ...: the user's setup
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                hint = ("; a cluster started with token authentication also needs "
-                        "RAY_AUTH_MODE=token here" if "auth" in str(exc).lower() else "")
-                raise DataError("--ray-address", "ray_address", f"cannot start or reach Ray: "
-                                f"{first[:300]}{hint}", address) from None
-            self.started = True
-        self.exp, self.chunks, self.workers, self.address = exp, chunks, workers, address
+                 session: _RaySession) -> None:
+        self.ray = session.ray
+        self.exp, self.chunks, self.workers, self.address = exp, chunks, workers, session.address
         self.pending: list[Any] = []
 
     def __iter__(self) -> Iterator[list[ThrowRow]]:
@@ -369,9 +399,6 @@ class _RayStream:
         for ref in self.pending:
             self.ray.cancel(ref, force=True)
         self.pending = []
-        if self.started:
-            self.ray.shutdown()
-            self.started = False
 
 
 def _import_ray() -> Any:
@@ -381,6 +408,79 @@ def _import_ray() -> Any:
         raise DataError("--backend", "backend", "ray is not installed: pip install 'tabletop[ray]'",
                         show_value=False) from None
     return ray
+
+
+def _token_auth_if_available() -> None:
+    """Send this process's Ray token where it has one and the user set no RAY_AUTH_MODE.
+
+    Ray >= 2.59 starts clusters with token authentication: ray.init() always, `ray start`
+    once a token is in ~/.ray/auth_token (which the first local run writes). But given an
+    address, ray.init connects without the token unless RAY_AUTH_MODE=token is set, retries
+    for 20 s and fails ("cannot start or reach Ray"). So the driver sends the token it has
+    (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token), which a cluster without
+    authentication accepts too. A mode the user set is kept; Ray before 2.59 ignores it."""
+    if "RAY_AUTH_MODE" in os.environ or not _ray_token_here():
+        return
+    os.environ["RAY_AUTH_MODE"] = "token"
+    raylet = sys.modules.get("ray._raylet")
+    config = getattr(raylet, "Config", None)
+    if config is not None and hasattr(config, "initialize"):
+        config.initialize("")  # Ray read its settings when imported: again, with the mode
+
+
+def _ray_token_here() -> bool:
+    if os.environ.get("RAY_AUTH_TOKEN", "").strip():
+        return True
+    try:
+        paths = [Path(os.environ["RAY_AUTH_TOKEN_PATH"])] if os.environ.get("RAY_AUTH_TOKEN_PATH") else []
+        paths.append(Path.home() / ".ray" / "auth_token")
+        return any(p.is_file() for p in paths)
+    except (OSError, RuntimeError):  # RuntimeError: no home directory to be found
+        return False
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null while Ray starts or connects: its C++ client writes a
+    warning line for every second it retries a cluster (20 of them when a token is refused);
+    the run's error is one line, made from the exception."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _ray_error(exc: BaseException, address: str | None) -> DataError:
+    """One line for a Ray that could not be started or reached: its first line, or what a
+    refused token means."""
+    chain: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and len(chain) < 8:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    text = " ".join(f"{type(e).__name__} {e}" for e in chain)
+    if "InvalidAuthToken" in text or "AuthenticationError" in text or "Unauthenticated" in text:
+        why = ("the cluster wants its token (token authentication) and this process has "
+               "none it accepts: copy the "
+               "head node's ~/.ray/auth_token here or set RAY_AUTH_TOKEN to it")
+    else:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        why = first[:300]
+    if address:
+        return DataError("--ray-address", "ray_address", f"cannot reach the Ray cluster: {why}",
+                         address)
+    return DataError("--backend", "backend", f"cannot start a local Ray cluster: {why}",
+                     show_value=False)
 
 
 def _check_reachable(address: str) -> None:
