@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rules import registry
 from rules.core import RulesError
 from rules.core.rollers import FACES
-from rules.core.runner import play, replay_lines, verify_log
+from rules.core.runner import header_line, play, replay_lines, streams, verify_log
 from rules.core.saves import load_game, resume_game, save_game
 from simulator.cli.main import main as cli
 from simulator.net.server import TableServer
@@ -258,6 +259,25 @@ def test_deep_white_sea_physics_throws_are_resimulated(logs: dict[str, Path], tm
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(json.dumps(x) + "\n" for x in lines))
     assert not verify_log(bad, make_roller).ok
+
+
+def test_an_older_versions_resumed_log_is_consistent_but_not_verified(logs: dict[str, Path],
+                                                                     tmp_path: Path) -> None:
+    """Older versions logged a resumed game from the saved state (`resumed_from`), which
+    nothing re-derives: checked from there on, but not verified."""
+    lines = [json.loads(x) for x in logs["diced"].read_text().splitlines()]
+    spec = registry.lookup("diced")
+    setup, _chance, _seats = streams(4, 3)
+    start = spec.module().new_game(3, spec.resolve_options(lines[0]["options"]), setup)
+    header = header_line("diced", lines[0]["players"], 4, lines[0]["options"], "seeded",
+                         lines[0]["bots"], start, resumed=True)
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps(x) + "\n" for x in [header, *lines[1:]]))
+    result = verify_log(old)
+    assert not result.ok and result.consistent and "resumed_from" in result.message
+    header["resumed_from"]["tokens"] = [9, 0, 0]  # what the saved state says is checked on
+    old.write_text("".join(json.dumps(x) + "\n" for x in [header, *lines[1:]]))
+    assert not verify_log(old).consistent
 
 
 class _Loaded:
