@@ -78,3 +78,46 @@ def test_throw_spec_releases_behind_the_throwers_edge() -> None:
 def test_unknown_reward_term_is_one_line() -> None:
     with pytest.raises(ValueError, match="reward: unknown term 'kills'; known: points"):
         throw_env.DeepWhiteSeaThrowEnv(table="kinematic", reward={"kills": 1.0})
+
+
+def test_a_greedy_first_placement_is_the_bots_own_choice() -> None:
+    """The environment draws a greedy bot's first placement without trying each one on the
+    table (it was most of a reset on the physics table): the same placement as the bot's
+    own `step` and the same generator state after it, over setups where either seat
+    places first."""
+    from rules.deep_white_sea import new_game
+    from rules.deep_white_sea.bots import GreedyBot
+
+    seats = set()
+    for seed in range(8):
+        state = new_game(2, {"crews": "white,blue", "table": "kinematic"},
+                         np.random.default_rng(seed))
+        while state.decision == "place":
+            fast, slow = GreedyBot(np.random.default_rng(seed), 4), \
+                GreedyBot(np.random.default_rng(seed), 4)
+            action = throw_env._step(fast, state)
+            assert action == slow.step(state)
+            assert fast.rng.bit_generator.state == slow.rng.bit_generator.state
+            seats.add(state.current_player())
+            state.apply_action(action)
+    assert seats == {0, 1}
+
+
+def test_make_vec_steps_the_single_environments_side_by_side() -> None:
+    """`gymnasium.make_vec` (sync) runs N copies; seeded with s, copy i is the single
+    environment reset with seed s + i, step for step."""
+    vec = gym.make_vec(throw_env.ENV_ID, num_envs=2, vectorization_mode="sync",
+                       table="kinematic", max_throws=3)
+    obs, _ = vec.reset(seed=5)
+    singles = [gym.make(throw_env.ENV_ID, table="kinematic", max_throws=3) for _ in range(2)]
+    firsts = [e.reset(seed=5 + i)[0] for i, e in enumerate(singles)]
+    assert obs.shape == (2, *singles[0].observation_space.shape)
+    assert all(np.array_equal(obs[i], firsts[i]) for i in range(2))
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # max_throws=3: no copy has ended yet, so no autoreset
+        actions = rng.uniform(-1, 1, size=(2, 8)).astype(np.float32)
+        obs, rewards, _, _, _ = vec.step(actions)
+        for i, e in enumerate(singles):
+            o, r, _, _, _ = e.step(actions[i])
+            assert np.array_equal(obs[i], o) and rewards[i] == r
+    vec.close()

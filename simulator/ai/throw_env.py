@@ -32,6 +32,13 @@ term a user may want, not points the thrower earns). The episode terminates when
 has no die in hand when its turn comes; it is truncated after `max_throws` throws.
 Resetting with a seed repeats the episode exactly (who goes first, the bots' choices and,
 given the same actions, every throw).
+
+Vectorised: `gymnasium.make_vec(ENV_ID, num_envs=N, vectorization_mode="sync", **kwargs)`
+steps N copies in this process (copy i reset with seed s + i is the single environment
+reset with s + i); `vectorization_mode="async"` runs each copy in a process of its own,
+one core each. A step costs its throws: the thrower's, the opponent's and, for a greedy
+or planner opponent, the throws it tries (`python -m benchmarks.bench_throw_env` measures
+a step against `World.throw` on the same throws).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from rules.deep_white_sea.bots import GreedyBot
 from simulator.ai import require
 from simulator.ai.spaces import encode
 
@@ -158,9 +166,9 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
                     return
                 if state.decision == "main":  # a turn with an empty hand: the episode ends
                     return
-                state.apply_action(self.helper.step(state))
+                state.apply_action(_step(self.helper, state))
             else:
-                state.apply_action(self.opponent.step(state))
+                state.apply_action(_step(self.opponent, state))
 
     def _play_on(self) -> None:
         """The thrower's own follow-ups of this throw (shot, commands), by the helper."""
@@ -183,6 +191,19 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
             next_die[dice.index(self._die)] = 1.0
         obs = np.concatenate([parts["dice"].ravel(), parts["scores"], next_die])
         return np.clip(obs, -OBS_LIMIT, OBS_LIMIT).astype(np.float32)
+
+
+def _step(bot: Any, state: Any) -> Any:
+    """`bot.step(state)`, but a greedy bot's first placement drawn without trying each
+    placement on the table: placing scores nothing and is followed by the other player's
+    decision, so every legal placement ties at 0 and `greedy_action` draws one of them
+    uniformly with one `integers` call of its generator; this is that draw (the same choice
+    and the same stream after it; tests/test_throw_env.py checks it against the bot). On
+    the physics table the trials were most of a reset: hundreds of placements."""
+    if state.decision == "place" and type(bot) is GreedyBot:
+        placements = state.legal_actions()
+        return placements[int(bot.rng.integers(len(placements)))]
+    return bot.step(state)
 
 
 def throw_spec(action: np.ndarray, table: tuple[float, float], seat: int) -> tuple[float, ...]:
