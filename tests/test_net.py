@@ -271,6 +271,48 @@ def test_a_refused_create_takes_no_table_id_nor_the_folder_of_one_not_resumed(
     assert files_of(tmp_path / "t1") == kept
 
 
+def test_every_refusal_names_its_request_and_field_before_any_value(tmp_path: Path) -> None:
+    """Each refusal reads "REQUEST: FIELD: reason", and a value it echoes comes last,
+    shortened: a long value never hides why it was refused."""
+    import re
+
+    async def probe() -> list[str]:
+        async with Served(tmp_path) as s:
+            a = await Client.open(s.url)
+            t = await a.create("dicewar", ["open", "open"])
+            ra = await a.join(t, 0)
+            long = "z" * 300
+            requests: list[tuple[str, dict[str, Any]]] = [
+                ("join", {"table": "t9", "seat": 0}), ("join", {"table": t, "seat": 5}),
+                ("join", {"table": t, "seat": 0}), ("join", {"table": t, "seat": 1, "kind": "x"}),
+                ("bot", {"table": t, "seat": 1, "kind": "x", "token": ra.token}),
+                ("bot", {"table": t, "seat": 5, "kind": "random", "token": ra.token}),
+                ("rejoin", {"table": t, "seat": 1, "token": "B" * 20}),
+                ("act", {"table": t, "seat": 0, "token": ra.token, "action": ["pass"]}),
+                ("create", {"game": "dicewar", "seats": ["open"] * 2,
+                            "options": {"ruins": long}}),
+                ("create", {"game": "deep-white-sea", "seats": ["open"] * 2,
+                            "options": {"table": long[:150]}}),
+                ("create", {"game": "deep-white-sea", "seats": ["open"] * 2,
+                            "options": {"crews": "../" + long[:150]}}),
+                ("create", {"game": "diced", "seats": ["open"] * 2}),
+                ("watch", {"table": "T" * 32}),
+                ("join", {"table": {"id": long}, "seat": 0})]
+            out = []
+            for kind, fields in requests:
+                with pytest.raises(ClientError) as err:
+                    await a.request(kind, **fields)
+                out.append(str(err.value).removeprefix("server: "))
+            await a.close()
+            return out
+
+    for (kind, text) in zip(["join"] * 4 + ["bot"] * 2 + ["rejoin", "act"] + ["create"] * 4
+                            + ["watch", "join"], run(probe), strict=True):
+        assert re.match(rf"{kind}: [a-z_/]+: [a-z]", text), text
+        assert "zzz" not in text or re.search(r"\(got [^()]*\)$", text), text
+        assert len(text) < 200, text
+
+
 def test_bad_messages_are_refused_and_change_nothing(tmp_path: Path) -> None:
     """Another seat's action, a forged or missing token, malformed and oversized messages:
     each gets an error reply; the table's state, log and autosave stay as they were, and

@@ -37,7 +37,7 @@ REFUSED = [
      r"--first: must be from 1 to 2 \(got 3\)"),
     ("deep-white-sea", {"table": "kinematic", "first": 0},
      r"--first: must be from 1 to 2 \(got 0\)"),
-    ("deep-white-sea", {"table": "marble"}, r"--table: 'marble' is not one of physics, kinematic"),
+    ("deep-white-sea", {"table": "marble"}, r"--table: must be one of physics, kinematic \(got 'marble'\)"),
     ("dicewar", {"max_plies": "7"}, r"--max-plies: must be a whole number \(got '7'\)"),
     ("dicewar", {"max_plies": True}, r"--max-plies: must be a whole number \(got True\)"),
     ("dicewar", {"ruins": 1}, r"dicewar: option --ruins: must be true or false \(got 1\)"),

@@ -52,8 +52,8 @@ class OptionSpec:
                                                 and isinstance(value, bool)):
             raise RulesError(f"{where}: must be {_KIND_WORDS[self.kind]} (got {_short(value)})")
         if self.choices is not None and value not in self.choices:
-            raise RulesError(f"{where}: {_short(value)} is not one of "
-                             f"{', '.join(map(str, self.choices))}")
+            raise RulesError(f"{where}: must be one of {', '.join(map(str, self.choices))} "
+                             f"(got {_short(value)})")
         if isinstance(value, int) and not isinstance(value, bool):
             low, high = self.minimum, self.maximum
             if (low is not None and value < low) or (high is not None and value > high):

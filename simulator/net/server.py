@@ -239,7 +239,8 @@ class TableServer:
                     raise RulesError(f"{kind}: table: no table {msg['table']!r}")
                 await getattr(self, f"_{kind}")(client, msg, live)
         except (RulesError, DataError) as exc:  # the client's mistake: nothing changed
-            self._refuse(client, msg, str(exc))
+            text = str(exc)  # named by its request, then its field
+            self._refuse(client, msg, text if text.startswith(f"{kind}: ") else f"{kind}: {text}")
         except TableError as exc:
             self._refuse(client, msg, f"{kind}: the table could not settle it, try another: {exc}")
 

@@ -200,7 +200,7 @@ class GameTable:
     def put_bot(self, seat: int, kind: str) -> None:
         self._open_seat(seat)
         if kind not in self.spec.bots:
-            raise RulesError(f"bot: unknown bot {kind!r} for {self.spec.name}"
+            raise RulesError(f"bot: kind: unknown bot {kind!r} for {self.spec.name}"
                              + registry.did_you_mean(kind, list(self.spec.bots)))
         self.seats[seat] = Seat(kind, kind)
         self._start_if_full()
