@@ -455,7 +455,8 @@ def test_an_action_the_table_cannot_take_is_refused_and_the_table_plays_on(
                     "throw": list(throw), "next": ra.lines[held], "table": table}
 
     out = run(play)
-    assert out["refused"].startswith("server: act: action: not a legal action at step "), out
+    assert out["refused"].startswith("server: act: action: listed by the game only as a "
+                                     "placeholder: send it with its parameters at step "), out
     assert out["refused"].endswith(json.dumps(out["throw"]))
     assert out["status"]["status"] == "playing" and out["status"]["error"] is None
     assert out["next"]["type"] == "action" and out["next"]["player"] == out["seat"]

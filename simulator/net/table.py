@@ -267,7 +267,10 @@ class GameTable:
         except Exception as exc:  # our bug, in the legality check: nothing has changed
             raise StepFailed(f"{type(exc).__name__}: {exc}") from exc
         if not legal:
-            raise RulesError(f"act: action: not a legal action at step {len(self.lines) - 1}: "
+            why = "not a legal action"
+            if action in self.state.legal_actions():  # e.g. Deep White Sea's ("throw", die)
+                why = "listed by the game only as a placeholder: send it with its parameters"
+            raise RulesError(f"act: action: {why} at step {len(self.lines) - 1}: "
                              f"{_short(action_json)}")
         try:
             return self._act(seat, action)
