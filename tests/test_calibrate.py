@@ -17,6 +17,7 @@ from dice_models import materials as mats
 from rules.core.protocols import ThrowSpec
 from simulator.cli.main import main
 from simulator.experiments import calibrate as cal
+from simulator.experiments import calibration_sim
 from simulator.experiments.stats import homogeneity
 from simulator.physics import PhysicsSettings, World, die_shape
 from simulator.physics.settings import load_table
@@ -230,7 +231,7 @@ def test_a_fit_whose_outcomes_depend_on_the_step_is_flagged_and_exits_1(tmp_path
         exp = plain(*args, **kwargs)
         return replace(exp, physics=replace(exp.physics, max_turn_deg=0.0))
 
-    monkeypatch.setattr(cal, "experiment_for", unbounded)
+    monkeypatch.setattr(calibration_sim, "experiment_for", unbounded)  # where `simulate` reads it
     status, rep = _calibrate_bouncy(tmp_path, "unbounded")
     out = capsys.readouterr().out
     assert not rep["fit"]["bad_fit"], rep["fit"]
