@@ -32,6 +32,7 @@ import numpy as np
 
 from dice_models import DieModel
 from dice_models.materials import library, material_from
+from dice_models.numerics import dot, matmul, norm
 from rules.core.protocols import DiePose, ThrowSpec
 from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape, die_shape
@@ -163,7 +164,7 @@ class _Stepping:
         self.floors = [-sh.poly.circumradius for sh in mm.shapes]
         self.radii = [sh.base_radius for sh in mm.shapes]
         # the farthest a point of die i reaches from its geometric centre, and one step more
-        self.reach = [sh.poly.circumradius + float(np.linalg.norm(sh.mass.com)) + s.fast_speed * dt
+        self.reach = [sh.poly.circumradius + norm(sh.mass.com) + s.fast_speed * dt
                       for sh in mm.shapes]
         self.top = max([0.0, *((ob.size[2] if ob.kind == "box" else ob.size[1])
                                for ob in world.table.obstacles)])
@@ -620,7 +621,7 @@ class MujocoWorld:
         brisk = False  # every die brisk after the last step (then a call may take `batch`)
         run.watch_to = 0
         step = 0
-        fastest = math.sqrt(sum(float(qvel[6 * i:6 * i + 3] @ qvel[6 * i:6 * i + 3]) for i in live))
+        fastest = math.sqrt(sum(dot(qvel[6 * i:6 * i + 3], qvel[6 * i:6 * i + 3]) for i in live))
         while step < max_steps:
             step += 1
             split = math.ceil(fastest / fast) if fastest > fast else 1
@@ -744,11 +745,11 @@ class MujocoWorld:
         pose = self._pose(mm, i)
         rot = pose.rotation()
         poly = mm.shapes[i].poly
-        if -float((poly.normals @ rot[2]).min()) > COS_FLAT:
+        if -float(matmul(poly.normals, rot[2]).min()) > COS_FLAT:
             return False
         if self._touching(mm, i, removed):
             return False
-        world = poly.vertices @ rot.T + np.array(pose.position)
+        world = matmul(poly.vertices, rot.T) + np.array(pose.position)
         return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
 
     def _fall_off(self, mm: _Model, names: list[str], i: int, step: int, removed: dict[int, Pose]) -> bool:
@@ -788,8 +789,8 @@ def free_velocity(shape: DieShape, throw: ThrowSpec) -> np.ndarray:
     origin's velocity and the spin in the body frame."""
     rot = Pose(throw.release, throw.orientation).rotation()
     spin = np.array(throw.spin, dtype=float)
-    origin_v = np.array(throw.velocity, dtype=float) - _cross(spin, rot @ shape.mass.com)
-    return np.concatenate([origin_v, rot.T @ spin])
+    origin_v = np.array(throw.velocity, dtype=float) - _cross(spin, matmul(rot, shape.mass.com))
+    return np.concatenate([origin_v, matmul(rot.T, spin)])
 
 
 def pose_from_qpos(q: Any) -> Pose:
@@ -807,7 +808,7 @@ def _corner_spheres(shape: DieShape) -> list[np.ndarray]:
     poly = shape.poly
     if poly.kind in ("cube", "cuboid") or all(len(f) <= 3 for f in poly.faces):
         return []
-    return [v - CORNER_RADIUS * v / np.linalg.norm(v) for v in poly.vertices]
+    return [v - CORNER_RADIUS * v / norm(v) for v in poly.vertices]
 
 
 _CLOCK: list[Any] = []  # the pointer _profiler_clock found (or None), once a process
