@@ -33,7 +33,7 @@ from simulator.render.session import ThrowAnim
 
 SPEED = 8.0
 STEPS = 30  # a d6 game's window plays this many steps of the server's table
-AUTO_STEPS = 12  # ... and with its seat played by a bot
+AUTO_STEPS = 8  # ... and with its seat played by a bot
 
 
 def our_turn(app: Any, seconds: float = 120.0) -> None:
