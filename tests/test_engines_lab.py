@@ -99,11 +99,15 @@ def test_compare_names_each_sides_engine(tmp_path):
 
 def test_the_calibration_runs_on_mujoco_and_records_it(tmp_path):
     dataset = EXPERIMENTS.parent.parent / "dice_models" / "datasets" / "budden_square_cuboids.yaml"
+    # The smallest fit of the default (surrogate) method: one design of the fewest points
+    # one parameter takes (--grid and --refine are the search method's; the surrogate ran
+    # its default 24 points and up to 4 stages, 5990 throws, about 25 s)
     r = _cli("fairness", "calibrate", str(dataset), "--out", str(tmp_path / "cal"), "--engine", "mujoco",
-             "--throws", "10", "--grid", "1", "--refine", "0", "--fit", "friction", "--quiet")
+             "--throws", "10", "--design", "6", "--stages", "1", "--fit", "friction", "--quiet")
     assert r.returncode in (0, 1), r.stderr  # 1: a bad fit, which 10 throws may well be
     report = json.loads((tmp_path / "cal" / "report.json").read_text())
     assert report["settings"]["engine"] == "mujoco"
+    assert report["surrogate"]["design_points"] == 6  # the default method, at its smallest
 
 
 @pytest.mark.slow
