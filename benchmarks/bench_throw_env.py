@@ -11,8 +11,9 @@ table. Every `World.throw` the environment makes is recorded (the scene it was t
 into, the die, the throw); afterwards the agent's own throws (one a step) are thrown again
 by `World.throw` alone, in a fresh world on the same scenes: that is a throw's cost, and
 `step/throw` is how many of them a step costs. Also printed: the throws the environment
-made a step (the opponent's and the bots' trial throws included) and the share of its time
-spent inside `World.throw`.
+made a step (the opponent's and the bots' trial throws included) and the shares of its time
+spent inside `World.throw` and inside `World.tip` (tips, and the engine's probes of which
+tips a die can make).
 
 Times are this process's CPU seconds (`time.process_time`), so that other work on a shared
 machine slows neither side of a ratio.
@@ -42,9 +43,11 @@ class Recorder:
 
     calls: list[tuple[Any, ...]] = field(default_factory=list)
     seconds: float = 0.0
+    tip_seconds: float = 0.0  # in World.tip: the tips played and the engine's tip probes
     agent: list[int] = field(default_factory=list)
     _marked: bool = False
     _original: Any = None
+    _original_tip: Any = None
 
     def install(self) -> None:
         from simulator.physics.world import World
@@ -65,12 +68,23 @@ class Recorder:
             finally:
                 recorder.seconds += time.process_time() - t0
 
+        self._original_tip = original_tip = World.tip
+
+        def tip(world: Any, *args: Any, **kwargs: Any) -> Any:
+            t0 = time.process_time()
+            try:
+                return original_tip(world, *args, **kwargs)
+            finally:
+                recorder.tip_seconds += time.process_time() - t0
+
         World.throw = throw  # type: ignore[method-assign,assignment]
+        World.tip = tip  # type: ignore[method-assign,assignment]
 
     def uninstall(self) -> None:
         from simulator.physics.world import World
 
         World.throw = self._original  # type: ignore[method-assign]
+        World.tip = self._original_tip  # type: ignore[method-assign]
 
     def mark(self) -> None:
         self._marked = True
@@ -120,7 +134,7 @@ def gym_run(opponent: str, steps: int, seed: int) -> dict[str, float]:
     own = [rec.calls[i] for i in rec.agent]
     return {"steps_s": steps / seconds, "throws_s": rethrow(own),
             "throws_step": len(rec.calls) / steps, "in_throw": rec.seconds / seconds,
-            "reward": float(np.mean(rewards))}
+            "in_tip": rec.tip_seconds / seconds, "reward": float(np.mean(rewards))}
 
 
 def pettingzoo_run(steps: int, seed: int) -> dict[str, float]:
@@ -148,7 +162,8 @@ def pettingzoo_run(steps: int, seed: int) -> dict[str, float]:
         rec.uninstall()
     env.close()
     return {"steps_s": steps / seconds, "throws_s": rethrow(rec.calls) if rec.calls else 0.0,
-            "throws_step": len(rec.calls) / steps, "in_throw": rec.seconds / seconds}
+            "throws_step": len(rec.calls) / steps, "in_throw": rec.seconds / seconds,
+            "in_tip": rec.tip_seconds / seconds}
 
 
 def main() -> None:
@@ -165,7 +180,8 @@ def main() -> None:
         print(f"{throw_env.ENV_ID} physics, opponent {opponent:<7} {r['steps_s']:7.1f} steps/s; "
               f"World.throw alone on its throws {r['throws_s']:7.1f} throws/s; step/throw "
               f"{r['throws_s'] / r['steps_s']:5.2f}; {r['throws_step']:.2f} throws a step, "
-              f"{100 * r['in_throw']:.0f}% of the time in World.throw; mean reward "
+              f"{100 * r['in_throw']:.0f}% of the time in World.throw, "
+              f"{100 * r['in_tip']:.0f}% in World.tip; mean reward "
               f"{r['reward']:+.2f} over {args.steps} steps")
     if args.pettingzoo_steps > 0:
         r = pettingzoo_run(args.pettingzoo_steps, args.seed)
@@ -173,7 +189,8 @@ def main() -> None:
         print(f"PettingZoo deep-white-sea physics     {r['steps_s']:7.1f} steps/s; "
               f"World.throw alone on its throws {r['throws_s']:7.1f} throws/s; step/throw "
               f"{ratio}; {r['throws_step']:.2f} throws a step, {100 * r['in_throw']:.0f}% of "
-              f"the time in World.throw over {args.pettingzoo_steps} steps")
+              f"the time in World.throw, {100 * r['in_tip']:.0f}% in World.tip over "
+              f"{args.pettingzoo_steps} steps")
 
 
 if __name__ == "__main__":

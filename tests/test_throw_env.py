@@ -47,6 +47,28 @@ def test_same_seed_same_episode(table: str) -> None:
     assert not _same(first, _episode(4, table))
 
 
+def test_episodes_of_one_environment_repeat_those_of_fresh_ones() -> None:
+    """Every episode starts on a clone of the environment's one empty table (one Bullet
+    world for its life, not one a reset): reset again with a seed, an environment repeats
+    a fresh environment's episode bit for bit, whatever it played before."""
+    env = gym.make(throw_env.ENV_ID, max_throws=2)
+    env.action_space.seed(3)
+
+    def run(seed: int) -> list:
+        obs, _ = env.reset(seed=seed)
+        out = [(obs, 0.0, False, False)]
+        for _ in range(2):
+            obs, reward, term, trunc, _ = env.step(np.linspace(-0.8, 0.8, 8) * (seed - 3.5))
+            out.append((obs, reward, term, trunc))
+            if term or trunc:
+                break
+        return out
+
+    first, other, again = run(3), run(4), run(3)
+    assert _same(first, again) and not _same(first, other)
+    assert env.unwrapped.state.table.world is env.unwrapped._table.world
+
+
 def test_release_in_the_foul_zone_is_a_foul() -> None:
     """Rulebook: "If you release the die anywhere inside the tinted area, it is a foul."
     (DESIGN.md: within 1 ft of the edge and below 1 ft.) The lowest, nearest release is in

@@ -83,7 +83,7 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
                  opponent: str = "greedy", opponent_throws: int = 4,
                  reward: dict[str, float] | None = None, max_throws: int = 10,
                  max_turns: int = 200) -> None:
-        from rules.deep_white_sea import make_bot, new_game
+        from rules.deep_white_sea import GAME, load_crews, make_bot, make_table, new_state
 
         unknown = set(reward or {}) - set(REWARD)
         if unknown:
@@ -98,7 +98,14 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
         self.opponent_kind, self.opponent_throws = opponent, opponent_throws
         self.weights = {**REWARD, **(reward or {})}
         self.max_throws = max_throws
-        self._new_game, self._make_bot = new_game, make_bot
+        # What `rules.deep_white_sea.new_game` makes of the options, made once: every
+        # episode starts on a clone of one empty table (on the physics table, one World and
+        # Bullet connection for the environment's life instead of one a reset; a World
+        # rebuilds from its scene for every throw, so this changes no bit).
+        resolved = GAME.resolve_options(dict(self.options))
+        self._crews = load_crews(resolved["crews"])
+        self._table = make_table(resolved["table"], resolved)
+        self._new_state, self._make_bot = new_state, make_bot
         self.state: Any = None
         self._start(np.random.default_rng(0))
         n_obs = len(self._observe())
@@ -145,7 +152,9 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
 
     def _start(self, rng: np.random.Generator) -> None:
         seeds = rng.integers(2**63, size=3)
-        self.state = self._new_game(2, dict(self.options), np.random.default_rng(seeds[0]))
+        first = int(np.random.default_rng(seeds[0]).integers(2))  # as new_game draws it
+        self.state = self._new_state(self._crews, self._table.clone(), self.options["table"],
+                                     first, self.options["max_turns"])
         settings = {} if self.opponent_kind == "random" else {"throws": self.opponent_throws}
         self.opponent = self._make_bot(self.opponent_kind, np.random.default_rng(seeds[1]),
                                        **settings)
