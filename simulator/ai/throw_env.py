@@ -94,7 +94,7 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
                              "planner")
         if table == "physics":
             importlib.import_module("simulator.physics_table")
-        self.options = {"crews": crews, "table": table, "max_turns": max_turns}
+        self.options: dict[str, Any] = {"crews": crews, "table": table, "max_turns": max_turns}
         self.opponent_kind, self.opponent_throws = opponent, opponent_throws
         self.weights = {**REWARD, **(reward or {})}
         self.max_throws = max_throws
@@ -153,8 +153,9 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
     def _start(self, rng: np.random.Generator) -> None:
         seeds = rng.integers(2**63, size=3)
         first = int(np.random.default_rng(seeds[0]).integers(2))  # as new_game draws it
-        self.state = self._new_state(self._crews, self._table.clone(), self.options["table"],
-                                     first, self.options["max_turns"])
+        self.state = self._new_state(self._crews, self._table.clone(),
+                                     str(self.options["table"]), first,
+                                     int(self.options["max_turns"]))
         settings = {} if self.opponent_kind == "random" else {"throws": self.opponent_throws}
         self.opponent = self._make_bot(self.opponent_kind, np.random.default_rng(seeds[1]),
                                        **settings)
