@@ -23,9 +23,8 @@ from itertools import combinations
 import numpy as np
 from numpy.typing import NDArray
 
-from dice_models.numerics import dot, eigh3, matmul, norm, norms
+from dice_models.numerics import Vec, dot, eigh3, matmul, norm, norms
 
-Vec = NDArray[np.float64]
 Point = tuple[float, float]  # a point in a plane: on the table (m) or on a net
 
 AXES = ("x", "y", "z")  # octahedron corners are named by the body axis they lie on

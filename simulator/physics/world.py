@@ -300,7 +300,7 @@ class _Frozen:
 
     def __init__(self, world: World, scene: dict[str, PlacedDie]) -> None:
         c = world._client
-        self.boxes: dict[str, Box] = {}
+        self.boxes: dict[str, Aabb] = {}
         for name in scene:
             lo, hi = c.getAABB(world._bodies[name].bid)
             self.boxes[name] = (*lo, *hi)
@@ -331,7 +331,7 @@ class _Frozen:
         return sorted(woken)
 
 
-Box = tuple[float, float, float, float, float, float]  # x, y, z low then x, y, z high
+Aabb = tuple[float, float, float, float, float, float]  # x, y, z low then x, y, z high
 
 
 MAX_SPLIT = 64  # at most this many sub-steps in one step
@@ -393,7 +393,7 @@ def turn_bound(settings: PhysicsSettings, shape: DieShape) -> float:
     return settings.max_turn * (a / ICOSAHEDRON_TURN) ** 2
 
 
-def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_travel: float,
+def _near_split(box: Aabb, reach: float, drop: float, statics: list[Aabb], max_travel: float,
                 tilt: float = 0.0, max_turn: float = math.inf) -> int:
     """Sub-steps one die needs against the table (statics[0]) and the obstacles: against the
     table top only its downward travel counts (`drop`: falling speed plus tumbling, not the
@@ -416,7 +416,7 @@ def _near_split(box: Box, reach: float, drop: float, statics: list[Box], max_tra
     return min(n, MAX_SPLIT)
 
 
-def die_box(pose: Any, local: Any, radius: float, slack: float) -> Box:
+def die_box(pose: Any, local: Any, radius: float, slack: float) -> Aabb:
     """A box around a die from its Bullet base pose (position, quaternion): from its true
     lowest point less `slack` up, and `radius` (its hull's farthest point from the centre of
     mass, DieShape.base_radius) every other way from the centre of mass.
@@ -501,8 +501,8 @@ def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, ra
     return lo
 
 
-def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int],
-                    reaches: list[float], drops: list[float], statics: list[Box],
+def _approach_split(box_of: Callable[[int], Aabb], far: list[int], live: list[int],
+                    reaches: list[float], drops: list[float], statics: list[Aabb],
                     max_travel: float, tilts: list[float], turns: list[float]) -> int:
     """Sub-steps for the next step so that no die near a contact moves more than max_travel
     toward it in one, nor one touching the table top turns more than its turn bound (turns,
@@ -514,7 +514,7 @@ def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int
     the step, and the contact's normal, points and push-out depend on that depth: the paper
     d8's fell-off share went 15.4 / 12.8 / 12.3% at dt 1/240 / 1/480 / 1/960 with whole
     steps and agreed at every step with sub-steps of at most max_travel (docs/physics.md)."""
-    boxes: dict[int, Box] = {}
+    boxes: dict[int, Aabb] = {}
     split = 1
     for i in far:
         box = boxes[i] = box_of(i)
@@ -532,7 +532,7 @@ def _approach_split(box_of: Callable[[int], Box], far: list[int], live: list[int
     return split
 
 
-def _overlap(a: Box, b: Box, gap: float) -> bool:
+def _overlap(a: Aabb, b: Aabb, gap: float) -> bool:
     """Do the boxes overlap once `a` grows by `gap` on every side? (Plain floats: this runs
     every step for every moving die.)"""
     return (a[0] - gap <= b[3] and b[0] <= a[3] + gap and a[1] - gap <= b[4]
@@ -598,7 +598,7 @@ class World:
         self._contacts_library: Any = None  # the material library the cached models used
         self._collision_shapes: dict[bytes, int] = {}
         self._own_shapes = 0  # collision shapes made for one body each (tampered dice)
-        self._statics: tuple[int, list[Box]] | None = None  # (table id, its and the obstacles' boxes)
+        self._statics: tuple[int, list[Aabb]] | None = None  # (table id, its and the obstacles' boxes)
         # The scene the Bullet world's dice are, as moving bodies not moved since they were
         # made (None when they are not), and their materials: `place` adds to it.
         self._mirror: dict[str, PlacedDie] | None = None
@@ -1009,7 +1009,7 @@ class World:
         locs = [b.shape.base_points for b in active]
         slack = s.collision_margin + s.gravity * dt * dt  # the margin, and gravity's gain in a step
 
-        def box_of(i: int) -> Box:
+        def box_of(i: int) -> Aabb:
             return die_box(get_pose(bids[i]), locs[i], radii[i], slack)
 
         reaches = [0.0] * len(active)
@@ -1297,7 +1297,7 @@ class World:
         world = matmul(poly.vertices, rot.T) + np.array(pose.position)
         return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
 
-    def _static_boxes(self) -> list[Box]:
+    def _static_boxes(self) -> list[Aabb]:
         """Bounding boxes of the table and the obstacles (static while the table is kept)."""
         if self._statics is None or self._statics[0] != self._table_id:
             c = self._client
