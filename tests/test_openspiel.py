@@ -269,6 +269,39 @@ def test_a_game_played_through_openspiel_verifies(game: str, params: dict, tmp_p
         "OpenSpiel's chance sampler, taken as given)")
 
 
+DICE_GAMES = [g for g in registry.names() if registry.lookup(g).chance != "none"]
+
+
+@pytest.mark.parametrize("game", DICE_GAMES)
+def test_a_game_with_seeded_dice_played_through_openspiel_is_verified(game: str,
+                                                                      tmp_path) -> None:
+    """`dice=seeded`: the game rolls its dice from the seed's chance stream, as `tabletop
+    play --seed` does, so `write_log`'s log names roller 'seeded' and `replay --verify`
+    re-rolls every die: verified, not merely consistent."""
+    g = openspiel.load(game, {"dice": "seeded", "seed": 4})
+    assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    rng = np.random.default_rng(7)
+    state = g.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            assert len(outcomes) == 1 and outcomes == state.clone().chance_outcomes()
+            state.apply_action(outcomes[0][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+    assert str(g.deserialize_state(state.serialize())) == str(state)
+    log = tmp_path / "game.jsonl"
+    openspiel.write_log(state, log)
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    rolls = sum(line["type"] == "chance" for line in lines)
+    assert lines[0]["roller"] == "seeded" and rolls > 0
+    result = verify_log(log)
+    assert result.ok, result.message
+    assert result.steps == lines[-1]["steps"]
+    assert f"{rolls} roll{'s' if rolls != 1 else ''} re-rolled from the seed" in result.message
+
+
 def test_a_doctored_openspiel_log_fails_verification(tmp_path) -> None:
     """The check above can fail: the same log with one die changed is a mismatch."""
     g = openspiel.load("dicewar", {})
@@ -371,12 +404,13 @@ def test_a_fairness_lab_run_of_another_die_is_one_line(tmp_path) -> None:
         openspiel.dice_probabilities(str(out))
 
 
-def test_physics_dice_are_sampled_from_the_tray() -> None:
+def test_physics_dice_are_sampled_from_the_tray(tmp_path) -> None:
     """`dice=physics`: the dice are thrown in the PyBullet tray (`tabletop play --dice
     physics`), so chance is sampled (one outcome a node, the face the tray shows) and the
     game says so. OpenSpiel cannot serialize the random state of a Python game that
     samples, so its simulation test runs without serialization, and replaying the history
-    (the faces thrown) is checked here instead: it rebuilds the same state."""
+    (the faces thrown) is checked here instead: it rebuilds the same state. The game's log
+    names the physics roller, and verifying it re-simulates every roll in the tray."""
     g = openspiel.load("diceland-hex", {"dice": "physics", "board": "random", "tiles": 8})
     assert g.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
     pyspiel.random_sim_test(g, num_sims=1, serialize=False, verbose=False)
@@ -395,3 +429,9 @@ def test_physics_dice_are_sampled_from_the_tray() -> None:
     for action in state.history():
         again.apply_action(action)
     assert again.engine.serialize() == state.engine.serialize()
+    from simulator.plugins import make_roller
+
+    log = tmp_path / "game.jsonl"
+    openspiel.write_log(state, log)
+    result = verify_log(log, rollers=make_roller)
+    assert result.ok and "re-simulated in the physics tray" in result.message, result.message

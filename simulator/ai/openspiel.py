@@ -13,12 +13,16 @@ whose default is "the game works it out" takes -1 for that; two crews or tribes 
 written `white+blue`, since OpenSpiel's game strings separate parameters with commas),
 plus `dice` for the d6 games: `ideal` (fair dice, explicit outcomes of 1/6), a
 fairness-lab results folder of a d6 (the measured share of each face) or a JSON file of
-face probabilities (`{"d6": [p1, ..., p6]}`), which become the chance probabilities, or
-`physics`: the dice are thrown in the PyBullet tray (`tabletop play --dice physics`) and
-the game is sampled-stochastic: a chance node offers the one face the tray shows (the
-tray's throw seeded by `seed` and the move number, so a history replays exactly).
-OpenSpiel cannot ask a Python game for its random state, so its serialization check runs
-on the other settings; a physics game's history replays to the same state.
+face probabilities (`{"d6": [p1, ..., p6]}`), which become the chance probabilities;
+or the game rolls its own dice, `seeded` (as `tabletop play --seed` rolls them) or
+`physics` (thrown in the PyBullet tray, `tabletop play --dice physics`), and is
+sampled-stochastic: a chance node offers the one face rolled, each roll drawn in turn from
+the seed's chance stream (`rules.core.runner.streams`), so a history replays exactly and
+`write_log` names that roller: `tabletop replay --verify` re-rolls (or re-simulates) every
+die and says "verified", where OpenSpiel's own sampler's dice (`ideal`, measured) can only
+be taken as given. OpenSpiel cannot ask a Python game for its random state, so its
+serialization check runs on the explicit settings; a sampled game's history replays to
+the same state.
 
 What OpenSpiel sees (`GameType`, `GameInfo`, decided once per setting, as OpenSpiel does):
 - sequential, perfect information (every die and hand is on the table), terminal
@@ -50,6 +54,7 @@ log that `tabletop replay --verify` accepts.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -63,12 +68,14 @@ from rules.core.rollers import FACES
 from rules.core.runner import action_line, chance_line, end_line, header_line, streams
 from simulator.ai import require
 from simulator.ai.spaces import DiceBuffer, Vocabulary, encode, vocabulary
-from simulator.plugins import load_plugins
+from simulator.plugins import load_plugins, make_roller
 
 pyspiel = require("pyspiel")
 
 PREFIX = "tabletop_"
 PHYSICS = "physics"  # the `dice` value that throws the dice in the physics tray
+SEEDED = "seeded"  # the `dice` value that rolls them from the seed, as `tabletop play` does
+ROLLED = (SEEDED, PHYSICS)  # `dice` values whose faces the game rolls itself (sampled chance)
 LIST_SEP = "+"  # 'white+blue': OpenSpiel's game strings keep commas between parameters
 UNSET = -1  # an int option's "the game works it out" (OpenSpiel parameters cannot be None)
 DIE = "d6"  # what the games with chance nodes roll (D-Day Dice's coloured dice are d6)
@@ -132,8 +139,9 @@ class TabletopGame(pyspiel.Game):  # type: ignore[misc,name-defined]
         self.options = spec.resolve_options(given)
         load_plugins()  # e.g. Deep White Sea's physics table
         dice = str(params.get("dice", "ideal"))
-        self.roller = _Shared(physics_roller() if dice == PHYSICS else None)
-        self.probabilities = None if dice == PHYSICS else dice_probabilities(dice)
+        self.dice = dice if dice in ROLLED else "openspiel"  # the roller a log names
+        self.roller = _Shared(make_roller(dice) if dice in ROLLED else None)
+        self.probabilities = None if dice in ROLLED else dice_probabilities(dice)
         self._engine = self.fresh_engine()
         self.vocab: Vocabulary = vocabulary(spec.name, self._engine)
         self.shapes = {k: v.shape for k, v in encode(spec.name, self._engine).items()}
@@ -265,14 +273,19 @@ class _Core:
     C++ serialization pickles a Python state's attributes) as the plain JSON of `to_text`
     only, which unpickles to a `_Pending` the state replays."""
 
-    __slots__ = ("dice", "engine", "game", "history", "thrown")
+    __slots__ = ("chance_rng", "dice", "engine", "game", "history", "thrown")
 
     def __init__(self, game: TabletopGame, engine: Any) -> None:
         self.game = game
         self.engine = engine
         self.dice = DiceBuffer(game.probabilities)
-        self.thrown: list[int] = []  # faces of the tray's throw of the roll in progress
+        self.thrown: list[int] = []  # faces the game's roller rolled for the roll in progress
         self.history: list[int] = []
+        # The chance stream of `rules.core.runner.streams` (the game's own roller only):
+        # each roll is drawn from it in order, as `tabletop play --seed` and `replay
+        # --verify` roll them.
+        self.chance_rng = (streams(game.seed, game.players)[1]
+                           if game.roller.value is not None else None)
         self._skip_empty_rolls()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
@@ -281,6 +294,7 @@ class _Core:
         c.dice = DiceBuffer.__new__(DiceBuffer)
         c.dice.probabilities, c.dice.faces = self.dice.probabilities, list(self.dice.faces)
         c.thrown, c.history = list(self.thrown), list(self.history)
+        c.chance_rng = None if self.chance_rng is None else copy.deepcopy(self.chance_rng)
         return c
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
@@ -299,18 +313,23 @@ class _Core:
         if not engine.is_chance_node():
             raise ValueError(f"{self.game.spec.name}: chance_outcomes at a player's decision")
         kind, n = engine.chance_request()
-        roller = self.game.roller.value
-        if roller is None:
+        if self.game.roller.value is None:
             return self.dice.outcomes(kind)
-        if not self.thrown:  # the tray throws all n dice, seeded by the move number
-            rng = np.random.default_rng([self.game.seed, len(self.history)])
-            self.thrown = [int(f) for f in roller.roll(kind, n, rng)]
+        self._roll(kind, n)
         return [(self.thrown[len(self.dice.faces)] - 1, 1.0)]
+
+    def _roll(self, kind: str, n: int) -> None:
+        """The game's roller rolls all n dice of the roll, once, from the chance stream."""
+        if not self.thrown and not self.dice.faces:
+            roller = self.game.roller.value
+            self.thrown = [int(f) for f in roller.roll(kind, n, self.chance_rng)]
 
     def apply(self, action: int) -> None:
         engine = self.engine
         if engine.is_chance_node():
             kind, n = engine.chance_request()
+            if self.chance_rng is not None:
+                self._roll(kind, n)  # drawn even when OpenSpiel did not ask for outcomes
             self.dice.faces.append(action + 1)
             if len(self.dice.faces) == n:
                 faces, self.dice.faces, self.thrown = tuple(self.dice.faces), [], []
@@ -334,6 +353,8 @@ class _Core:
         """A roll of no dice (a defence of 0 dice alone, say) is no chance node."""
         engine = self.engine
         while engine.is_chance_node() and engine.chance_request()[1] == 0:
+            if self.chance_rng is not None:  # as the runner rolls it (a roll of no dice)
+                self.game.roller.value.roll(engine.chance_request()[0], 0, self.chance_rng)
             engine.apply_chance(())
             engine.take_events()
 
@@ -418,13 +439,6 @@ class _Shared:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
         return self
-
-
-def physics_roller() -> Any:
-    """The tray roller of `tabletop play --dice physics` (PyBullet)."""
-    from simulator.physics.roller import PhysicsRoller
-
-    return PhysicsRoller()
 
 
 class TabletopObserver:
@@ -516,15 +530,17 @@ def write_log(state: Any, path: str | Path) -> None:
     """Write the game that led to `state` (a `TabletopState`) as the runner's JSON-lines
     log, atomically: the history of ids is replayed on a fresh engine and each step is
     written by the runner's own line builders. OpenSpiel's agents are none of our bots, so
-    every seat is logged as `human` (replay --verify checks each move is legal) and the
-    dice as rolled by OpenSpiel (roller `openspiel`: its sampler's faces cannot be re-derived,
-    so `replay --verify` finds such a log consistent, every step checked, but not verified;
-    a game without dice, Deep White Sea, verifies)."""
+    every seat is logged as `human` (replay --verify checks each move is legal). A game
+    whose dice it rolls itself (`dice` `seeded` or `physics`) names that roller, and
+    `replay --verify` re-derives every die: verified. Otherwise the dice are OpenSpiel's
+    sampler's (roller `openspiel`), which nothing can re-derive: `replay --verify` finds
+    the log consistent, every step checked, but not verified (a game without dice, Deep
+    White Sea, verifies)."""
     game: TabletopGame = state.get_game()
     spec = game.spec
     engine = game.fresh_engine()
     players = ["human"] * game.players
-    lines = [header_line(spec.name, players, game.seed, game.options, "openspiel", {},
+    lines = [header_line(spec.name, players, game.seed, game.options, game.dice, {},
                          engine, resumed=False)]
     engine.take_events()
     rolled: list[int] = []
