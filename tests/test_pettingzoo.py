@@ -5,6 +5,7 @@ seed giving the same episode."""
 from __future__ import annotations
 
 import importlib
+import pickle
 
 import numpy as np
 import pytest
@@ -35,7 +36,8 @@ def test_pettingzoo_api_test_keeps_the_parameters_across_resets(game: str, param
     name. Now every episode is a game of the setting given, through PettingZoo's checks."""
     e = pz.env(game, params)
     api_test(e, num_cycles=100, verbose_progress=False)
-    for seed in (1, 2):
+    for seed, copy in ((1, e), (2, pickle.loads(pickle.dumps(e)))):  # a pickle keeps them too
+        e = copy
         e.reset(seed=seed)
         assert len(e.agents) == len(e.possible_agents) == params.get("players", 2)
         got = e.game_state.get_game().get_parameters()

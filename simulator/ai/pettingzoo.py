@@ -18,40 +18,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulator.ai import require
+from rules import registry
+from simulator.ai import openspiel, require
+
+shimmy = require("shimmy")
+require("pettingzoo")
+EzPickle = require("gymnasium.utils").EzPickle
+
+
+class TabletopAEC(shimmy.OpenSpielCompatibilityV0):  # type: ignore[misc,name-defined]
+    """Shimmy's OpenSpiel wrapper given the parameters as its `config`, which it loads the
+    game with at every reset; pickles as (game, params, render_mode)."""
+
+    def __init__(self, game: str, params: dict[str, Any] | None = None,
+                 render_mode: str | None = None) -> None:
+        self.params = dict(params or {})
+        super().__init__(game_name=openspiel.short_name(registry.lookup(game).name),
+                         render_mode=render_mode, config=self.params)
+        EzPickle.__init__(self, game, self.params, render_mode)
 
 
 def env(game: str, params: dict[str, Any] | None = None, render_mode: str | None = None) -> Any:
     """A PettingZoo AEC environment of `game` (a registry name) with OpenSpiel parameters
     `params` (see `simulator.ai.openspiel`), kept across resets."""
-    return _env_class()(game, params, render_mode)
-
-
-_CLASS: Any = None
-
-
-def _env_class() -> Any:
-    """The environment class (made once: Shimmy is imported only when one is asked for)."""
-    global _CLASS
-    if _CLASS is not None:
-        return _CLASS
-    shimmy = require("shimmy")
-    require("pettingzoo")
-    from gymnasium.utils import EzPickle
-
-    from rules import registry
-    from simulator.ai import openspiel
-
-    class TabletopAEC(shimmy.OpenSpielCompatibilityV0):  # type: ignore[misc,name-defined]
-        """Shimmy's OpenSpiel wrapper given the parameters as its `config`, which it loads
-        the game with at every reset; pickles as (game, params, render_mode)."""
-
-        def __init__(self, game: str, params: dict[str, Any] | None = None,
-                     render_mode: str | None = None) -> None:
-            self.params = dict(params or {})
-            super().__init__(game_name=openspiel.short_name(registry.lookup(game).name),
-                             render_mode=render_mode, config=self.params)
-            EzPickle.__init__(self, game, self.params, render_mode)
-
-    _CLASS = TabletopAEC
-    return _CLASS
+    return TabletopAEC(game, params, render_mode)
