@@ -100,7 +100,7 @@ def wanted(game: str, report: dict, session) -> list[tuple[tuple[int, int, int, 
         text = f"{t}: {st.value[t]} {st.player_name(st.owner[t])}"
         return [(card_with(report, text), text)]
     assert game == "diced"
-    text = f"{st.player_name(0)}: {st.dice[0]} dice"
+    text = f"{st.player_name(0)}: {st.dice[0]} {'die' if st.dice[0] == 1 else 'dice'}"
     return [(card_with(report, text), text), (panel(report), "choices")]
 
 
@@ -130,30 +130,23 @@ def _shown(game: str, report: dict) -> list[tuple[str, float | None, float | Non
     return [(name, d["view_px"], d["cell_px"]) for name, d in report["dice"].items()]
 
 
-@pytest.mark.parametrize("game", ["deep-white-sea", "dday"])
+@pytest.mark.parametrize("game", list(STATES))
 def test_every_die_in_the_view_is_48_px_across_and_none_is_lost(drawn, game) -> None:
+    # Issue 37: "In the default view every die is at least 48 px across at 1280x720". Before,
+    # the same states drew Deep White Sea's dice about 40 px, D-Day's 15-25, Diced's 10-15,
+    # DiceWar's 18-23 and Diceland's 37-50 px across.
     _pixels, report, _session = drawn[game]
     dice = _shown(game, report)
     in_view = [(n, v) for n, v, _c in dice if v is not None]
     assert all(v >= MIN_DIE_PX for _n, v in in_view), in_view
     cells = [(n, c) for n, _v, c in dice if c is not None]
-    assert cells and all(c >= MIN_DIE_PX for _n, c in cells), cells
-    if game == "deep-white-sea":  # every die in play is seen: on the table or close up
-        assert all(v is not None or c is not None for _n, v, c in dice), dice
-        assert len(in_view) >= 3, dice
-
-
-@pytest.mark.parametrize("game", [
-    pytest.param(g, marks=pytest.mark.xfail(
-        strict=True, reason="issue 37 left open: board pieces drawn at 16 mm on boards laid "
-                            "out for 70 mm fields, 45 mm hexes and a 1.1 m seat ring come out "
-                            "17-50 px framed whole (layouts to be scaled to the dice)"))
-    for g in ("diced", "dicewar", "diceland-hex")])
-def test_every_board_piece_in_the_view_is_48_px_across(drawn, game) -> None:
-    _pixels, report, _session = drawn[game]
-    dice = _shown(game, report)
-    assert all(v is None or v >= MIN_DIE_PX for _n, v, _c in dice), dice
-    assert all(c is None or c >= MIN_DIE_PX for _n, _v, c in dice), dice
+    assert all(c >= MIN_DIE_PX for _n, c in cells), cells
+    # Every die in play is seen, on the table or close up (D-Day's tray keeps the last
+    # fire roll while the unit's own six are shown).
+    lost = [n for n, v, c in dice if v is None and c is None
+            and not (game == "dday" and n.startswith("roll:"))]
+    assert not lost, (lost, report["dice"])
+    assert len(in_view) >= (0 if game == "dday" else 3), dice
 
 
 @pytest.mark.parametrize("game", ["diced", "dicewar", "diceland-hex"])

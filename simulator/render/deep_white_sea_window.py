@@ -682,8 +682,9 @@ def legible_layout(session: GameSession) -> Any:
     for d in sorted(poses):
         (x, y, z), _q = poses[d]
         seat = s.seat_of(d)
-        cards.append(Card((x, y + 0.045, z), [f"{s.crew(d).name}  {st.side(d).number}"],
-                          PLAYER_COLOURS[seat + 1]))
+        # Under the die as the picture shows it, its name and the side on top.
+        cards.append(Card((x, y, z + 0.01), [f"{s.crew(d).name}  {st.side(d).number}"],
+                          PLAYER_COLOURS[seat + 1], below_px=30.0))
     if st.is_terminal():
         now = "Game over: " + ("draw" if st.winner is not None and st.winner < 0
                                else f"{s.player_name(st.winner)} wins")
@@ -712,4 +713,4 @@ def legible_layout(session: GameSession) -> Any:
             side.append((f"  ... {len(legal) - 6} more", white))
     cells = [(d, s.crew(d).name) for d in sorted(poses)][:9]
     return Layout(points=points, dice=dice, cells=cells, cards=cards, banner=banner, side=side,
-                  heading=0.0, pitch=-68.0, fov=35.0)
+                  heading=0.0, other_headings=(90.0,), pitch=-75.0, fov=30.0)

@@ -23,10 +23,14 @@ from simulator.render.window import Choice, wrap
 GAME = "diced"
 PLAYERS = (3, 8)
 TABLE = TableSpec(width=1.5, depth=1.1)
-SEAT_RADII = (0.56, 0.38)  # m: the ellipse the seats' dice sit on
-DIE_STEP = 0.024  # m between dice in a seat's rows
-PER_ROW = 6
-POOL_AT = (0.0, 0.2)  # m: the pool's middle, beyond the tray as seat 1 sees it
+# Everything in play sits close round the pool (issue 37: seats on a 1.1 m ring drew their
+# dice 10-15 px across at 1280x720 and left most of the picture empty felt); the tray stands
+# beyond, where seat 1 looks, and its rolls are shown close up.
+SEAT_RADII = (0.125, 0.085)  # m: the ellipse the seats' dice sit on
+DIE_STEP = 0.0205  # m between dice in a seat's rows
+PER_ROW = 4
+POOL_AT = (0.0, 0.0)  # m: the pool's middle, in the ring
+TRAY_AT = (0.0, 0.36)  # m: the tray, beyond the ring
 GOLD = (0.95, 0.78, 0.25)
 USED_YAW = 45.0  # deg: a used or captured die stands turned, so it reads as spent
 
@@ -35,7 +39,7 @@ USED_YAW = 45.0  # deg: a used or captured die stands turned, so it reads as spe
 
 
 def make_scene(session: DiceSession) -> DiceTableScene:
-    return DiceTableScene(TABLE, tray_at=(0.0, -0.05))
+    return DiceTableScene(TABLE, tray_at=TRAY_AT)
 
 
 def seat_angle(seat: int, n: int) -> float:
@@ -72,13 +76,14 @@ def seat_dice_spots(seat: int, n: int, count: int) -> list[tuple[float, float]]:
 
 
 def pool_spots(count: int) -> list[tuple[float, float]]:
-    per_row = 10
+    per_row = 8
+    rows = -(-count // per_row)
     spots = []
     for i in range(count):
         row, col = divmod(i, per_row)
         in_row = min(per_row, count - row * per_row)
         spots.append((POOL_AT[0] + (col - (in_row - 1) / 2) * DIE_STEP,
-                      POOL_AT[1] + row * DIE_STEP))
+                      POOL_AT[1] + ((rows - 1) / 2 - row) * DIE_STEP))
     return spots
 
 
@@ -87,9 +92,9 @@ def token_spots(seat: int, n: int, count: int) -> list[tuple[float, float]]:
     out_dir = (math.cos(a), math.sin(a))
     across = (-out_dir[1], out_dir[0])
     cx, cy = seat_spot(seat, n)
-    side = (PER_ROW / 2 + 1) * DIE_STEP
-    return [(cx + across[0] * (side + 0.03 * k) - out_dir[0] * 0.02,
-             cy + across[1] * (side + 0.03 * k) - out_dir[1] * 0.02) for k in range(count)]
+    side = (PER_ROW / 2 + 0.5) * DIE_STEP
+    return [(cx + across[0] * (side + 0.026 * k) + out_dir[0] * 0.01,
+             cy + across[1] * (side + 0.026 * k) + out_dir[1] * 0.01) for k in range(count)]
 
 
 def paint(scene: DiceTableScene, session: DiceSession) -> None:
@@ -110,15 +115,15 @@ def paint(scene: DiceTableScene, session: DiceSession) -> None:
             scene.token(xy, GOLD).reparentTo(scene.labels)
         sx, sy = seat_spot(seat, n)
         out = (math.cos(math.radians(a)), math.sin(math.radians(a)))
-        back = 0.05 + DIE_STEP * max(1, math.ceil(st.dice[seat] / PER_ROW))
+        back = 0.02 + DIE_STEP * max(1, math.ceil(st.dice[seat] / PER_ROW))
         who = st.player_name(seat) + ("  (out)" if st.dice[seat] == 0 else "")
         scene.label(who, (sx + out[0] * back, sy + out[1] * back),
-                    (*seat_colour(seat), 1.0), 0.035, heading=a + 90.0, static=True)
+                    (*seat_colour(seat), 1.0), 0.016, heading=a + 90.0, static=True)
     if st.pool:
         for i, xy in enumerate(pool_spots(st.pool)):
             scene.place_d6(f"pool:{i}", shape, POOL_COLOUR, 6, xy)
     pool_word = f"pool: {st.pool}" if st.pool_open else "pool closed"
-    scene.label(pool_word, (POOL_AT[0], POOL_AT[1] - 0.035), (0.95, 0.95, 0.9, 1.0), 0.03,
+    scene.label(pool_word, (POOL_AT[0], POOL_AT[1] - 0.025), (0.95, 0.95, 0.9, 1.0), 0.014,
                 static=True)
 
 
@@ -227,14 +232,14 @@ class App(DiceGameWindow):
             return
         n = st.n
         sx, sy = seat_spot(st.turn, n)
-        self.scene.ring((sx, sy), 0.09, (*seat_colour(st.turn), 0.9), width=0.006)
+        self.scene.ring((sx, sy), 0.05, (*seat_colour(st.turn), 0.9), width=0.003)
         if st.phase == "turn" and self.human_to_act():
             k = min(self.commit or st.ready, st.ready)
             for xy in seat_dice_spots(st.turn, n, st.dice[st.turn])[:k]:
                 self.scene.ring(xy, 0.014, (1.0, 0.85, 0.2, 0.95), width=0.003)
         if st.phase in ("defend", "reroll_choice") and st.target >= 0:
             tx, ty = seat_spot(st.target, n)
-            self.scene.ring((tx, ty), 0.09, (0.95, 0.2, 0.15, 0.9), width=0.006)
+            self.scene.ring((tx, ty), 0.05, (0.95, 0.2, 0.15, 0.9), width=0.003)
 
     def apply(self, action: Any, bot: bool = False) -> Any:
         self.commit = None
@@ -307,20 +312,28 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
     for seat in range(n):
         spots = seat_dice_spots(seat, n, max(1, st.dice[seat]))
         points += [(x, y, 0.0) for x, y in spots]
-        sx, sy = seat_spot(seat, n)
-        a = seat_angle(seat, n)
-        points.append((sx + 0.06 * math.cos(a), sy + 0.06 * math.sin(a), 0.0))
-        cards.append(Card((sx + 0.06 * math.cos(a), sy + 0.06 * math.sin(a), 0.0),
-                          [f"{st.player_name(seat)}: {st.dice[seat]} dice, "
-                           f"{st.tokens[seat]} tokens"], seat_colour(seat)))
+        points += [(x, y, 0.0) for x, y in token_spots(seat, n, st.tokens[seat])]
+        # Under the seat's dice as seat 1 looks (the card hides none of them).
+        low = min(y for _x, y in spots)
+        mid = sum(x for x, _y in spots) / len(spots)
+        count = st.dice[seat]
+        cards.append(Card((mid, low - 0.008, 0.0),
+                          [f"{st.player_name(seat)}: {count} {'die' if count == 1 else 'dice'}"
+                           + (f", {st.tokens[seat]} tokens" if st.tokens[seat] else "")],
+                          seat_colour(seat), below_px=4.0))
+        points.append((mid, low - 0.025, 0.0))
     points += [(x, y, 0.0) for x, y in pool_spots(max(1, st.pool))]
-    cards.append(Card((POOL_AT[0], POOL_AT[1] - 0.035, 0.0),
-                      [f"pool: {st.pool}" if st.pool_open else "pool closed"], (0.9, 0.9, 0.85)))
+    low = min([y for _x, y in pool_spots(max(1, st.pool))])
+    cards.append(Card((POOL_AT[0], low - 0.008, 0.0),
+                      [f"pool: {st.pool}" if st.pool_open else "pool closed"], (0.9, 0.9, 0.85),
+                      below_px=4.0))
     dice = {name: die_corners_in(scene, name) for name in scene.dice}
     cells = roll_cells(scene, session)
     now = "Game over" if st.is_terminal() else f"{session.player_name(st.turn)}'s turn"
-    banner = [(caption(session)[0], white),
+    counts = ", ".join(f"{st.player_name(p)} {st.dice[p]}" for p in range(n))
+    pool = f"pool {st.pool}" if st.pool_open else "pool closed"
+    banner = [(f"Diced, turn {st.turns_played + 1}, dice: {counts}; {pool}", white),
               (now, seat_colour(st.turn) if not st.is_terminal() else white)]
     return Layout(points=points, dice=dice, cells=cells[:9], cards=cards, banner=banner,
-                  side=choice_lines(session, 8), heading=0.0, pitch=-80.0, fov=35.0,
+                  side=choice_lines(session, 8), heading=0.0, pitch=-89.0, fov=22.0,
                   zoom_floor=False, cells_only=True)

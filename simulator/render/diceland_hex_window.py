@@ -27,11 +27,13 @@ from simulator.render.window import Choice, wrap
 
 GAME = "diceland-hex"
 PLAYERS = (2, 2)
-RADIUS = 0.045  # m: centre to corner of a tile
+RADIUS = 0.02  # m: centre to corner of a tile: 35 mm across its flats for a 16 mm die (issue
+# 37: with 45 mm the classic board framed whole showed its armies under 48 px at 1280x720)
 GAP = 0.002  # m between tiles
 DIE_STEP = 0.024  # m between dice in a hand
 TRAY_GAP = 0.25  # m from the board's right edge to the tray's middle
 MARGIN = 0.12  # m of felt round the board, the tray and the hands
+HAND_OUT = 0.024  # m from the board's side to a hand's first column
 RED, BLUE = 0, 1
 
 
@@ -46,21 +48,36 @@ class HexLayout:
         x0, x1 = min(x for x, _ in raw) - w / 2, max(x for x, _ in raw) + w / 2
         y0, y1 = min(y for _, y in raw) - RADIUS, max(y for _, y in raw) + RADIUS
         del cols, rows
+        # Each hand stands in columns beside the board: Red's left of it, Blue's right.
+        x0, x1 = x0 - HAND_OUT - 2 * DIE_STEP, x1 + HAND_OUT + 2 * DIE_STEP
         tray_x = x1 + TRAY_GAP
         shift_x = -(x0 + tray_x + 0.2) / 2
         shift_y = -(y0 + y1) / 2
         self.centres = [(x + shift_x, y + shift_y) for x, y in raw]
         self.tray_at = (tray_x + shift_x, 0.0)
         half_h = (y1 - y0) / 2
-        self.hand_y = (-(half_h + 0.07), half_h + 0.07)  # Red's edge (-y), Blue's (+y)
+        self.half_h = half_h
         width = (tray_x + 0.2 - x0) + 2 * MARGIN
-        depth = max(0.5, 2 * (half_h + 0.07) + 2 * MARGIN)
+        depth = max(0.5, 2 * half_h + 2 * MARGIN)
         self.table = TableSpec(width=width, depth=depth)
-        self.board_x = (x0 + shift_x, x1 + shift_x)
+        tiles_x = [x for x, _ in self.centres]
+        self.board_x = (min(tiles_x) - w / 2, max(tiles_x) + w / 2)
+        # The x of each hand's first column (the next ones farther out).
+        self.hand_x = (self.board_x[0] - HAND_OUT, self.board_x[1] + HAND_OUT)
+
+    def hand_rows(self) -> int:
+        """Dice in one of a hand's columns: as many as the board's height holds."""
+        return max(1, int(2 * self.half_h // DIE_STEP))
 
     def hand_spots(self, seat: int, count: int) -> list[tuple[float, float]]:
-        mid = sum(self.board_x) / 2
-        return [(mid + (i - (count - 1) / 2) * DIE_STEP, self.hand_y[seat]) for i in range(count)]
+        per = self.hand_rows()
+        out = []
+        for i in range(count):
+            col, row = divmod(i, per)
+            in_col = min(per, count - col * per)
+            x = self.hand_x[seat] + (-1 if seat == RED else 1) * col * DIE_STEP
+            out.append((x, ((in_col - 1) / 2 - row) * DIE_STEP))
+        return out
 
     def tile_at(self, xy: tuple[float, float]) -> int | None:
         best = min(range(len(self.centres)), key=lambda t: math.dist(self.centres[t], xy))
@@ -85,8 +102,8 @@ def make_scene(session: DiceSession) -> DiceTableScene:
     board = session.state.board
     for t, xy in enumerate(lay.centres):
         scene.hex_tile(xy, RADIUS - GAP, TERRAIN_COLOURS.get(board.terrain[t], (0.7, 0.7, 0.6)))
-        corner = (xy[0], xy[1] - 0.62 * RADIUS)
-        scene.label(str(t), corner, (0.1, 0.1, 0.1, 1.0), 0.018, z=TILE_Z + 0.001,
+        corner = (xy[0], xy[1] - 0.7 * RADIUS)
+        scene.label(str(t), corner, (0.1, 0.1, 0.1, 1.0), 0.4 * RADIUS, z=TILE_Z + 0.001,
                     static=True).reparentTo(scene._static)
     return scene
 
@@ -108,10 +125,9 @@ def paint(scene: DiceTableScene, session: DiceSession) -> None:
         for i, xy in enumerate(lay.hand_spots(seat, len(hand))):
             scene.place_d6(f"hand{seat}:{i}", shape, seat_colour(seat), hand[i], xy)
         word = "hand" if st.phase in ("setup_roll", "place", "start_roll") else "spares"
-        mid = sum(lay.board_x) / 2
-        y = lay.hand_y[seat] + (-0.035 if seat == RED else 0.035)
-        scene.label(f"{st.player_name(seat)}: {word}", (mid, y), (*seat_colour(seat), 1.0),
-                    0.03, heading=0.0 if seat == RED else 180.0, static=True)
+        x = lay.hand_x[seat]
+        scene.label(f"{st.player_name(seat)}: {word}", (x, -lay.half_h - 0.02),
+                    (*seat_colour(seat), 1.0), 0.014, static=True)
 
 
 def caption(session: DiceSession) -> list[str]:
@@ -227,20 +243,20 @@ class App(DiceGameWindow):
         z = TILE_Z + 0.002
         for t, xy in enumerate(lay.centres):
             if st.owner[t] >= 0:
-                sc.hex_outline(xy, RADIUS - GAP - 0.004, (*seat_colour(st.owner[t]), 0.95),
-                               width=0.005, z=z)
+                sc.hex_outline(xy, RADIUS - GAP - 0.003, (*seat_colour(st.owner[t]), 0.95),
+                               width=0.003, z=z)
         if st.attackers and st.target >= 0:
             tx, ty = lay.centres[st.target]
             for a in st.attackers:
                 ax, ay = lay.centres[a]
                 sc.arrow((ax, ay, z + 0.02), (ax + 0.8 * (tx - ax), ay + 0.8 * (ty - ay), z + 0.02),
-                         (1.0, 0.85, 0.2, 0.95), width=0.01)
+                         (1.0, 0.85, 0.2, 0.95), width=0.006)
         if not self.human_to_act():
             return
         for t in self.picked:
-            sc.hex_outline(lay.centres[t], RADIUS - GAP, (1.0, 0.95, 0.3, 1.0), width=0.008, z=z)
+            sc.hex_outline(lay.centres[t], RADIUS - GAP, (1.0, 0.95, 0.3, 1.0), width=0.004, z=z)
         for t in self._targets():
-            sc.ring(lay.centres[t], RADIUS * 0.55, (0.95, 0.2, 0.15, 0.95), width=0.005)
+            sc.ring(lay.centres[t], RADIUS * 0.62, (0.95, 0.2, 0.15, 0.95), width=0.003)
         if st.phase == "place" and self.hand_value is not None:
             for i, v in enumerate(st.hands[st.placer]):
                 if v == self.hand_value:
@@ -375,11 +391,16 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
         points += [(x - RADIUS, y - RADIUS, 0.0), (x + RADIUS, y + RADIUS, TILE_Z)]
         owner = st.owner[t]
         words = f"{t}: " + (f"{st.value[t]} {st.player_name(owner)}" if owner >= 0 else "empty")
-        cards.append(Card((x, y - 0.55 * RADIUS, TILE_Z), [words],
-                          seat_colour(owner) if owner >= 0 else (0.5, 0.5, 0.5)))
+        # Under the army on its tile, so its face stays seen.
+        cards.append(Card((x, y, TILE_Z + 0.016), [words],
+                          seat_colour(owner) if owner >= 0 else (0.5, 0.5, 0.5), below_px=14.0))
     for seat in (RED, BLUE):
         for xy in lay.hand_spots(seat, max(1, len(st.hands[seat]))):
             points += [(xy[0] - 0.012, xy[1] - 0.012, 0.0), (xy[0] + 0.012, xy[1] + 0.012, 0.016)]
+        word = "hand" if st.phase in ("setup_roll", "place", "start_roll") else "spares"
+        cards.append(Card((lay.hand_x[seat], -lay.half_h - 0.012, 0.0),
+                          [f"{st.player_name(seat)} {word}"], seat_colour(seat)))
+        points.append((lay.hand_x[seat], -lay.half_h - 0.025, 0.0))
     dice = {n: die_corners_in(scene, n) for n in scene.dice}
     cells = roll_cells(scene, session)
     now = "Game over" if st.is_terminal() else \

@@ -30,7 +30,8 @@ GAME = "dicewar"
 PLAYERS = (2, 2)
 TABLE = TableSpec(width=1.2, depth=0.95)
 TRAY_AT = (0.4, 0.0)
-FIELD = 0.07  # m: one field of the warlands
+FIELD = 0.026  # m: one field of the warlands, a 16 mm die with 5 mm round it (issue 37:
+# on 70 mm fields the board framed whole showed its dice 18-23 px across at 1280x720)
 BOARD_AT = (-0.15, 0.0)  # m: the middle of the board
 FIELD_Z = 0.003  # m: the board's thickness; creatures stand on it
 DICE_RGB = ((0.82, 0.12, 0.1), (0.08, 0.08, 0.09))  # red, black
@@ -57,7 +58,7 @@ def field_xy(cell: int) -> tuple[float, float]:
 def side_y(player: int) -> float:
     """The y of a player's rows of pieces beside the board (Reserve, Exile, tracks)."""
     half = SIZE / 2 * FIELD
-    return BOARD_AT[1] + (-1 if player == 0 else 1) * (half + 0.05)
+    return BOARD_AT[1] + (-1 if player == 0 else 1) * (half + 0.7 * FIELD)
 
 
 def reserve_xy(player: int, power: int) -> tuple[float, float]:
@@ -67,13 +68,13 @@ def reserve_xy(player: int, power: int) -> tuple[float, float]:
 
 def exile_xy(player: int, k: int) -> tuple[float, float]:
     sgn = -1 if player == 0 else 1
-    return (BOARD_AT[0] - SIZE / 2 * FIELD - 0.06, BOARD_AT[1] + sgn * (0.03 + k * 0.022))
+    return (BOARD_AT[0] - SIZE / 2 * FIELD - 0.035, BOARD_AT[1] + sgn * (0.02 + k * 0.022))
 
 
 def track_xy(player: int, kind: str, k: int) -> tuple[float, float]:
     """Counter k of a player's victory-point ('vp') or trigger-point ('tp') track."""
     sgn = -1 if player == 0 else 1
-    y = side_y(player) + sgn * (0.05 if kind == "vp" else 0.08)
+    y = side_y(player) + sgn * (0.045 if kind == "vp" else 0.07)
     return (BOARD_AT[0] - 0.12 + k * TRACK_STEP, y)
 
 
@@ -107,13 +108,13 @@ def _build_board(scene: DiceTableScene, ruins: bool) -> None:
     for col in range(SIZE):
         x, _y = field_xy(col)
         for player in (0, 1):
-            edge = SIZE / 2 * FIELD + 0.018  # just off the board, inside the Reserve row
+            edge = SIZE / 2 * FIELD + 0.7 * FIELD + 0.02  # beyond the Reserve row
             scene.label("abcdefg"[col], (x, BOARD_AT[1] + (-edge if player == 0 else edge)),
-                        (0.9, 0.88, 0.8, 1.0), 0.03, static=True).reparentTo(text)
+                        (0.9, 0.88, 0.8, 1.0), 0.016, static=True).reparentTo(text)
     for row in range(SIZE):
         _x, y = field_xy(row * SIZE)
-        scene.label(str(row + 1), (BOARD_AT[0] + SIZE / 2 * FIELD + 0.02, y),
-                    (0.9, 0.88, 0.8, 1.0), 0.03, static=True).reparentTo(text)
+        scene.label(str(row + 1), (BOARD_AT[0] + SIZE / 2 * FIELD + 0.012, y),
+                    (0.9, 0.88, 0.8, 1.0), 0.016, static=True).reparentTo(text)
 
 
 def paint(scene: DiceTableScene, session: DiceSession) -> None:
@@ -135,7 +136,7 @@ def paint(scene: DiceTableScene, session: DiceSession) -> None:
                 scene.place_d6(f"reserve{player}:{power}", shape, DICE_RGB[player], power,
                                reserve_xy(player, power))
         x0, y0 = reserve_xy(player, 1)
-        scene.label(f"{name}: reserve {st.reserve[player]}", (x0 - 0.2, y0),
+        scene.label(f"{name}: reserve {st.reserve[player]}", (x0 - 0.12, y0),
                     (*DICE_RGB[player], 1.0) if player == 0 else (0.95, 0.95, 0.92, 1.0),
                     0.028, static=True)
         for k in range(st.exile[player]):
@@ -143,14 +144,14 @@ def paint(scene: DiceTableScene, session: DiceSession) -> None:
                            exile_xy(player, k), yaw_deg=30.0)
         if st.exile[player]:
             ex, ey = exile_xy(player, 0)
-            scene.label(f"exile {st.exile[player]}", (ex, ey + (-0.03 if player == 0 else 0.03)),
-                        (0.9, 0.88, 0.8, 1.0), 0.024, static=True)
+            scene.label(f"exile {st.exile[player]}", (ex, ey + (-0.02 if player == 0 else 0.02)),
+                        (0.9, 0.88, 0.8, 1.0), 0.016, static=True)
         for kind, count, rgb in (("vp", st.vp[player], VP_RGB), ("tp", st.tp[player], TP_RGB)):
             for k in range(count):
                 scene.token(track_xy(player, kind, k), rgb, radius=0.01).reparentTo(scene.labels)
             lx, ly = track_xy(player, kind, 0)
             word = f"VP {st.vp[player]}" if kind == "vp" else f"TP {st.tp[player]}"
-            scene.label(word, (lx - 0.06, ly), (*rgb, 1.0), 0.024, static=True)
+            scene.label(word, (lx - 0.045, ly), (*rgb, 1.0), 0.016, static=True)
 
 
 def caption(session: DiceSession) -> list[str]:
@@ -328,10 +329,10 @@ def named_pieces(scene: DiceTableScene, session: DiceSession
         if w:
             out[f"creature {cell_name(cell)}"] = ((x + off, y + off, top), DICE_RGB[0 if w > 0 else 1])
         elif row in (home_row(0), home_row(1)):
-            out[f"supply {cell_name(cell)}"] = ((x + 0.02, y + 0.02, FIELD_Z),
+            out[f"supply {cell_name(cell)}"] = ((x + 0.3 * FIELD, y + 0.3 * FIELD, FIELD_Z),
                                                 ZONE_RGB[0 if row == home_row(0) else 1])
         elif not (st.ruins and cell in RUINS):
-            out[f"field {cell_name(cell)}"] = ((x + 0.02, y + 0.02, FIELD_Z),
+            out[f"field {cell_name(cell)}"] = ((x + 0.3 * FIELD, y + 0.3 * FIELD, FIELD_Z),
                                                LIGHT if (row + col) % 2 == 0 else DARK)
     return out
 
@@ -348,17 +349,28 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
     st = session.state
     white = (1.0, 1.0, 1.0)
     half = SIZE / 2 * FIELD
-    points = [(BOARD_AT[0] + sx * half, BOARD_AT[1] + sy * (half + 0.07), 0.0)
+    # The board and both Reserve rows (the tracks and the Exile are counted in the banner).
+    beyond = half + 0.7 * FIELD + 0.011
+    points = [(BOARD_AT[0] + sx * (half + 0.02), BOARD_AT[1] + sy * beyond, 0.0)
               for sx in (-1, 1) for sy in (-1, 1)]
+    # The fields' names: columns a..g past the board's far end, rows 1..7 past its near one.
     cards = []
+    for col in range(SIZE):
+        cards.append(Card((field_xy(col)[0], BOARD_AT[1] + half + 0.002, 0.0), ["abcdefg"[col]],
+                          (0.3, 0.3, 0.3)))
+    for row in range(SIZE):
+        cards.append(Card((BOARD_AT[0] + half + 0.012, field_xy(row * SIZE)[1], 0.0),
+                          [str(row + 1)], (0.3, 0.3, 0.3)))
     creatures: list[tuple[str, tuple[float, float, float]]] = []
     mover = 0 if st.is_terminal() else max(0, int(st.current_player()))
     for player in (mover, 1 - mover):
         for cell in st.creatures_of(player):
             c = st.creature_at(cell)
             x, y = field_xy(cell)
-            cards.append(Card((x, y - FIELD * 0.3, FIELD_Z), [f"{c.name} {c.power}"],
-                              DICE_RGB[player] if player == 0 else (0.4, 0.4, 0.45)))
+            # Under the die on its field, as wide as the field: the die's face stays seen.
+            cards.append(Card((x, y, FIELD_Z + 0.016), [f"{c.name} {c.power}"],
+                              DICE_RGB[player] if player == 0 else (0.4, 0.4, 0.45),
+                              width_m=1.2 * FIELD, below_px=18.0))
             creatures.append((f"{cell_name(cell)} {c.name} ({c.power})",
                               (0.95, 0.55, 0.5) if player == 0 else (0.75, 0.78, 0.85)))
     dice = {n: die_corners_in(scene, n) for n in scene.dice}
@@ -370,5 +382,5 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
               (now, (0.95, 0.45, 0.4) if mover == 0 else (0.8, 0.8, 0.85))]
     side = creatures[:8] + choice_lines(session, 5)
     return Layout(points=points, dice=dice, cells=cells[:4], cards=cards, banner=banner,
-                  side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False,
+                  side=side, heading=90.0, pitch=-80.0, fov=35.0, zoom_floor=False,
                   cells_only=True)

@@ -28,6 +28,7 @@ RGB = tuple[float, float, float]
 FONT_PX = 21  # Pillow's default face at 21 px: capitals 15 px high
 SMALL_PX = 20  # capitals 14 px: the least any text here is drawn at
 CAP_MIN = 14  # px at 1280x720
+OFF_FRAME = "roll:"  # dice of a tray roll: framed only when a layout's points say so
 SIDE_W = 400  # px of the side panel at 1280 px wide
 CELL_GAP = 8
 INK = (245, 242, 230)
@@ -44,6 +45,7 @@ class Card:
     lines: list[str]
     colour: RGB = (0.1, 0.1, 0.1)  # the card's rim: an owner's colour
     width_m: float = 0.0  # the piece's width on the table: words wrap to it (0: no wrap)
+    below_px: float = 0.0  # drawn this far below the point's projection (its top edge there)
 
 
 @dataclass
@@ -57,6 +59,9 @@ class Layout:
     banner: list[tuple[str, RGB]] = field(default_factory=list)
     side: list[tuple[str, RGB]] = field(default_factory=list)
     heading: float = 0.0
+    # Other headings to try: the one that draws the smallest die largest is taken (the
+    # first of equals), so a spread along the table's depth turns to the picture's width.
+    other_headings: tuple[float, ...] = ()
     pitch: float = -70.0
     fov: float = 35.0
     zoom_floor: bool = True  # draw in until the smallest die is MIN_DIE_PX across
@@ -109,14 +114,30 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
     `die_size[name]` (m) is a die's width across its corners, for its close-up cell."""
     k = scale_of(size)
     line_h = int(round((FONT_PX + 6) * k))
-    banner_h = int(round(8 * k)) + line_h * max(1, len(layout.banner))
+    f = font(int(round(FONT_PX * k)))
+    banner = [(row, colour) for text, colour in layout.banner
+              for row in _wrap(text, f, size[0] - 20 * k)]
+    banner_h = int(round(8 * k)) + line_h * max(1, len(banner))
     side_w = int(round(SIDE_W * size[0] / 1280))
     region: Box = (0.0, float(banner_h), float(size[0] - side_w), float(size[1]))
-    pts = np.asarray(layout.points, dtype=float)
+    # What is framed: the layout's points and every die drawn in the main view, whole.
+    in_cells = {n for n, _label in layout.cells} if layout.cells_only else set()
+    pts = np.concatenate([np.asarray(layout.points, dtype=float).reshape(-1, 3),
+                          *(np.asarray(c, dtype=float) for n, c in layout.dice.items()
+                            if n not in in_cells and not n.startswith(OFF_FRAME))])
     dice = list(layout.dice.values()) if layout.zoom_floor else []
     # A little over the floor: centring the view after the zoom moves the dice a little.
-    cam = frame(pts, size, region, layout.heading, layout.pitch, layout.fov, dice,
-                min_die_px=MIN_DIE_PX + 4)
+    best: tuple[float, float] | None = None
+    measured = [np.asarray(c, dtype=float) for n, c in layout.dice.items() if n not in in_cells
+                and not n.startswith(OFF_FRAME)]
+    for heading in (layout.heading, *layout.other_headings):
+        trial = frame(pts, size, region, heading, layout.pitch, layout.fov, margin=0.025)
+        smallest = min((die_px(trial, size, c) for c in measured), default=0.0)
+        if best is None or smallest > best[1] + 0.5:
+            best = (heading, smallest)
+    assert best is not None
+    cam = frame(pts, size, region, best[0], layout.pitch, layout.fov, dice,
+                min_die_px=MIN_DIE_PX + 4, margin=0.025)
     renderer.set_camera(cam)
     hidden = [scene.dice[n] for n, _label in layout.cells if layout.cells_only and n in scene.dice]
     shadows = [nodes.shadow.isHidden() for nodes in hidden]
@@ -157,7 +178,7 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
     img = Image.fromarray(main)
     drawn_cards = _cards(img, cam, size, region, layout.cards, k)
     _panel(img, size, side_w, banner_h, cells, cell_px, cols, layout.side, k)
-    _banner(img, size, banner_h, layout.banner, k)
+    _banner(img, size, banner_h, banner, k)
     for entry in report.values():
         shown = [v for v in (entry["view_px"], entry["cell_px"]) if v is not None]
         entry["shown_px"] = max(shown) if shown else None
@@ -182,14 +203,20 @@ def _panel(img: Image.Image, size: tuple[int, int], side_w: int, top: int,
     d.rectangle((x0, top, size[0], size[1]), fill=PANEL_BG)
     f = font(int(round(SMALL_PX * k)))
     y = top + CELL_GAP
-    label_h = int(round((SMALL_PX + 4) * k))
-    for i, (cell, _name, label) in enumerate(cells):
+    # A label too wide for its cell goes on two lines (every cell's row is as high).
+    labels = [[r.strip() for r in _wrap(label, f, cell_px + CELL_GAP)][:2]
+              for _cell, _name, label in cells]
+    line = int(round((SMALL_PX + 3) * k))
+    label_h = line * max((len(rows) for rows in labels), default=1) + int(round(3 * k))
+    for i, (cell, _name, _label) in enumerate(cells):
         r, c = divmod(i, cols)
         cx = x0 + CELL_GAP + c * (cell_px + CELL_GAP)
         cy = y + r * (cell_px + CELL_GAP + label_h)
         img.paste(cell, (cx, cy))
         d.rectangle((cx - 1, cy - 1, cx + cell_px, cy + cell_px), outline=INK)
-        d.text((cx, cy + cell_px + 2), _fit(label, f, cell_px + CELL_GAP), fill=INK, font=f)
+        for j, row in enumerate(labels[i]):
+            d.text((cx, cy + cell_px + 2 + j * line), _fit(row, f, cell_px + CELL_GAP),
+                   fill=INK, font=f)
     if cells:
         rows = -(-len(cells) // cols)
         y += rows * (cell_px + CELL_GAP + label_h)
@@ -227,7 +254,8 @@ def _cards(img: Image.Image, cam: OrbitCamera, size: tuple[int, int], region: Bo
                 lines = [row.strip() for line in lines for row in _wrap(line, f, room)]
         w = max(f.getlength(line) for line in lines) + 2 * pad
         h = step * len(lines) + 2 * pad
-        box = (at[0] - w / 2, at[1] - h / 2, at[0] + w / 2, at[1] + h / 2)
+        cy = at[1] + (card.below_px + h / 2 if card.below_px else 0.0)
+        box = (at[0] - w / 2, cy - h / 2, at[0] + w / 2, cy + h / 2)
         for shift in (0, 1, -1, 2, -2, 3, -3):
             b = (box[0], box[1] + shift * h * 0.55, box[2], box[3] + shift * h * 0.55)
             if not any(_overlap(b, o) for o in placed):
