@@ -1507,7 +1507,7 @@ def _static_solids(table: TableSpec) -> list[tuple[str, Solid, float]]:
     def prism(radius: float, height: float) -> Any:
         angles = np.linspace(0.0, 2 * math.pi, 64, endpoint=False)
         r = radius / math.cos(math.pi / 64)  # circumscribed: contains the cylinder
-        ring = np.stack([r * np.cos(angles), r * np.sin(angles)], axis=1)
+        ring = np.array([[r * math.cos(a), r * math.sin(a)] for a in angles.tolist()])  # libm's
         return convex_from_vertices(np.concatenate(
             [np.column_stack([ring, np.full(64, -height / 2)]),
              np.column_stack([ring, np.full(64, height / 2)])]))
