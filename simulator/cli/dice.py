@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dice_models import DataError, DieModel, available, load_die, parse_die, read_yaml
-from dice_models.crews import CORNERS, CrewDie, Side, all_dice, find_die, parse_crew
+from dice_models.crews import all_dice, find_die, parse_crew
 from dice_models.files import is_file
 from dice_models.mesh import SUFFIXES, UNITS
 from dice_models.outfiles import check_target, ensure_dir
@@ -81,11 +81,9 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     print(f"{die.name}: {die.team}, {die.die_class}, {die.points} points "
           f"({die.geometry}, edge {die.edge * 1000:.0f} mm; {die.source})")
-    rows = [("side", "arrows", "shield", "effect", "flavour", "dots", "press: to side")]
-    for side in die.sides:
-        rows.append((str(side.number), _arrows_text(side), _shield_text(side),
-                     _effect_text(side), side.flavour, _dots_text(side), _press_text(die, side)))
-    _print_table(rows, right={0})
+    from simulator.render.dice_card import side_rows  # the window's inspect view's words too
+
+    _print_table(side_rows(die), right={0})
     print("Corners are read with the side number upright; on the die, top is the corner on "
           "the z axis.")
     return 0
@@ -200,33 +198,6 @@ def run_check(args: argparse.Namespace) -> int:
     print(f"{args.file}: ok: {len(crew.dice)} {'die' if len(crew.dice) == 1 else 'dice'} "
           f"of team {crew.team}: {names}")
     return 0
-
-
-def _arrows_text(side: Side) -> str:
-    return "; ".join(f"{a.corner}: {a.range} {a.colour} {a.label or a.effect}"
-                     for a in side.arrows) or "-"
-
-
-def _shield_text(side: Side) -> str:
-    return "-" if side.shield is None else f"{side.shield.block} {side.shield.colour}"
-
-
-def _effect_text(side: Side) -> str:
-    if side.effect is None:
-        return "-"
-    text = f"{side.effect.text} ({side.effect.colour})"
-    return f"{text}, optional" if side.effect.optional else text
-
-
-def _dots_text(side: Side) -> str:
-    parts = [f"green {c}" for c in side.green]
-    if side.red is not None:
-        parts.append(f"red {side.red}")
-    return ", ".join(parts) or "-"
-
-
-def _press_text(die: CrewDie, side: Side) -> str:
-    return " ".join(f"{c}->{die.neighbour(side.number, c)}" for c in CORNERS)
 
 
 def _print_table(rows: Sequence[tuple[str, ...]],

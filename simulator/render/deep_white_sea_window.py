@@ -71,6 +71,9 @@ class TableApp(GameWindow):
         self.preview: ThrowPreview | None = None
         self.knocked: list[str] = []  # dice the last throw disturbed, ringed until the next action
         self.last_physics_ratio: float | None = None
+        # The die clicked to be seen large with its card (issue 37's inspect view), at any
+        # turn; a click on the bare table or Escape puts it away.
+        self.inspected: str | None = None
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -118,12 +121,38 @@ class TableApp(GameWindow):
         if self.human_to_act() and self.selected is None:
             self.selected = self._die_to_act()
         super().refresh()
+        self.hud.show_inspect(self.inspect_lines())
+
+    def inspect_lines(self) -> list[str] | None:
+        """The inspected die's card: its eight sides as `tabletop dice show` words them,
+        the side on top marked, and whose it is; None when no die is inspected."""
+        from simulator.render.dice_card import card_lines
+
+        die = self.inspected
+        if die is None or die not in self.scene.dice:
+            return None
+        s = self.session
+        st = s.state
+        up = st.side(die).number if die in st.poses else None
+        owner = s.player_name(s.seat_of(die))
+        return [f"{owner}'s die" + (f", side {up} on top" if up is not None else ""),
+                *card_lines(s.crew(die), up)]
+
+    def inset_points(self) -> list[tuple[float, float, float]]:
+        """The inspected die, large in the close-up; else the last throw's."""
+        if self.inspected is not None and self.inspected in self.scene.dice:
+            return [self.scene.die_position(self.inspected)]
+        return super().inset_points()
 
     # -- pointer: picking and the throw gesture -------------------------------------------------
 
     def on_left_down(self, pos: tuple[float, float] | None = None) -> None:
         pos = pos or self.mouse()
-        if pos is None or not self.human_to_act():
+        if pos is None:
+            return
+        if not self.human_to_act():  # a bot's turn or a replay: a click only inspects
+            self.inspected = self._pick_die(pos)
+            self.refresh()
             return
         if self.armed is not None:
             start = self.ray_plane(pos, 0.0)
@@ -218,6 +247,7 @@ class TableApp(GameWindow):
                 return
 
     def cancel(self) -> None:
+        self.inspected = None
         self.selected = None
         self.armed = None
         self.drag = None
@@ -540,6 +570,7 @@ class TableApp(GameWindow):
                     self.apply(a)
                     return
         die = self._pick_die(pos)
+        self.inspected = die
         if die is None:
             self.selected = None
             self.refresh()

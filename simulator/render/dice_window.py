@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from simulator.physics.settings import TableSpec
 from simulator.render.camera import MIN_PITCH, OrbitCamera
 from simulator.render.dice_scene import DiceTableScene, seat_colour
@@ -31,6 +33,11 @@ from simulator.render.dice_session import (
 from simulator.render.window import GameWindow, Running
 
 TRAY_PREFIX = "roll:"  # scene names of the tray's dice: roll:d0, roll:d1, ...
+# The window's framed seat view: what is in play fitted into this part of the window
+# (left, top, right, bottom as fractions), clear of the close-up inset and the choices at the
+# right; seen from behind the seat this steeply.
+WINDOW_VIEW = (0.1, 0.08, 0.66, 0.98)
+SEAT_PITCH, SEAT_FOV = -62.0, 40.0
 
 
 class DiceGameWindow(GameWindow):
@@ -170,7 +177,39 @@ class DiceGameWindow(GameWindow):
         return (360.0 * seat / n) % 360.0
 
     def thrower_camera(self, seat: int) -> OrbitCamera:
-        return seat_view(self.scene.table, self.seat_heading(seat))
+        """From behind the seat, framed on what is in play (issue 37): the points the game's
+        picture frames and every die not in the tray, fitted between the HUD's columns;
+        the whole table when the game says nothing (`seat_view`). Orbit, zoom and the
+        view keys work from there as before."""
+        import sys
+
+        layout_of = getattr(sys.modules[type(self).__module__], "legible_layout", None)
+        if layout_of is None or not hasattr(self, "scene"):
+            return seat_view(self.scene.table, self.seat_heading(seat))
+        from simulator.render.framing import frame
+
+        layout = layout_of(self.session, self.scene)
+        pts = [np.asarray(layout.points, dtype=float).reshape(-1, 3)]
+        pts += [np.asarray(c, dtype=float) for n, c in layout.dice.items()
+                if not n.startswith(TRAY_PREFIX)]
+        w, h = self.win_size()
+        region = (WINDOW_VIEW[0] * w, WINDOW_VIEW[1] * h, WINDOW_VIEW[2] * w, WINDOW_VIEW[3] * h)
+        cam = frame(np.concatenate(pts), (w, h), region, self.seat_heading(seat) % 360.0,
+                    SEAT_PITCH, SEAT_FOV, margin=0.03)
+        self._framed: OrbitCamera | None = cam
+        return cam
+
+    def refresh(self) -> None:
+        """As the window's, and the framed view follows the game as it grows or shrinks
+        while the person has not moved the camera (an orbit, zoom, pan or another view
+        keeps theirs)."""
+        super().refresh()
+        framed = getattr(self, "_framed", None)
+        if framed is not None and self.camera == framed and self.follow is None:
+            new = self.thrower_camera(self._seen_seat)
+            if new != framed:
+                self._glide()
+                self.camera = new
 
     def top_camera(self, aspect: float) -> OrbitCamera:
         return table_top_view(self.scene.table, aspect)

@@ -25,6 +25,7 @@ EDGE, BUTTON_EDGE = 0.04, 0.058  # the texts' and the buttons' distance from the
 PANEL_TOP, PANEL_SPACING = 0.78, 0.3
 PANELS_BOTTOM = -0.27  # the lowest panel's first line: the log starts at -0.52
 CHOICES_TOP, CHOICE_STEP = -0.24, 0.064  # the first button's text, under the inset
+INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
 
 
 def panel_places(n: int) -> list[tuple[bool, float]]:
@@ -118,6 +119,12 @@ class Hud:
         self.prompt = OnscreenText(text="", pos=(-0.3, -0.7), scale=0.036,
                                    fg=(1.0, 0.92, 0.6, 1), shadow=shadow, align=TextNode.ALeft,
                                    mayChange=True, parent=parent)
+        # The inspect view of a piece clicked (its card), over the table's left half; its
+        # capitals 14 px high at 720 px (a 0.056 em is 20 px; a capital is 0.7 of it).
+        self.inspect = OnscreenText(text="", pos=(EDGE, 0.42), scale=INSPECT_SCALE, fg=fg,
+                                    bg=(0.05, 0.05, 0.08, 0.88), shadow=shadow,
+                                    align=TextNode.ALeft, mayChange=True, parent=left)
+        self.inspect.hide()
         self.help = OnscreenText(text=help_text, pos=(0, 0.7), scale=0.038, fg=fg,
                                  bg=(0.05, 0.05, 0.08, 0.85), shadow=shadow,
                                  align=TextNode.ACenter, mayChange=True, parent=parent)
@@ -180,6 +187,15 @@ class Hud:
         """Take the banner down once its time is up (each frame)."""
         if now > self.banner_until and self.banner.getText():
             self.banner.setText("")
+
+    def show_inspect(self, lines: list[str] | None) -> None:
+        """The inspect view's card (`lines`, wrapped to INSPECT_WIDTH), or none."""
+        if not lines:
+            self.inspect.setText("")
+            self.inspect.hide()
+            return
+        self.inspect.setText("\n".join(wrap(line, INSPECT_WIDTH) for line in lines))
+        self.inspect.show()
 
     def set_help(self, shown: bool) -> None:
         if shown:

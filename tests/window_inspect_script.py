@@ -1,0 +1,60 @@
+"""Drives the Deep White Sea window for tests/test_render_inspect.py in a process of its own
+(a display that fails cannot take the test run down): a bot game played 8 turns, paused, a
+click on a die in play and one on the bare table.
+
+    python tests/window_inspect_script.py OUT.png
+
+Prints one JSON line: the die clicked, the inspect card's text, where the close-up looks,
+and the same after the click on the table.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main(out: str) -> dict:
+    from simulator.render.app import window_module
+    from simulator.render.offscreen import texture_to_array
+
+    module = window_module("deep-white-sea")
+    assert module is not None
+    session = module.new_session(["random", "random"], 3, {})
+    module.play_turns(session, 8)
+    app = module.App(session)
+    app.paused = True  # the bots wait: what is clicked stays where it is
+    app.step_frames(5)
+    poses = session.poses()
+    die = sorted(poses)[0]
+    pos = app.screen_of(app.scene.die_position(die))
+    assert pos is not None, die
+    app.on_left_down(pos)
+    app.on_left_up(pos)
+    app.step_frames(3)
+    inset = app.inset_camera
+    shot = texture_to_array(app.base.win.getScreenshot())
+    from PIL import Image
+
+    Image.fromarray(shot).save(out)
+    result = {"die": die, "name": session.crew(die).name, "inspected": app.inspected,
+              "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden(),
+              "inset_target": list(inset.target) if inset is not None else None,
+              "die_at": list(app.scene.die_position(die)), "win": list(app.win_size())}
+    # The bare table far from every die: the card goes away.
+    corner = app.screen_of((-0.55, 0.4, 0.0))
+    if corner is not None:
+        app.on_left_down(corner)
+        app.on_left_up(corner)
+        app.step_frames(2)
+    result["after_table_click"] = {"inspected": app.inspected,
+                                   "card_shown": not app.hud.inspect.isHidden()}
+    app.cleanup()
+    return result
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(sys.argv[1])))
