@@ -1,6 +1,7 @@
 """The window's inspect view (issue 37): a click on a Deep White Sea die shows it large in
 the close-up and its card, the eight sides in the words `tabletop dice show` prints; a
-click on the bare table puts the card away. Under Xvfb (tests/window_inspect_script.py)."""
+click on the bare table puts the card away; a click on a D-Day sector shows its full card.
+Under Xvfb (tests/window_inspect_script.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ SCRIPT = HERE / "window_inspect_script.py"
 
 
 @pytest.mark.display
-@pytest.mark.slow
 def test_a_click_on_a_die_shows_its_eight_sides_as_dice_show_prints_them(
         xvfb_display, tmp_path, capsys) -> None:
     from simulator.cli.main import main
@@ -39,4 +39,28 @@ def test_a_click_on_a_die_shows_its_eight_sides_as_dice_show_prints_them(
         number, rest = row.strip().split(" ", 1)
         arrows = rest.strip().split("  ")[0]  # the table's second column
         assert f"{number} arrows {arrows}" in card, (number, arrows, card)
+    assert out["after_table_click"] == {"inspected": None, "card_shown": False}
+
+
+@pytest.mark.display
+def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) -> None:
+    from simulator.render.app import window_module
+
+    env = {**os.environ, "DISPLAY": xvfb_display}
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "dday.png"), "dday"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["card_shown"] and out["inspected"][0] == "sector", out
+    module = window_module("dday")
+    session = module.new_session(["greedy"], 2, {})
+    st = session.state
+    sector = st.map.sectors[out["inspected"][1]]
+    card = out["card"].split("\n")
+    assert card[0] == sector.title == out["sector"]
+    assert f"Enemy Fire {sector.enemy_fire}" in card[1] and str(sector.max_turns) in card[1]
+    for b in st.map.borders:  # every border's cost, by the sector across it
+        if sector.id in (b.a, b.b):
+            other = st.map.sectors[b.b if b.a == sector.id else b.a].title
+            assert any(line.startswith(f"to {other}: Courage {b.courage}") for line in card), card
     assert out["after_table_click"] == {"inspected": None, "card_shown": False}

@@ -2,10 +2,11 @@
 (a display that fails cannot take the test run down): a bot game played 8 turns, paused, a
 click on a die in play and one on the bare table.
 
-    python tests/window_inspect_script.py OUT.png
+    python tests/window_inspect_script.py OUT.png        # Deep White Sea: a die
+    python tests/window_inspect_script.py OUT.png dday   # D-Day: the Landing Craft's sector
 
-Prints one JSON line: the die clicked, the inspect card's text, where the close-up looks,
-and the same after the click on the table.
+Prints one JSON line: the piece clicked, the inspect card's text (and for the die where the
+close-up looks), and the same after the click on the bare table.
 """
 
 from __future__ import annotations
@@ -56,5 +57,37 @@ def main(out: str) -> dict:
     return result
 
 
+def dday(out: str) -> dict:
+    """D-Day with a bot, paused after its first roll: a click on the unit's sector."""
+    from simulator.render.app import window_module
+    from simulator.render.dday_window import sector_at
+
+    module = window_module("dday")
+    assert module is not None
+    session = module.new_session(["greedy"], 2, {})
+    module.play_turns(session, 2)
+    app = module.App(session)
+    app.paused = True
+    app.step_frames(5)
+    st = session.state
+    sid = st.units[0].sector
+    pos = app.screen_of((*sector_at(st, sid), 0.003))
+    assert pos is not None
+    app.on_left_down(pos)
+    app.on_left_up(pos)
+    app.step_frames(2)
+    result = {"sector": st.map.sectors[sid].title, "inspected": list(app.inspected or []),
+              "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden()}
+    corner = app.screen_of((-0.7, 0.5, 0.0))
+    if corner is not None:
+        app.on_left_down(corner)
+        app.step_frames(2)
+    result["after_table_click"] = {"inspected": app.inspected,
+                                   "card_shown": not app.hud.inspect.isHidden()}
+    app.cleanup()
+    return result
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1])))
+    run = dday if sys.argv[2:] == ["dday"] else main
+    print(json.dumps(run(sys.argv[1])))

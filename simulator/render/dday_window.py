@@ -328,6 +328,36 @@ class App(DiceGameWindow):
             out[("sector", sid)] = ((*sector_at(st, sid), TILE_Z), SECTOR_D * 0.5)
         return out
 
+    def inspect_card(self, picked: Any) -> list[str] | None:
+        """A sector's full card (title, Enemy Fire, machine gun, bunker, the most turns, what
+        it asks and gives, each border's Courage cost and minefield, the units there), or a
+        die's colour and symbol."""
+        st = self.session.state
+        kind, what = picked
+        if kind == "die":
+            u = st.units[shown_unit(st)]
+            if what >= len(u.dice):
+                return None
+            return [f"die {what + 1}: {u.colours[what]}, {SYMBOL_NAMES[int(u.dice[what])]}"
+                    + (", set aside" if what in u.kept else "")
+                    + (", cancelled by a skull" if what in u.cancelled else "")]
+        if kind != "sector":
+            return None
+        s = st.map.sectors[what]
+        lines = [s.title, f"Enemy Fire {s.enemy_fire}" + (", machine gun" if s.machine_gun else "")
+                 + (", bunker" if s.bunker else "") + f", at most {s.max_turns} turns here"]
+        lines += [r.describe() for r in (*s.instructions, *s.requirements, *s.restrictions,
+                                         *s.penalties, *s.bonuses)]
+        for b in st.map.borders:
+            if what in (b.a, b.b):
+                other = st.map.sectors[b.b if b.a == what else b.a].title
+                lines.append(f"to {other}: Courage {b.courage}"
+                             + (", minefield" if b.minefield else ""))
+        here = [self.session.player_name(k) for k, u in enumerate(st.units) if u.sector == what]
+        if here:
+            lines.append("here: " + ", ".join(here))
+        return lines
+
     def action_for(self, picked: tuple[str, Any]) -> tuple[Any, ...] | None:
         """The engine action a click on `picked` makes, or None (a die picked or dropped,
         or nothing to do there: the prompt says which)."""

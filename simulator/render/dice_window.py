@@ -46,6 +46,7 @@ class DiceGameWindow(GameWindow):
     session: DiceSession
     scene: DiceTableScene
     roll: Roll | None = None
+    inspected: Any = None  # the piece whose card the inspect view shows (a `pieces` key)
 
     # -- rolls --------------------------------------------------------------------------------
 
@@ -132,8 +133,27 @@ class DiceGameWindow(GameWindow):
         changed, or nothing to do there: `message` says which)."""
         return None
 
+    def inspect_card(self, picked: Any) -> list[str] | None:
+        """The inspect view's card of the piece `picked` (a key of `pieces`: issue 37, a
+        click shows what a piece means), or None: the game has none for it."""
+        return None
+
+    def on_left_down(self, pos: tuple[float, float] | None = None) -> None:
+        """A click: as the window's; at a bot's turn or in a replay it only inspects."""
+        pos = pos or self.mouse()
+        if pos is None:
+            return
+        if not self.human_to_act():
+            self.inspected = self.pick_sphere(pos, self.pieces())
+            self.refresh()
+            return
+        self.click(pos)
+
     def click(self, pos: tuple[float, float]) -> None:
         picked = self.pick_sphere(pos, self.pieces())
+        if picked != self.inspected:
+            self.inspected = picked
+            self.hud.show_inspect(self.inspect_card(picked) if picked is not None else None)
         if picked is None or not self.human_to_act():
             return
         action = self.action_for(picked)
@@ -204,6 +224,8 @@ class DiceGameWindow(GameWindow):
         while the person has not moved the camera (an orbit, zoom, pan or another view
         keeps theirs)."""
         super().refresh()
+        self.hud.show_inspect(self.inspect_card(self.inspected)
+                              if self.inspected is not None else None)
         framed = getattr(self, "_framed", None)
         if framed is not None and self.camera == framed and self.follow is None:
             new = self.thrower_camera(self._seen_seat)

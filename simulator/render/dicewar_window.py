@@ -268,6 +268,28 @@ class App(DiceGameWindow):
                 out[("reserve", power)] = ((*reserve_xy(st.player, power), 0.008), 0.012)
         return out
 
+    def inspect_card(self, picked: Any) -> list[str] | None:
+        """A creature's card: its name, power and owner, how it moves, its spell and its
+        speciality, its story; a Reserve die's power."""
+        st = self.session.state
+        kind, what = picked
+        if kind == "reserve":
+            return [f"{self.session.player_name(st.player)}'s Reserve: power {what}"]
+        if kind != "field" or not st.board[what]:
+            return None
+        c = st.creature_at(what)
+        owner = self.session.player_name(0 if st.board[what] > 0 else 1)
+        m = c.movement
+        lines = [f"{c.name} ({c.power}) on {cell_name(what)}, {owner}'s",
+                 f"moves: {m.pattern}, range {m.range}" + (", jumps" if m.jump else "")]
+        if c.spell is not None:
+            lines.append(f"spell: {c.spell.text or c.spell.kind}")
+        if c.speciality is not None:
+            lines.append(f"speciality: {c.speciality.text or c.speciality.kind}")
+        if c.story:
+            lines.append(c.story)
+        return lines
+
     def action_for(self, picked: tuple[str, int]) -> tuple[Any, ...] | None:
         """The engine action a click on `picked` makes, or None (a selection changed, or
         nothing to do there: the prompt says which)."""
