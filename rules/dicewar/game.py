@@ -29,79 +29,33 @@ Actions are tuples: ('place', col, power), ('move', src, dst) (a move or an atta
 
 from __future__ import annotations
 
-from itertools import product
 from typing import Any
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError, StateBase
+from rules.dicewar.actions import Actions
+from rules.dicewar.board import (
+    CELLS,
+    DICE_PER_PLAYER,
+    PLAYER_NAMES,
+    RUINS,
+    SETUP_POWER,
+    SIZE,
+    cell_name,
+    field_bonus,
+    home_row,
+)
+from rules.dicewar.board import WIN_VP as WIN_VP  # re-exported: imported from here elsewhere
+from rules.dicewar.board import beats as beats  # re-exported, as WIN_VP
+from rules.dicewar.board import parse_cell as parse_cell  # re-exported, as WIN_VP
 from rules.dicewar.spec import GAME
-from rules.dicewar.tribe import TP_MAX, Creature, Tribe, parse_tribe
-
-SIZE = 7
-CELLS = SIZE * SIZE
-DICE_PER_PLAYER = 15
-SETUP_POWER = 10
-WIN_VP = 10
-RUINS = (3 * SIZE + 1, 3 * SIZE + 3, 3 * SIZE + 5)
-PLAYER_NAMES = ("red", "black")
-
-ORTHO = ((1, 0), (-1, 0), (0, 1), (0, -1))
-DIAG = ((1, 1), (1, -1), (-1, 1), (-1, -1))
-KNIGHT = ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1))
-DIRECTIONS = {"orthogonal": ORTHO, "diagonal": DIAG, "surrounding": ORTHO + DIAG,
-              "knight": KNIGHT}
+from rules.dicewar.tribe import Tribe, parse_tribe
 
 
-def beats(attacker: int, defender: int) -> bool:
-    """The power hierarchy: higher beats lower; in addition 3 beats 6."""
-    return attacker > defender or (attacker == 3 and defender == 6)
-
-
-def field_bonus(player: int, cell: int) -> int:
-    """Extra victory points for a defeat on `cell`, scored by `player`: +1, +2, +3 on the
-    opponent's third, second and back row; nothing in one's own half or the middle row."""
-    row = cell // SIZE
-    return max(0, row - 3) if player == 0 else max(0, 3 - row)
-
-
-def home_row(player: int) -> int:
-    return 0 if player == 0 else SIZE - 1
-
-
-def cell_name(cell: int) -> str:
-    return f"{'abcdefg'[cell % SIZE]}{cell // SIZE + 1}"
-
-
-def parse_cell(text: str) -> int:
-    text = text.strip().lower()
-    if len(text) != 2 or text[0] not in "abcdefg" or text[1] not in "1234567":
-        raise RulesError(f"not a field: {text!r} (use a1..g7)")
-    return (int(text[1]) - 1) * SIZE + "abcdefg".index(text[0])
-
-
-def _neighbours(cell: int, dirs: tuple[tuple[int, int], ...]) -> list[int]:
-    r, c = divmod(cell, SIZE)
-    out = []
-    for dr, dc in dirs:
-        rr, cc = r + dr, c + dc
-        if 0 <= rr < SIZE and 0 <= cc < SIZE:
-            out.append(rr * SIZE + cc)
-    return out
-
-
-ADJ = [_neighbours(i, ORTHO) for i in range(CELLS)]
-SURR = [_neighbours(i, ORTHO + DIAG) for i in range(CELLS)]
-
-
-def _within(cell: int, rng: int) -> list[int]:
-    r, c = divmod(cell, SIZE)
-    return [rr * SIZE + cc
-            for rr, cc in product(range(max(0, r - rng), min(SIZE, r + rng + 1)),
-                                  range(max(0, c - rng), min(SIZE, c + rng + 1)))
-            if (rr, cc) != (r, c)]
-
-
-class DiceWarState(StateBase):
-    """The whole game: board, reserve, exile, victory and trigger points, phase."""
+class DiceWarState(StateBase, Actions):
+    """The whole game: board, reserve, exile, victory and trigger points, phase. What is
+    where and what may be done is asked of its base `LegalActions` (rules/dicewar/legal.py),
+    what an action does is `Actions` (actions.py); the warlands' geometry and the game's
+    numbers are in board.py. Here: the game's interface."""
 
     __slots__ = ("tribes", "ruins", "max_plies", "board", "reserve", "exile", "vp", "tp",
                  "phase", "player", "first", "setup_done", "plies", "winner", "events",
@@ -291,258 +245,6 @@ class DiceWarState(StateBase):
 
     def render(self) -> str:
         return render_board(self)
-
-    # ---- queries ------------------------------------------------------------------
-    def owner(self, cell: int) -> int | None:
-        v = self.board[cell]
-        return None if v == 0 else (0 if v > 0 else 1)
-
-    def creature_at(self, cell: int) -> Creature:
-        v = self.board[cell]
-        return self.tribes[0 if v > 0 else 1].creature(abs(v))
-
-    def virtual_vp(self, p: int) -> int:
-        """Player p's virtual victory points: `virtual_vp` creatures in the Warlands."""
-        by_power = self.tribes[p].virtual_vp_by_power
-        if not any(by_power):
-            return 0
-        sign = 1 if p == 0 else -1
-        return sum(by_power[v * sign] for v in self.board if v * sign > 0)
-
-    def points(self, p: int) -> int:
-        """The victory points that count toward the 10: the bar's plus the virtual ones."""
-        return self.vp[p] + self.virtual_vp(p)
-
-    def has_speciality(self, cell: int, kind: str) -> bool:
-        """The creature on `cell` has the speciality `kind`."""
-        sp = self.creature_at(cell).speciality
-        return sp is not None and sp.kind == kind
-
-    def creatures_of(self, p: int) -> list[int]:
-        sign = 1 if p == 0 else -1
-        return [i for i, v in enumerate(self.board) if v * sign > 0]
-
-    def targets_of_movement(self, src: int) -> tuple[list[int], list[int]]:
-        """(empty fields it may move to, opposing fields it may attack)."""
-        v = self.board[src]
-        p = 0 if v > 0 else 1
-        mv = self.creature_at(src).movement
-        moves: list[int] = []
-        attacks: list[int] = []
-        r, c = divmod(src, SIZE)
-        steps = 1 if mv.pattern == "knight" else mv.range
-        for dr, dc in DIRECTIONS[mv.pattern]:
-            for k in range(1, steps + 1):
-                rr, cc = r + dr * k, c + dc * k
-                if not (0 <= rr < SIZE and 0 <= cc < SIZE):
-                    break
-                dst = rr * SIZE + cc
-                w = self.board[dst]
-                if w == 0:
-                    moves.append(dst)
-                    continue
-                if (w > 0) != (v > 0) and beats(abs(v), abs(w)) and \
-                        not self.has_speciality(dst, "immune_attacks"):
-                    attacks.append(dst)
-                if not mv.jump:
-                    break
-        if self._threatened(src, p):
-            moves = []
-        return moves, attacks
-
-    # ---- helpers ------------------------------------------------------------------
-    def _setup_power(self, p: int) -> int:
-        return sum(abs(self.board[i]) for i in self.creatures_of(p))
-
-    def _setup_actions(self) -> list[tuple[Any, ...]]:
-        p = self.player
-        left = SETUP_POWER - self._setup_power(p)
-        row = home_row(p)
-        empty = [c for c in range(SIZE) if self.board[row * SIZE + c] == 0]
-        # Only placements after which the rest of the 10 still fits in the empty fields.
-        powers = [pw for pw in range(1, min(6, left) + 1) if left - pw <= 6 * (len(empty) - 1)]
-        return [("place", c, pw) for c in empty for pw in powers]
-
-    def _war_actions(self, p: int) -> list[tuple[Any, ...]]:
-        out: list[tuple[Any, ...]] = []
-        for src in self.creatures_of(p):
-            moves, attacks = self.targets_of_movement(src)
-            out.extend(("move", src, d) for d in sorted(moves + attacks))
-            if abs(self.board[src]) < 6:
-                out.append(("upgrade", src))
-            out.extend(("spell", src, d) for d in self._spell_targets(p, src))
-        return out
-
-    def _threatened(self, cell: int, p: int) -> bool:
-        if self.has_speciality(cell, "immune_specialities"):
-            return False
-        for n in ADJ[cell]:
-            w = self.board[n]
-            if w != 0 and (w > 0) != (p == 0):
-                sp = self.tribes[1 - p].creature(abs(w)).speciality
-                if sp is not None and sp.kind == "threatening":
-                    return True
-        return False
-
-    def _spell_target_ok(self, caster_player: int, cell: int) -> bool:
-        """An opposing creature on `cell` may be targeted by `caster_player`'s spells."""
-        victim = 1 - caster_player
-        sp = self.creature_at(cell).speciality
-        if sp is not None and sp.kind == "immune_spells":
-            return False
-        for n in ADJ[cell]:
-            if self.owner(n) == victim:
-                gs = self.creature_at(n).speciality
-                if gs is not None and gs.kind == "guardian":
-                    return False
-        return True
-
-    def _spell_targets(self, p: int, src: int) -> list[int]:
-        spell = self.creature_at(src).spell
-        if spell is None:
-            return []
-        k = spell.kind
-        if k == "summon":
-            if self.reserve[p] == 0 or self.tp[p] < spell.get("cost"):
-                return []
-            if spell.get("place") == "adjacent":
-                return [n for n in ADJ[src] if self.board[n] == 0]
-            row = home_row(p) * SIZE
-            return [row + c for c in range(SIZE) if self.board[row + c] == 0]
-        if k == "charge":
-            return [src] if self.tp[p] < TP_MAX else []
-        if k == "recall":
-            return [src] if self.exile[p] > 0 else []
-        if k == "bolt":
-            return [d for d in _within(src, spell.get("range"))
-                    if self.owner(d) == 1 - p and abs(self.board[d]) <= self.tp[p]
-                    and self._spell_target_ok(p, d)]
-        if k == "reinforce":
-            if self.tp[p] < spell.get("cost"):
-                return []
-            return [d for d in ADJ[src] if self.owner(d) == p and abs(self.board[d]) < 6]
-        # weaken
-        if self.tp[p] < spell.get("cost"):
-            return []
-        return [d for d in _within(src, spell.get("range"))
-                if self.owner(d) == 1 - p and abs(self.board[d]) > 1
-                and self._spell_target_ok(p, d)]
-
-    def _place(self, p: int, cell: int, power: int, verb: str) -> None:
-        self.reserve[p] -= 1
-        self.board[cell] = power if p == 0 else -power
-        self.events.append(f"{PLAYER_NAMES[p]} {verb} {self.tribes[p].creature(power).name} "
-                           f"(power {power}) on {cell_name(cell)}")
-        self._ruin_check(cell)
-
-    def _ruin_check(self, cell: int) -> None:
-        """The Ruins: a power-1 creature on a ruin goes straight back to the Reserve."""
-        if self.ruins and cell in RUINS and abs(self.board[cell]) == 1:
-            p = self.owner(cell)
-            assert p is not None
-            self.board[cell] = 0
-            self.reserve[p] += 1
-            self.events.append(f"{PLAYER_NAMES[p]}'s power-1 creature on the ruin "
-                               f"{cell_name(cell)} returns to the Reserve")
-
-    def _move(self, p: int, src: int, dst: int) -> None:
-        v = self.board[src]
-        if self.board[dst] != 0:
-            self._defeat(p, dst, f"{self.creature_at(src).name} ({abs(v)})", by_attack=src)
-        else:
-            self.events.append(f"{PLAYER_NAMES[p]} moves {self.creature_at(src).name} "
-                               f"{cell_name(src)}-{cell_name(dst)}")
-        self.board[src] = 0
-        self.board[dst] = v
-        self._ruin_check(dst)
-
-    def _defeat(self, p: int, cell: int, by: str, by_attack: int | None = None) -> None:
-        """Player p defeats the opposing creature on `cell`: exile (or reserve), score."""
-        victim = 1 - p
-        w = self.board[cell]
-        power = abs(w)
-        creature = self.tribes[victim].creature(power)
-        immune = self.has_speciality(cell, "immune_specialities")
-        bonus = field_bonus(p, cell)
-        self.vp[p] += power + bonus
-        sp = creature.speciality
-        if sp is not None and sp.kind == "return_to_reserve":
-            self.reserve[victim] += 1
-            where = "Reserve"
-        else:
-            self.exile[victim] += 1
-            where = "Exile"
-        if sp is not None and sp.kind == "trigger_on_loss":
-            self.tp[victim] = min(TP_MAX, self.tp[victim] + sp.get("amount"))
-        self.board[cell] = 0
-        if by_attack is not None:
-            asp = self.creature_at(by_attack).speciality
-            if asp is not None and asp.kind == "trigger_on_kill" and not immune:
-                self.tp[p] = min(TP_MAX, self.tp[p] + asp.get("amount"))
-        bonus_text = f" + field bonus {bonus}" if bonus else ""
-        self.events.append(
-            f"{PLAYER_NAMES[p]}'s {by} defeats {creature.name} ({power}) on {cell_name(cell)}"
-            f" -> {where}; {power}{bonus_text} VP, {PLAYER_NAMES[p]} has {self.vp[p]} VP")
-
-    def _spell(self, p: int, src: int, dst: int) -> None:
-        caster = self.creature_at(src)
-        spell = caster.spell
-        assert spell is not None
-        k = spell.kind
-        who = f"{PLAYER_NAMES[p]}'s {caster.name}"
-        if k == "summon":
-            self.tp[p] -= spell.get("cost")
-            self._place(p, dst, spell.get("power"), f"summons with {caster.name}:")
-        elif k == "charge":
-            self.tp[p] = min(TP_MAX, self.tp[p] + spell.get("amount"))
-            self.events.append(f"{who} charges: {self.tp[p]} trigger points")
-        elif k == "recall":
-            self.exile[p] -= 1
-            self.reserve[p] += 1
-            self.tp[p] = min(TP_MAX, self.tp[p] + spell.get("amount"))
-            self.events.append(f"{who} recalls a die from the Exile to the Reserve; "
-                               f"{self.tp[p]} trigger points")
-        elif k == "bolt":
-            self.tp[p] -= abs(self.board[dst])
-            self._defeat(p, dst, f"{caster.name}'s bolt")
-        elif k == "reinforce":
-            self.tp[p] -= spell.get("cost")
-            w = self.board[dst]
-            self.board[dst] = w + (1 if w > 0 else -1)
-            self.events.append(f"{who} reinforces {cell_name(dst)} to {abs(w) + 1}")
-        else:
-            self.tp[p] -= spell.get("cost")
-            w = self.board[dst]
-            self.board[dst] = w - (1 if w > 0 else -1)
-            self.events.append(f"{who} weakens {cell_name(dst)} to {abs(w) - 1}")
-            self._ruin_check(dst)
-
-    def _end_turn(self, p: int) -> None:
-        self.plies += 1
-        for q in (p, 1 - p):
-            if self.points(q) >= WIN_VP:
-                virtual = self.virtual_vp(q)
-                self._finish(q, f"{PLAYER_NAMES[q]} reaches {self.points(q)} victory points"
-                             + (f" ({virtual} of them virtual)" if virtual else ""))
-                return
-        if self.ruins and all(self.owner(c) == p for c in RUINS):
-            self._finish(p, f"{PLAYER_NAMES[p]} holds all the Ruins")
-            return
-        if self.plies >= self.max_plies:
-            a, b = self.points(0), self.points(1)
-            w = 0 if a > b else 1 if b > a else -1
-            self._finish(w, f"turn limit {self.max_plies} reached")
-            return
-        self.player = 1 - p
-        if not self._war_actions(self.player):
-            self._finish(p, f"{PLAYER_NAMES[self.player]} has no legal action")
-
-    def _finish(self, winner: int, why: str) -> None:
-        self.phase = "over"
-        self.winner = winner
-        result = "a draw" if winner == -1 else f"{PLAYER_NAMES[winner]} wins"
-        self.events.append(f"game over: {why}: {result} (VP red {self.points(0)}, "
-                           f"black {self.points(1)})")
 
 
 def _as_tuple(action: Any) -> tuple[Any, ...]:
