@@ -857,12 +857,12 @@ CALIBRATED = {"friction": FRICTION, "restitution": RESTITUTION, "throw_scale": 1
 def throw_shares(names: tuple[str, ...], throws: int, max_spin: float | None = None,
                  params: dict[str, float] | None = None, seed: int = 11,
                  dataset: str = DATASET, throw: dict[str, Any] | None = None,
-                 **settings: Any) -> dict[str, tuple[int, int, int]]:
+                 table: TableSpec | None = None, **settings: Any) -> dict[str, tuple[int, int, int]]:
     """The lab's own throws of the dataset's objects (calibrate.simulate's experiment, the
     dataset's table and throw model, `params` the calibrated point by default), with every
     die body's velocity clamp at `max_spin` (None: Bullet's 100), `throw` fields of the
-    throw model replaced (after the throw scale) and `settings` changed in the
-    PhysicsSettings: per object (square face up, on the table, all throws). The same
+    throw model replaced (after the throw scale), on `table` (None: the dataset's) and with
+    `settings` changed in the PhysicsSettings: per object (square face up, on the table, all throws). The same
     seeds whatever is changed: the comparisons are paired."""
     from simulator.experiments.calibrate import experiment_for, load_dataset, trial_library
     from simulator.experiments.dispatch import ThrowSimulator
@@ -877,6 +877,8 @@ def throw_shares(names: tuple[str, ...], throws: int, max_spin: float | None = N
             exp = replace(exp, physics=exp.physics.with_(**settings))
         if throw:
             exp = replace(exp, throw=replace(exp.throw, **throw))
+        if table is not None:
+            exp = replace(exp, table=table)
         square = set(dict(obj.groups)["square"])
         with overlay(trial_library(obj, p)):
             sim = ThrowSimulator(exp)
@@ -889,6 +891,19 @@ def throw_shares(names: tuple[str, ...], throws: int, max_spin: float | None = N
         on = [r for r in rows if r.status == "on_table" and r.face is not None]
         out[name] = (sum(1 for r in on if r.face in square), len(on), len(rows))
     return out
+
+
+def walled_table(width: float = 1.2, depth: float = 0.9, wall: float = 0.05) -> TableSpec:
+    """A hardwood table with a wall `wall` m high (2 cm thick) just inside each edge: a
+    tray that keeps energetic rolls on the table."""
+    from simulator.physics.settings import Obstacle
+
+    t = 0.02
+    walls = (Obstacle("north", "box", (0.0, depth / 2 - t / 2), (width, t, wall)),
+             Obstacle("south", "box", (0.0, -depth / 2 + t / 2), (width, t, wall)),
+             Obstacle("east", "box", (width / 2 - t / 2, 0.0), (t, depth - 2 * t, wall)),
+             Obstacle("west", "box", (-width / 2 + t / 2, 0.0), (t, depth - 2 * t, wall)))
+    return TableSpec(width=width, depth=depth, surface=SURFACES["hardwood"], obstacles=walls)
 
 
 def _clamp_spin(world: Any, max_spin: float) -> None:
