@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,33 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
             other = st.map.sectors[b.b if b.a == sector.id else b.a].title
             assert any(line.startswith(f"to {other}: Courage {b.courage}") for line in card), card
     assert out["after_table_click"] == {"inspected": None, "card_shown": False}
+    # The window as it opened: OCR reads the sector titles pinned over the map (before,
+    # painted on the tiles 5-10 px high, it read none of the 17).
+    if shutil.which("tesseract") is not None:
+        read = _ocr_map(tmp_path / "dday.png", out["pins"])
+        titles = [s.title for s in st.map.sectors.values()]
+        found = [t for t in titles if all(word in read for word in t.split())]
+        assert len(found) >= 12, (found, read)
+
+
+def _ocr_map(path: Path, pins: list[list[float]]) -> str:
+    """What tesseract reads over the map: the box round the pinned labels' points."""
+    from PIL import Image
+
+    img = Image.open(path).convert("L")
+    xs, ys = [p[0] for p in pins], [p[1] for p in pins]
+    box = (max(0, int(min(xs)) - 110), max(0, int(min(ys)) - 40),
+           min(img.width, int(max(xs)) + 110), min(img.height, int(max(ys)) + 50))
+    crop = img.crop(box)
+    crop = crop.resize((crop.width * 2, crop.height * 2), Image.Resampling.LANCZOS)
+    done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "11"],
+                          input=_png(crop), capture_output=True, timeout=60, check=True)
+    return " ".join(done.stdout.decode("utf-8", "replace").split())
+
+
+def _png(img) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    return buf.getvalue()

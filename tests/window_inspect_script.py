@@ -68,7 +68,17 @@ def dday(out: str) -> dict:
     module.play_turns(session, 2)
     app = module.App(session)
     app.paused = True
-    app.step_frames(5)
+    for _ in range(400):  # the view glides to its framing as the window opens
+        app.step_frames(1)
+        if app.idle():
+            break
+    app.step_frames(2)
+    from PIL import Image
+
+    from simulator.render.offscreen import texture_to_array
+
+    # The window as it opens: its sector titles are read by OCR (the test).
+    Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
     st = session.state
     sid = st.units[0].sector
     pos = app.screen_of((*sector_at(st, sid), 0.003))
@@ -76,7 +86,10 @@ def dday(out: str) -> dict:
     app.on_left_down(pos)
     app.on_left_up(pos)
     app.step_frames(2)
-    result = {"sector": st.map.sectors[sid].title, "inspected": list(app.inspected or []),
+    w, h = app.win_size()
+    pins = [app.camera.project(p, (w, h)) for p, _text in app.pinned_labels()]
+    result = {"pins": [list(p) for p in pins if p is not None],
+              "sector": st.map.sectors[sid].title, "inspected": list(app.inspected or []),
               "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden()}
     corner = app.screen_of((-0.7, 0.5, 0.0))
     if corner is not None:

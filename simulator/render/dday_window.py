@@ -328,6 +328,25 @@ class App(DiceGameWindow):
             out[("sector", sid)] = ((*sector_at(st, sid), TILE_Z), SECTOR_D * 0.5)
         return out
 
+    def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
+        """Each sector's title (and Enemy Fire) in screen space on its tile: the type
+        painted on the tiles is 5-10 px high in the window (issue 37); a click on a
+        sector shows its full card."""
+        import textwrap
+
+        st = self.session.state
+        out = []
+        for s in st.map.sectors.values():
+            x, y = sector_at(st, s.id)
+            lines = textwrap.wrap(s.title, 13) or [s.id]
+            ef = f"EF {s.enemy_fire}"
+            if len(lines[-1]) + 2 + len(ef) <= 14:
+                lines[-1] += "  " + ef
+            else:
+                lines.append(ef)
+            out.append(((x, y + 0.012, TILE_Z), "\n".join(lines)))
+        return out
+
     def inspect_card(self, picked: Any) -> list[str] | None:
         """A sector's full card (title, Enemy Fire, machine gun, bunker, the most turns, what
         it asks and gives, each border's Courage cost and minefield, the units there), or a

@@ -36,8 +36,8 @@ TRAY_PREFIX = "roll:"  # scene names of the tray's dice: roll:d0, roll:d1, ...
 # The window's framed seat view: what is in play fitted into this part of the window
 # (left, top, right, bottom as fractions), clear of the close-up inset and the choices at the
 # right; seen from behind the seat this steeply.
-WINDOW_VIEW = (0.1, 0.08, 0.66, 0.98)
-SEAT_PITCH, SEAT_FOV = -62.0, 40.0
+WINDOW_VIEW = (0.05, 0.08, 0.66, 0.98)
+SEAT_PITCH, SEAT_FOV = -75.0, 40.0
 
 
 class DiceGameWindow(GameWindow):

@@ -44,6 +44,7 @@ __all__ = ["Binding", "Choice", "GameWindow", "Running", "wrap"]
 WINDOW_SIZE = (1280, 720)
 BACKGROUND = (0.16, 0.15, 0.14, 1)
 GLIDE_S = 0.6  # s: a change of view (thrower's, top, follow) glides this long
+PIN_SCALE = 0.056  # aspect2d units: a 20 px em at 720 px high, capitals 14 px
 @dataclass(frozen=True)
 class Binding:
     event: str  # Panda3D event name
@@ -233,6 +234,12 @@ class GameWindow:
     def thrower_camera(self, seat: int) -> OrbitCamera:
         raise NotImplementedError
 
+    def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
+        """Texts pinned to table points and drawn in screen space, facing the camera at
+        PIN_SCALE (capitals 14 px at 720 px) whatever the view (issue 37: names a player
+        reads, not small type on the cloth). None by default."""
+        return []
+
     def top_camera(self, aspect: float) -> OrbitCamera:
         raise NotImplementedError
 
@@ -323,6 +330,8 @@ class GameWindow:
                           + "\n\n" + wrap(f"Drawn by {self.drawn_by.detail}", 70))
         self.hud = Hud(base, self.help_text, self.press_button, self.restart)
         self.inset = Inset(base, BACKGROUND, self.win_size(), self.scene_output)
+        self._pins: list[Any] = []  # OnscreenText of the pinned labels, made as needed
+        self._pin_items: list[tuple[tuple[float, float, float], str]] = []
         self.sync_scene()
         self.refresh()
         base.taskMgr.add(self._frame, "tabletop-frame")
@@ -585,8 +594,33 @@ class GameWindow:
                 shown = move.at(t)
         self._shown = shown
         apply_camera(self.base.camera, self.base.camLens, shown, self.win_size())
+        self._place_pins(shown)
         self._update_inset()
         return int(task.cont)
+
+    def _place_pins(self, cam: OrbitCamera) -> None:
+        """Each pinned label where its point is seen from `cam` (hidden behind the camera,
+        under the help and on the game-over screen)."""
+        from direct.gui.OnscreenText import OnscreenText
+        from panda3d.core import TextNode
+
+        while len(self._pins) < len(self._pin_items):
+            self._pins.append(OnscreenText(
+                text="", scale=PIN_SCALE, fg=(0.08, 0.07, 0.06, 1), bg=(0.98, 0.96, 0.9, 0.88),
+                align=TextNode.ACenter, mayChange=True, parent=self.base.aspect2d))
+        w, h = self.win_size()
+        hidden = self.show_help or self.session.state.is_terminal()
+        for k, node in enumerate(self._pins):
+            at = None if hidden or k >= len(self._pin_items) else \
+                picking.screen_of(cam, self._pin_items[k][0], (w, h))
+            if at is None:
+                node.hide()
+                continue
+            text = self._pin_items[k][1]
+            if node.getText() != text:
+                node.setText(text)
+            node.setPos(at[0] * w / h, at[1])
+            node.show()
 
     def inset_size(self) -> tuple[int, int]:
         return inset_size(self.win_size())
@@ -676,6 +710,7 @@ class GameWindow:
             self._seen_seat = seat
             if self.replay is None:
                 self.view_thrower()
+        self._pin_items = self.pinned_labels()
         self.all_choices = (self.make_choices()
                             if self.human_to_act() and not self.session.state.is_terminal()
                             else [])
