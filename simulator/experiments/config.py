@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -28,7 +28,23 @@ from simulator.physics.world import MAX_SPEED
 
 TOP_LEVEL = ("name", "description", "die", "table", "surface", "throw", "throws", "chunk_size",
              "seed", "physics", "stop", "alpha", "series")
-THROW_KEYS = ("height", "speed", "elevation_deg", "spin", "area", "orientation")
+THROW_KEYS = ("height", "speed", "elevation_deg", "spin", "area", "orientation", "roll", "styles")
+# A hand throw as a mixture of styles (docs/impacts.md, "Throw styles"): each style a throw
+# distribution and a weight. A preset's ranges fill what the experiment's style leaves out
+# (and the throw's own keys what neither gives). `roll`: rolled out of the hand, the spin is
+# this multiple of the rolling rate (horizontal speed / the die's inradius) about the
+# horizontal axis across the motion, instead of `spin` about a random axis.
+STYLE_KEYS = ("weight", "height", "speed", "elevation_deg", "spin", "area", "orientation", "roll")
+STYLE_PRESETS: dict[str, dict[str, Any]] = {
+    "dropped": {"height": [0.10, 0.30], "speed": [0.0, 0.2], "elevation_deg": [-90.0, 90.0],
+                "spin": [0.0, 5.0]},
+    "tossed": {"height": [0.15, 0.35], "speed": [0.5, 2.0], "elevation_deg": [10.0, 60.0],
+               "spin": [0.0, 30.0]},
+    "rolled": {"height": [0.03, 0.06], "speed": [0.5, 2.5], "elevation_deg": [-10.0, 0.0],
+               "roll": [0.5, 1.5]},
+    "cup": {"height": [0.05, 0.15], "speed": [0.3, 1.2], "elevation_deg": [-60.0, 0.0],
+            "spin": [20.0, 80.0]},
+}
 PHYSICS_KEYS = ("time_step", "solver_iterations", "gravity", "settle_linear", "settle_angular",
                 "hold_time", "max_time", "engine")
 MAX_THROWS = 100_000_000
@@ -48,9 +64,33 @@ class ThrowDistribution:
     spin: tuple[float, float] = (0.0, 25.0)
     area: tuple[float, float] = (0.1, 0.1)
     orientation: str | int = "uniform"
+    roll: tuple[float, float] | None = None  # rolled out of the hand (THROW_KEYS' note)
+    styles: tuple[ThrowStyle, ...] = ()  # a mixture: each throw draws its style first
 
     def to_json(self) -> dict[str, Any]:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        """The throw's fields; `roll` and `styles` only when given, so an experiment without
+        them keeps its fingerprint."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "roll" and v is None or f.name == "styles" and not v:
+                continue
+            if f.name == "styles":
+                out["styles"] = [{"name": st.name, "weight": st.weight, **st.throw.to_json()}
+                                 for st in v]
+            else:
+                out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+@dataclass(frozen=True)
+class ThrowStyle:
+    """One style of a hand throw (STYLE_PRESETS): its name, its weight in the mixture and its
+    own throw distribution (which has no styles)."""
+
+    name: str
+    weight: float
+    throw: ThrowDistribution
 
 
 @dataclass(frozen=True)
@@ -153,6 +193,7 @@ class DrawnThrow:
     speed: float  # m/s
     spin: float  # rad/s
     energy_j: float  # kinetic (translation + rotation) plus potential above the table, J
+    style: str = ""  # the style drawn, for a throw of styles ("" for a single distribution)
 
 
 def load_experiment(path: str | Path) -> Experiment:
@@ -211,7 +252,11 @@ def parse_stop(raw: Any, source: str, faces: tuple[int, ...]) -> StopRule:
 
 def parse_throw(raw: Any, source: str, die: DieModel, table: TableSpec) -> ThrowDistribution:
     """A `throw:` mapping of an experiment (THROW_KEYS), validated against the die and the
-    table as an experiment's is (the calibration datasets use the same throw model)."""
+    table as an experiment's is (the calibration datasets use the same throw model, but not
+    its styles: the calibration's throw_scale scales one distribution's speed and spin)."""
+    if isinstance(raw, dict) and "styles" in raw:
+        raise DataError(source, "throw.styles", "a dataset's throw model is one distribution: "
+                        "the calibration's throw_scale does not reach styles", show_value=False)
     shape = die_shape(die)
     return _parse_throw(raw, source, shape.values, shape.poly.circumradius, table)
 
@@ -221,6 +266,9 @@ def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> Dr
     caller has it at hand)."""
     d = exp.throw
     shape = shape or die_shape(exp.die)
+    style = ""
+    if d.styles:  # the style from a generator of its own: the throw's draws stay as they were
+        d, style = _pick_style(d.styles, np.random.default_rng([exp.seed, index, 1]).random())
     rng = np.random.default_rng([exp.seed, index])
     # Two draws per throw, then arithmetic: numpy's per-call overhead is most of the cost.
     u = rng.random(8).tolist()
@@ -234,8 +282,12 @@ def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> Dr
     spin_mag = _lerp(d.spin, u[6])
     vel = (speed * math.cos(el) * math.cos(az), speed * math.cos(el) * math.sin(az),
            speed * math.sin(el))
-    norm = math.sqrt(g[0] ** 2 + g[1] ** 2 + g[2] ** 2) or 1.0
-    spin = (g[0] / norm * spin_mag, g[1] / norm * spin_mag, g[2] / norm * spin_mag)
+    if d.roll is None:
+        norm = math.sqrt(g[0] ** 2 + g[1] ** 2 + g[2] ** 2) or 1.0
+        spin = (g[0] / norm * spin_mag, g[1] / norm * spin_mag, g[2] / norm * spin_mag)
+    else:  # rolled: topspin about z x (the horizontal direction of the motion)
+        spin_mag = _lerp(d.roll, u[6]) * speed * math.cos(el) / shape.inradius
+        spin = (-math.sin(az) * spin_mag, math.cos(az) * spin_mag, 0.0)
     if d.orientation == "uniform":  # a normalized Gaussian 4-vector: uniform over rotations
         qn = math.sqrt(g[3] ** 2 + g[4] ** 2 + g[5] ** 2 + g[6] ** 2)
         q = (g[3] / qn, g[4] / qn, g[5] / qn, g[6] / qn)
@@ -257,7 +309,18 @@ def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> Dr
               + 0.5 * spin_energy + m * exp.physics.gravity * h)
     throw = ThrowSpec(release=(x, y, h), velocity=vel, spin=spin, orientation=q)
     return DrawnThrow(index=index, throw=throw, initial_down=shape.values[down], height=h,
-                      speed=speed, spin=spin_mag, energy_j=float(energy))
+                      speed=speed, spin=spin_mag, energy_j=float(energy), style=style)
+
+
+def _pick_style(styles: tuple[ThrowStyle, ...], u: float) -> tuple[ThrowDistribution, str]:
+    """The style whose share of the summed weights holds u (uniform in [0, 1))."""
+    total = sum(st.weight for st in styles)
+    acc = 0.0
+    for st in styles:
+        acc += st.weight / total
+        if u < acc:
+            return st.throw, st.name
+    return styles[-1].throw, styles[-1].name
 
 
 def _lerp(r: tuple[float, float], u: float) -> float:
@@ -338,42 +401,80 @@ def _parse_table(raw: Any, surface: Any, source: str, base_dir: Path | None) -> 
 
 
 def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: float,
-                 table: TableSpec) -> ThrowDistribution:
+                 table: TableSpec, where: str = "throw") -> ThrowDistribution:
     if not isinstance(raw, dict):
-        raise DataError(source, "throw", "must be a mapping of throw ranges", raw)
+        raise DataError(source, where, "must be a mapping of throw ranges", raw)
+    keys = THROW_KEYS if where == "throw" else STYLE_KEYS
     for key in raw:
-        if key not in THROW_KEYS:
-            raise DataError(source, f"throw.{key}", f"unknown field{_hint(str(key), THROW_KEYS)}",
+        if key not in keys:
+            raise DataError(source, f"{where}.{key}", f"unknown field{_hint(str(key), keys)}",
                             show_value=False)
+    if "styles" in raw:
+        return _parse_styles(raw, source, faces, circumradius, table)
     base = ThrowDistribution()
-    height = _range(source, "throw.height", raw.get("height", list(base.height)), 0.0, 5.0)
+    height = _range(source, f"{where}.height", raw.get("height", list(base.height)), 0.0, 5.0)
     if height[0] <= circumradius:
-        raise DataError(source, "throw.height", f"the lowest release must clear the die: above "
+        raise DataError(source, f"{where}.height", f"the lowest release must clear the die: above "
                         f"its circumradius {circumradius:.4f} m", list(height))
-    speed = _range(source, "throw.speed", raw.get("speed", list(base.speed)), 0.0, MAX_SPEED)
-    elev = _range(source, "throw.elevation_deg", raw.get("elevation_deg", list(base.elevation_deg)),
+    speed = _range(source, f"{where}.speed", raw.get("speed", list(base.speed)), 0.0, MAX_SPEED)
+    elev = _range(source, f"{where}.elevation_deg", raw.get("elevation_deg", list(base.elevation_deg)),
                   -90.0, 90.0)
-    spin = _range(source, "throw.spin", raw.get("spin", list(base.spin)), 0.0, 1000.0)
+    spin = _range(source, f"{where}.spin", raw.get("spin", list(base.spin)), 0.0, 1000.0)
     area_raw = raw.get("area", list(base.area))
     if (not isinstance(area_raw, list) or len(area_raw) != 2
             or not all(_finite(v) and float(v) >= 0 for v in area_raw)):
-        raise DataError(source, "throw.area", "must be [half_x, half_y], non-negative lengths in m",
+        raise DataError(source, f"{where}.area", "must be [half_x, half_y], non-negative lengths in m",
                         area_raw)
     area = (float(area_raw[0]), float(area_raw[1]))
     if not table.contains_xy(area[0], area[1], inset=circumradius):
-        raise DataError(source, "throw.area", "releases must lie over the table, a die's size "
+        raise DataError(source, f"{where}.area", "releases must lie over the table, a die's size "
                         "inside its edge", area_raw)
     orient = raw.get("orientation", "uniform")
     if isinstance(orient, dict) and set(orient) == {"face_down"}:
         orient = orient["face_down"]
         if not isinstance(orient, int) or isinstance(orient, bool) or orient not in faces:
-            raise DataError(source, "throw.orientation.face_down",
+            raise DataError(source, f"{where}.orientation.face_down",
                             f"must be one of the die's faces {list(faces)}", orient)
     elif orient != "uniform":
-        raise DataError(source, "throw.orientation", "must be 'uniform' or {face_down: VALUE}",
+        raise DataError(source, f"{where}.orientation", "must be 'uniform' or {face_down: VALUE}",
                         orient)
+    roll = None
+    if raw.get("roll") is not None:
+        roll = _range(source, f"{where}.roll", raw["roll"], 0.0, 10.0)
     return ThrowDistribution(height=height, speed=speed, elevation_deg=elev, spin=spin,
-                             area=area, orientation=orient)
+                             area=area, orientation=orient, roll=roll)
+
+
+def _parse_styles(raw: dict[str, Any], source: str, faces: tuple[int, ...], circumradius: float,
+                  table: TableSpec) -> ThrowDistribution:
+    """`throw: {styles: {NAME: {weight: W, ...ranges}}, ...ranges}`: each style's ranges are
+    its own, else its preset's (STYLE_PRESETS, when NAME is one), else the throw's own keys,
+    else the lab's defaults."""
+    styles_raw = raw["styles"]
+    if not isinstance(styles_raw, dict) or not styles_raw:
+        raise DataError(source, "throw.styles", "must be a mapping of style name: "
+                        "{weight, ranges}", styles_raw)
+    shared = {k: v for k, v in raw.items() if k != "styles"}
+    styles = []
+    for name, style in styles_raw.items():
+        where = f"throw.styles.{name}"
+        if not isinstance(name, str) or not name:
+            raise DataError(source, "throw.styles", "style names must be non-empty strings", name)
+        if not isinstance(style, dict):
+            raise DataError(source, where, "must be a mapping {weight, ranges}", style)
+        weight = style.get("weight")
+        if not _finite(weight) or not float(weight) > 0:
+            raise DataError(source, f"{where}.weight", "must be a positive number", weight)
+        merged = {**shared, **STYLE_PRESETS.get(name, {}), **style}
+        merged.pop("weight")
+        if "spin" in style and "roll" not in style:
+            merged.pop("roll", None)  # a spin given replaces a preset's roll
+        styles.append(ThrowStyle(name, float(weight), _parse_throw(
+            merged, source, faces, circumradius, table, where)))
+    return replace(ThrowDistribution(), styles=tuple(styles))
+
+
+
 
 
 def _parse_physics(raw: Any, source: str) -> PhysicsSettings:

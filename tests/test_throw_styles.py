@@ -1,0 +1,131 @@
+"""A hand throw as a mixture of styles (issue 36, item 4; docs/impacts.md, "Throw styles"):
+dropped, tossed, rolled out of the hand, shaken in a cup, each a throw distribution with a
+weight, chosen in an experiment's `throw: {styles: ...}`."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import struct
+from typing import Any
+
+import pytest
+
+from dice_models import DataError
+from simulator.experiments.config import (
+    STYLE_PRESETS,
+    draw_throw,
+    load_experiment,
+    parse_experiment,
+    parse_throw,
+)
+from simulator.physics import TableSpec, die_shape
+
+BASE: dict[str, Any] = {"name": "styles", "die": "d6", "throws": 10, "seed": 5}
+
+
+def experiment(throw: dict[str, Any]) -> Any:
+    return parse_experiment({**copy.deepcopy(BASE), "throw": throw}, "styles.yaml")
+
+
+def test_a_throw_without_styles_draws_as_before() -> None:
+    # the single distribution's draws and fingerprint, recorded before styles existed
+    exp = load_experiment("benchmarks/experiments/cuboid-24mm.yaml")
+    h = hashlib.sha256()
+    for i in range(200):
+        d = draw_throw(exp, i)
+        t = d.throw
+        h.update(struct.pack("<16d", *t.release, *t.velocity, *t.spin, *t.orientation,
+                             d.height, d.speed, d.spin))
+        h.update(struct.pack("<i", d.initial_down))
+        h.update(struct.pack("<d", d.energy_j))
+        assert d.style == ""
+    assert h.hexdigest() == "69b97b51c758d28b992bcfab9af11089c05953567fcb0ef95e9d6c8e2868ecc3"
+    assert exp.fingerprint() == "4f0a1214005c2aaf"
+    assert "styles" not in exp.throw.to_json() and "roll" not in exp.throw.to_json()
+
+
+def test_one_style_is_that_distribution() -> None:
+    ranges = {"height": [0.2, 0.3], "speed": [1.0, 2.0], "spin": [5.0, 9.0]}
+    alone = experiment(ranges)
+    styled = experiment({"styles": {"mine": {"weight": 1, **ranges}}})
+    for i in range(20):
+        a, b = draw_throw(alone, i), draw_throw(styled, i)
+        assert a.throw == b.throw and a.energy_j == b.energy_j
+        assert b.style == "mine"
+    assert styled.fingerprint() != alone.fingerprint()
+
+
+def test_weights_give_the_shares() -> None:
+    exp = experiment({"styles": {"dropped": {"weight": 1}, "tossed": {"weight": 3}}})
+    n = 4000
+    dropped = sum(draw_throw(exp, i).style == "dropped" for i in range(n))
+    assert abs(dropped / n - 0.25) < 4 * math.sqrt(0.25 * 0.75 / n)
+
+
+def test_presets_fill_the_ranges() -> None:
+    exp = experiment({"area": [0.05, 0.05], "styles": {"cup": {"weight": 1},
+                                                        "dropped": {"weight": 1, "speed": [0, 0]}}})
+    for i in range(200):
+        d = draw_throw(exp, i)
+        preset = STYLE_PRESETS[d.style]
+        lo, hi = preset["height"]
+        assert lo <= d.height <= hi
+        assert abs(d.throw.release[0]) <= 0.05 and abs(d.throw.release[1]) <= 0.05
+        if d.style == "cup":
+            assert preset["spin"][0] <= d.spin <= preset["spin"][1]
+        else:
+            assert d.speed == 0.0
+
+
+def test_rolled_spins_about_the_axis_across_the_motion() -> None:
+    exp = experiment({"styles": {"rolled": {"weight": 1}}})
+    r = die_shape(exp.die).inradius
+    lo, hi = STYLE_PRESETS["rolled"]["roll"]
+    for i in range(100):
+        d = draw_throw(exp, i)
+        (vx, vy, _vz), (wx, wy, wz) = d.throw.velocity, d.throw.spin
+        v_h = math.hypot(vx, vy)
+        assert wz == 0.0
+        assert abs(wx * vx + wy * vy) < 1e-9 * max(1.0, d.spin)  # square to the motion
+        assert lo - 1e-9 <= d.spin * r / v_h <= hi + 1e-9  # a multiple of the rolling rate
+        # forward topspin: the bottom point moves backward, w x (0, 0, -r) along -v
+        assert (-wy * vx + wx * vy) * r < 0
+
+
+@pytest.mark.parametrize("throw,field,says", [
+    ({"styles": {"tossed": {"weight": 1, "spn": [0, 1]}}}, "throw.styles.tossed.spn",
+     "did you mean spin"),
+    ({"styles": {"tossed": {"weight": 0}}}, "throw.styles.tossed.weight", "positive"),
+    ({"styles": {"tossed": {}}}, "throw.styles.tossed.weight", "positive"),
+    ({"styles": {}}, "throw.styles", "mapping"),
+    ({"styles": {"cup": {"weight": 1, "speed": [2, 1]}}}, "throw.styles.cup.speed", "low is above"),
+    ({"styles": {"rolled": {"weight": 1, "roll": [-1, 1]}}}, "throw.styles.rolled.roll", "within"),
+    ({"styles": {"cup": {"weight": 1, "styles": {}}}}, "throw.styles.cup.styles", "unknown"),
+])
+def test_bad_styles_are_one_line_naming_the_field(throw: dict[str, Any], field: str,
+                                                  says: str) -> None:
+    with pytest.raises(DataError) as err:
+        experiment(throw)
+    text = str(err.value)
+    assert f"{field}:" in text and says in text and "\n" not in text
+    assert text.index(field) < text.index(says)  # the field and reason before any value
+
+
+def test_a_dataset_throw_model_takes_no_styles() -> None:
+    exp = experiment({})
+    with pytest.raises(DataError, match="throw.styles"):
+        parse_throw({"styles": {"cup": {"weight": 1}}}, "data.yaml", exp.die, TableSpec())
+
+
+def test_a_styled_experiment_throws() -> None:
+    from simulator.experiments.dispatch import ThrowSimulator
+
+    exp = experiment({"styles": {"rolled": {"weight": 1}, "cup": {"weight": 1}}})
+    sim = ThrowSimulator(exp)
+    try:
+        rows = sim.run(list(range(6)))
+    finally:
+        sim.world.close()
+    assert len(rows) == 6 and all(r.status in ("on_table", "fell_off") for r in rows)
