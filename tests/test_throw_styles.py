@@ -46,6 +46,13 @@ def test_a_throw_without_styles_draws_as_before() -> None:
     assert "styles" not in exp.throw.to_json() and "roll" not in exp.throw.to_json()
 
 
+def test_null_styles_and_roll_are_a_plain_throw() -> None:  # as docs/fairness.md shows them
+    plain = experiment({"speed": [1.0, 2.0]})
+    nulls = experiment({"speed": [1.0, 2.0], "styles": None, "roll": None})
+    assert nulls.fingerprint() == plain.fingerprint()
+    assert draw_throw(nulls, 3) == draw_throw(plain, 3)
+
+
 def test_one_style_is_that_distribution() -> None:
     ranges = {"height": [0.2, 0.3], "speed": [1.0, 2.0], "spin": [5.0, 9.0]}
     alone = experiment(ranges)

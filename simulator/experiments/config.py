@@ -254,7 +254,7 @@ def parse_throw(raw: Any, source: str, die: DieModel, table: TableSpec) -> Throw
     """A `throw:` mapping of an experiment (THROW_KEYS), validated against the die and the
     table as an experiment's is (the calibration datasets use the same throw model, but not
     its styles: the calibration's throw_scale scales one distribution's speed and spin)."""
-    if isinstance(raw, dict) and "styles" in raw:
+    if isinstance(raw, dict) and raw.get("styles") is not None:
         raise DataError(source, "throw.styles", "a dataset's throw model is one distribution: "
                         "the calibration's throw_scale does not reach styles", show_value=False)
     shape = die_shape(die)
@@ -409,7 +409,7 @@ def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: fl
         if key not in keys:
             raise DataError(source, f"{where}.{key}", f"unknown field{_hint(str(key), keys)}",
                             show_value=False)
-    if "styles" in raw:
+    if raw.get("styles") is not None:
         return _parse_styles(raw, source, faces, circumradius, table)
     base = ThrowDistribution()
     height = _range(source, f"{where}.height", raw.get("height", list(base.height)), 0.0, 5.0)
