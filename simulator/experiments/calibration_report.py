@@ -10,6 +10,19 @@ from simulator.experiments.datasets import PARAMETERS
 
 
 def render_markdown(rep: dict[str, Any]) -> str:
+    """The report as Markdown: the dataset, the fitted values, the measured scatter, the
+    fit, the step check, the points and the summary."""
+    lines = _md_dataset(rep) + _md_fitted(rep) + _md_scatter(rep)
+    f = rep["fit"]
+    lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}{_ref(f)} -> "
+              + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
+                 f"not rejected at alpha {f['alpha']:g}"), "",
+              f"Inside rule: {rep['inside_rule']}.", ""]
+    lines += _md_step_check(rep) + _md_points(rep) + _md_summary(rep)
+    return "\n".join(lines)
+
+
+def _md_dataset(rep: dict[str, Any]) -> list[str]:
     ds = rep["dataset"]
     lines = [f"# Calibration: {ds['name']}", "", f"Source: {ds['citation']}", "",
              f"Where read: {ds['where_read']}", ""]
@@ -18,13 +31,17 @@ def render_markdown(rep: dict[str, Any]) -> str:
     for v in rep["validation"]:
         lines += ["", f"Validation dataset: {v['name']} ({v['citation']})"]
         lines += [f"- caveat: {c}" for c in v["caveats"]]
+    return lines
+
+
+def _md_fitted(rep: dict[str, Any]) -> list[str]:
     pair = rep["pair"]
-    lines += ["", "## Fitted values", "",
-              f"Pair {pair['die']} on {pair['surface']} (before: friction "
-              f"{pair['before']['friction']:.4f}, restitution {pair['before']['restitution']:.4f}, "
-              f"spinning lever arm {pair['before']['spinning_friction']:.6f} m, "
-              f"{pair['before']['source']}); throw_scale before: 1.", "",
-              "| parameter | value | sigma | 95% interval |", "| --- | --- | --- | --- |"]
+    lines = ["", "## Fitted values", "",
+             f"Pair {pair['die']} on {pair['surface']} (before: friction "
+             f"{pair['before']['friction']:.4f}, restitution {pair['before']['restitution']:.4f}, "
+             f"spinning lever arm {pair['before']['spinning_friction']:.6f} m, "
+             f"{pair['before']['source']}); throw_scale before: 1.", "",
+             "| parameter | value | sigma | 95% interval |", "| --- | --- | --- | --- |"]
     for n in PARAMETERS:
         if n in rep["fitted_parameters"]:
             s, iv = rep["sigma"][n], rep["interval95"][n]
@@ -32,7 +49,6 @@ def render_markdown(rep: dict[str, Any]) -> str:
                          + (f"[{iv[0]:.4f}, {iv[1]:.4f}]" if iv else "not determined") + " |")
         else:
             lines.append(f"| {n} | {rep['values'][n]:.4f} | not fitted | - |")
-    f = rep["fit"]
     lines += ["", f"Uncertainty: {rep['uncertainty_method']}.", ""]
     if rep["noise_warning"]:
         lines += [f"WARNING: {rep['noise_warning']}.", ""]
@@ -52,8 +68,12 @@ def render_markdown(rep: dict[str, Any]) -> str:
         lines.append("")
     if rep.get("surrogate_warning"):
         lines += [f"WARNING: {rep['surrogate_warning']}.", ""]
+    return lines
+
+
+def _md_scatter(rep: dict[str, Any]) -> list[str]:
     d = rep.get("dispersion")
-    lines += ["## Measured scatter", "", _dispersion_line(d) + "."]
+    lines = ["## Measured scatter", "", _dispersion_line(d) + "."]
     if d:
         lines += ["", f"Method: {d['method']}. Each measured count is then weighed as if N / phi "
                   "throws had been made (the design-effect correction of Rao and Scott): its "
@@ -64,10 +84,11 @@ def render_markdown(rep: dict[str, Any]) -> str:
         lines += [f"| {t['degree']} | {t['chi2']:.2f} | {t['df']} | {t['phi']:.2f} | {t['p']:.3g} |"
                   for t in d["trends"]]
     lines += [""]
-    lines += [f"Fit: X^2 {f['chi2']:.2f} on {f['df']} df, p {f['p']:.3g}{_ref(f)} -> "
-              + ("BAD FIT (p < alpha " + f"{f['alpha']:g})" if f["bad_fit"] else
-                 f"not rejected at alpha {f['alpha']:g}"), "",
-              f"Inside rule: {rep['inside_rule']}.", ""]
+    return lines
+
+
+def _md_step_check(rep: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     st = rep.get("step_check")
     if st:
         lines += ["## Step check", "", _step_line(st) + ". Each fitted object's throws at the default "
@@ -82,9 +103,13 @@ def render_markdown(rep: dict[str, Any]) -> str:
             lines.append(f"| {x['object']} | {x['counts_step']} | {x['counts_half_step']} | "
                          f"{x['chi2']:.2f} | {x['df']} | {x['p']:.3g} |")
         lines.append("")
-    lines += ["## Points (at the fitted values, fresh seeds)", "",
-              "| object | part | group | N | measured p [95%] | simulated p [95%] (n sim) | inside | "
-              "calibrated |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    return lines
+
+
+def _md_points(rep: dict[str, Any]) -> list[str]:
+    lines = ["## Points (at the fitted values, fresh seeds)", "",
+             "| object | part | group | N | measured p [95%] | simulated p [95%] (n sim) | inside | "
+             "calibrated |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rep["points"]:
         meas = (f"{r['measured_p']:.3f} [{r['measured_ci'][0]:.3f}, {r['measured_ci'][1]:.3f}]"
                 if r["measured_ci"] else f"{r['measured_p']:.3f} (no N)")
@@ -94,13 +119,17 @@ def render_markdown(rep: dict[str, Any]) -> str:
                 if r["sim_ci"] else "no throw on the table")
         lines.append(f"| {r['object']} | {r['part']} | {r['group']} | {r['n'] or 'unknown'} | "
                      f"{meas} | {simp} | {'yes' if r['inside'] else 'NO'} | {r['calibrated']} |")
-    lines += ["", "## Summary", "", "Fresh-throw X^2: each part's measured counts against its "
-              "simulation above (homogeneity, the simulation's noise included), df less the "
-              "fitted parameters for the fitted part; the measured counts weighed as N / "
-              "phi, and as binomial counts (N).", "",
-              "| part | objects | points inside | MAE | fresh-throw X^2 | df | p | X^2 as "
-              "binomial | p as binomial |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    return lines
+
+
+def _md_summary(rep: dict[str, Any]) -> list[str]:
+    lines = ["", "## Summary", "", "Fresh-throw X^2: each part's measured counts against its "
+             "simulation above (homogeneity, the simulation's noise included), df less the "
+             "fitted parameters for the fitted part; the measured counts weighed as N / "
+             "phi, and as binomial counts (N).", "",
+             "| part | objects | points inside | MAE | fresh-throw X^2 | df | p | X^2 as "
+             "binomial | p as binomial |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     fresh = rep.get("fresh_throws") or {}
     for name, s in rep["summary"].items():
         x = fresh.get(name)
@@ -113,7 +142,7 @@ def render_markdown(rep: dict[str, Any]) -> str:
               f"{t['throws_simulated']} throws in {t['evaluations']} evaluations "
               f"({t['throws_per_s']:.0f} throws/s, {rep['settings']['workers']} worker(s), "
               f"{rep['settings']['throws']} throws per object per evaluation).", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def render_summary(rep: dict[str, Any]) -> str:
