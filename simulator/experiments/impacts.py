@@ -21,6 +21,11 @@ step. The mechanics it is compared with are closed forms:
   r <= 0 (alpha >= 54.7 deg) cannot rock at all: its first impact stops it;
 - static toppling: released from rest, a block topples over its edge exactly when its tilt
   is above alpha (the centre of mass beyond the edge).
+
+`throw_shares` then throws the dataset's cuboids as the lab does with one deviation removed
+at a time (Bullet's 100 rad/s spin clamp, the turn bound, the push-out) or the throw
+changed, to see which of them moves the outcome. `python -m simulator.experiments.impacts`
+prints tables (a)-(d).
 """
 
 from __future__ import annotations
@@ -29,10 +34,12 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+import dice_models
 from dice_models import DieModel
 from dice_models.materials import MaterialLibrary, library, overlay
 from simulator.physics.dice import DieShape, die_shape
@@ -850,7 +857,7 @@ if __name__ == "__main__":
 
 # -- (e) the lab's throws with the spin clamp raised ---------------------------------------------
 
-DATASET = "dice_models/datasets/budden_square_cuboids.yaml"
+DATASET = str(Path(dice_models.__file__).parent / "datasets" / "budden_square_cuboids.yaml")
 CALIBRATED = {"friction": FRICTION, "restitution": RESTITUTION, "throw_scale": 1.6512}
 
 
