@@ -27,7 +27,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("fairness", help="throw-fairness experiments: run, report, compare")
     sub = p.add_subparsers(dest="fairness_command", metavar="ACTION")
     sub.required = True
+    _add_run(sub)
+    _add_report_compare_series(sub)
+    _add_engines(sub)
+    _add_calibrate(sub)
 
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("run", help="run (or resume) an experiment into a results directory")
     r.add_argument("config", help="experiment YAML (see benchmarks/experiments/)")
     r.add_argument("--out", required=True, help="results directory (SQLite inside)")
@@ -54,6 +60,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "recorded in the store's fingerprint, so engines never mix in one store")
     r.set_defaults(func=run_cmd)
 
+
+def _add_report_compare_series(sub: argparse._SubParsersAction) -> None:
     rep = sub.add_parser("report", help="statistics, verdict and plots of a results directory")
     rep.add_argument("dir")
     rep.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -78,6 +86,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=series_cmd)
 
+
+def _add_engines(sub: argparse._SubParsersAction) -> None:
     eng = sub.add_parser("engines", help="run a series of experiments on each physics engine and "
                          "report where their conclusions agree (docs/engines.md)")
     eng.add_argument("series", help="series YAML (benchmarks/experiments/series/engines.yaml)")
@@ -90,6 +100,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     eng.add_argument("--progress", action="store_true", help="progress bars on stderr")
     eng.set_defaults(func=engines_cmd)
 
+
+def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     cal = sub.add_parser("calibrate", help="fit a die/surface pair's friction and restitution "
                          "and the throw scale to measured outcome counts (docs/calibration.md)")
     cal.add_argument("dataset", help="dataset YAML (see dice_models/datasets/)")
