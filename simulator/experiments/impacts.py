@@ -136,7 +136,7 @@ def pair_values(knobs: Knobs) -> Iterator[None]:
 
 
 @dataclass
-class Track:
+class Motion:
     """A die's state after every step: time (s), centre of mass (m), quaternion (x, y, z, w),
     velocity (m/s), spin in the table frame (rad/s), contact points with the table (those
     carrying load) and the sub-steps each step took."""
@@ -190,7 +190,7 @@ def _quat(m: np.ndarray) -> tuple[float, float, float, float]:
 
 
 def run(model: DieModel, rot: np.ndarray, com: Any, v: Any, w: Any, steps: int,
-        knobs: Knobs = Knobs(), substeps: bool = False) -> Track:
+        knobs: Knobs = Knobs(), substeps: bool = False) -> Motion:
     """Put a die of `model` with rotation `rot` (its body frame in the table's), centre of
     mass at `com`, velocity `v` and spin `w` (table frame) on the default table of hardwood
     (with the knobs' pair), and step it `steps` steps with the engine's contact model (with
@@ -211,7 +211,7 @@ def _geometric_pose(shape: DieShape, rot: np.ndarray, com: Any) -> Any:
 
 
 def _run_bullet(model: DieModel, rot: np.ndarray, com: Any, v: Any, w: Any, steps: int,
-                knobs: Knobs, substeps: bool) -> Track:
+                knobs: Knobs, substeps: bool) -> Motion:
     """The lab's World for one die, stepped by the lab's rule for a lone die on an empty
     table (World._run_alone: sub-steps for speed, for travel toward the table top and for the
     turn of a die touching it), without the settle rule: every step read (with `substeps`,
@@ -277,7 +277,7 @@ def _run_bullet(model: DieModel, rot: np.ndarray, com: Any, v: Any, w: Any, step
 
 
 def _run_mujoco(model: DieModel, rot: np.ndarray, com: Any, v: Any, w: Any, steps: int,
-                knobs: Knobs) -> Track:
+                knobs: Knobs) -> Motion:
     """MujocoWorld's compiled model for one die, stepped whole steps (the lab's MuJoCo loop
     takes whole steps but for dice faster than fast_speed), every step read."""
     from simulator.physics.mujoco_world import MujocoWorld, free_position
@@ -331,8 +331,8 @@ def _run_mujoco(model: DieModel, rot: np.ndarray, com: Any, v: Any, w: Any, step
     return _track(shape, out, knobs)
 
 
-def _track(shape: DieShape, out: dict[str, list[Any]], knobs: Knobs) -> Track:
-    return Track(shape, np.cumsum(out["dt"]), np.array(out["com"], dtype=float),
+def _track(shape: DieShape, out: dict[str, list[Any]], knobs: Knobs) -> Motion:
+    return Motion(shape, np.cumsum(out["dt"]), np.array(out["com"], dtype=float),
                  np.array(out["quat"], dtype=float), np.array(out["v"], dtype=float),
                  np.array(out["w"], dtype=float), np.array(out["contacts"], dtype=int),
                  np.array(out["splits"], dtype=int), knobs)
@@ -565,7 +565,7 @@ class Rocking:
     airborne_steps: int  # steps with no contact after the first impact (bounces)
 
 
-def tilt_of(tr: Track, st: Stance) -> np.ndarray:
+def tilt_of(tr: Motion, st: Stance) -> np.ndarray:
     """The signed tilt (rad) of the stance's bottom face about x for every step."""
     axis_down = np.zeros(3)
     axis_down[st.down] = 1.0  # outward normal of the face on the table, body frame
@@ -618,7 +618,7 @@ def rock(st: Stance, theta0_deg: float, steps: int = 480, knobs: Knobs = Knobs()
 
 
 @dataclass(frozen=True)
-class Series:
+class ImpactSeries:
     """Impacts of one kind over the release heights GAPS: mean, least and most."""
 
     shape: str
@@ -638,10 +638,10 @@ def _spread(xs: list[float]) -> tuple[float, float, float]:
 
 
 def drop_series(model: DieModel, landing: str, speed: float, knobs: Knobs = Knobs(),
-                slide: float = 0.0, name: str = "", gaps: tuple[float, ...] = GAPS) -> Series:
+                slide: float = 0.0, name: str = "", gaps: tuple[float, ...] = GAPS) -> ImpactSeries:
     hits = [drop(model, landing, speed, knobs, slide, name, g) for g in gaps]
     h0 = hits[0]
-    return Series(h0.shape, landing, speed, slide, _spread([h.point_e for h in hits]),
+    return ImpactSeries(h0.shape, landing, speed, slide, _spread([h.point_e for h in hits]),
                   _spread([h.com_e for h in hits]), float(np.mean([h.com_e_predicted for h in hits])),
                   _spread([h.energy_lost for h in hits]),
                   float(np.mean([h.energy_lost_predicted for h in hits])),
