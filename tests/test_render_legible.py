@@ -155,3 +155,18 @@ def test_the_last_roll_is_shown_close_up_48_px_across(drawn, game) -> None:
     assert session.last_roll is not None
     cells = [c for _n, _v, c in _shown(game, report) if c is not None]
     assert cells and min(cells) >= MIN_DIE_PX, report["dice"]
+
+
+def test_render_json_reports_each_die_in_px(tmp_path, capsys) -> None:
+    import json
+
+    from simulator.cli.main import main
+
+    out = tmp_path / "t.png"
+    assert main(["render", "--game", "dicewar", "--seed", "2", "--turns", "3", "--shading",
+                 "software", "--out", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["view"] == "framed" and report["size"] == [1280, 720] and out.exists()
+    dice = report["dice"]
+    assert dice and all(set(d) == {"view_px", "cell_px", "shown_px"} for d in dice.values())
+    assert min(d["shown_px"] for d in dice.values()) >= report["min_die_px"] == 48

@@ -50,8 +50,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                 "pbr wherever OpenGL and simplepbr can be had (a picture is drawn once: speed "
                 "does not decide), else software")
     p.add_argument("--no-inset", action="store_true",
-                   help="leave out the close-up of the last die thrown")
-    p.add_argument("--no-caption", action="store_true", help="leave out the score line")
+                   help="leave out the close-up of the last die thrown (views but framed)")
+    p.add_argument("--no-caption", action="store_true",
+                   help="leave out the score line (views but framed)")
     add_game_options(p)
     p.set_defaults(func=run)
 

@@ -344,7 +344,7 @@ class App(DiceGameWindow):
                 lines[-1] += "  " + ef
             else:
                 lines.append(ef)
-            out.append(((x, y + 0.012, TILE_Z), "\n".join(lines)))
+            out.append(((x, y + 0.032, TILE_Z), "\n".join(lines)))
         return out
 
     def inspect_card(self, picked: Any) -> list[str] | None:

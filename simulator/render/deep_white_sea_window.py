@@ -138,6 +138,23 @@ class TableApp(GameWindow):
         return [f"{owner}'s die" + (f", side {up} on top" if up is not None else ""),
                 *card_lines(s.crew(die), up)]
 
+    def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
+        """Each die in play named, with the side on top, just short of it as the camera
+        looks (so the label hides none of it)."""
+        st = self.session.state
+        eye = self.camera.eye()
+        out = []
+        for die in sorted(st.poses):
+            if die not in self.scene.dice:
+                continue
+            x, y, z = self.scene.die_position(die)
+            toward = np.array([eye[0] - x, eye[1] - y])
+            n = float(np.linalg.norm(toward))
+            dx, dy = (toward / n * 0.02) if n > 1e-6 else (0.0, -0.02)
+            out.append(((x + float(dx), y + float(dy), z),
+                        f"{self.session.crew(die).name} {st.side(die).number}"))
+        return out
+
     def inset_points(self) -> list[tuple[float, float, float]]:
         """The inspected die, large in the close-up; else the last throw's."""
         if self.inspected is not None and self.inspected in self.scene.dice:

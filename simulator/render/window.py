@@ -236,8 +236,9 @@ class GameWindow:
 
     def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
         """Texts pinned to table points and drawn in screen space, facing the camera at
-        PIN_SCALE (capitals 14 px at 720 px) whatever the view (issue 37: names a player
-        reads, not small type on the cloth). None by default."""
+        PIN_SCALE (capitals 14 px at 720 px) whatever the view, each centred under its
+        point (issue 37: names a player reads, not small type on the cloth). None by
+        default."""
         return []
 
     def top_camera(self, aspect: float) -> OrbitCamera:
@@ -619,7 +620,7 @@ class GameWindow:
             text = self._pin_items[k][1]
             if node.getText() != text:
                 node.setText(text)
-            node.setPos(at[0] * w / h, at[1])
+            node.setPos(at[0] * w / h, at[1] - PIN_SCALE * 0.8)  # its top at the point
             node.show()
 
     def inset_size(self) -> tuple[int, int]:
