@@ -118,24 +118,7 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
     count by default) or its stopping rule decides. The batched backends (gpu, warp-cpu)
     simulate with MuJoCo Warp, `batch` throws at once: their experiment's engine is
     mujoco-warp."""
-    if backend not in BACKENDS:
-        raise DataError("--backend", "backend", f"must be one of {', '.join(BACKENDS)}", backend)
-    batched = backend in ("gpu", "warp-cpu")
-    if batched:  # fail on the setup (no extra, no GPU) before anything is written
-        from simulator.experiments.batched import device_for
-
-        device_for(backend)
-        exp = exp.with_(physics=exp.physics.with_(engine="mujoco-warp"))
-        if batch is not None and batch < 1:
-            raise DataError("--batch", "batch", "must be at least 1", batch)
-    elif exp.physics.engine == "mujoco-warp":
-        raise DataError("--backend", "backend", "the mujoco-warp engine runs on the gpu or "
-                        "warp-cpu backend", backend)
-    if workers < 1:
-        raise DataError("--workers", "workers", "must be at least 1", workers)
-    target = exp.throws if throws is None else throws
-    if target < 1:
-        raise DataError("--throws", "throws", "must be at least 1", target)
+    exp, batched, target = _checked(exp, throws, workers, backend, batch)
     # Ray is started or reached before a new store is made: a cluster that cannot be had is
     # one line and leaves no results file behind. Resuming, only once there are throws to run.
     fresh = not _has_results(out)
@@ -147,7 +130,6 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
             session.close()
         raise
     t0 = time.perf_counter()
-    ran = 0
     try:
         seq = _Sequential(exp.stop, len(exp.faces)) if exp.stop is not None else None
         decision = store.stop_decision()
@@ -173,21 +155,7 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
             stream = _RayStream(exp, chunks, workers, session)
         else:
             stream = _local_stream(exp, chunks, workers)
-        try:
-            with bar:
-                for rows in stream:
-                    store.add_chunk(rows)
-                    ran += len(rows)
-                    bar.advance(len(rows))
-                    if seq is not None:
-                        decision = seq.feed(rows)
-                        if decision is not None:
-                            store.record_stop(decision)
-                            break
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
+        ran, decision = _feed(stream, store, bar, seq)
         seconds = time.perf_counter() - t0
         store.log_run({"backend": backend, "workers": workers, "ray_address": ray_address,
                        "batch": batch,
@@ -198,6 +166,56 @@ def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, 
         store.close()
         if session is not None:
             session.close()
+
+
+def _checked(exp: Experiment, throws: int | None, workers: int, backend: str,
+             batch: int | None) -> tuple[Experiment, bool, int]:
+    """The run's arguments checked before anything is written: the experiment (on the
+    mujoco-warp engine for a batched backend), whether the backend is batched, and the
+    throws to reach."""
+    if backend not in BACKENDS:
+        raise DataError("--backend", "backend", f"must be one of {', '.join(BACKENDS)}", backend)
+    batched = backend in ("gpu", "warp-cpu")
+    if batched:  # fail on the setup (no extra, no GPU) before anything is written
+        from simulator.experiments.batched import device_for
+
+        device_for(backend)
+        exp = exp.with_(physics=exp.physics.with_(engine="mujoco-warp"))
+        if batch is not None and batch < 1:
+            raise DataError("--batch", "batch", "must be at least 1", batch)
+    elif exp.physics.engine == "mujoco-warp":
+        raise DataError("--backend", "backend", "the mujoco-warp engine runs on the gpu or "
+                        "warp-cpu backend", backend)
+    if workers < 1:
+        raise DataError("--workers", "workers", "must be at least 1", workers)
+    target = exp.throws if throws is None else throws
+    if target < 1:
+        raise DataError("--throws", "throws", "must be at least 1", target)
+    return exp, batched, target
+
+
+def _feed(stream: Any, store: Store, bar: _Progress,
+          seq: _Sequential | None) -> tuple[int, dict[str, Any] | None]:
+    """Store the stream's chunks as they come, until it ends or the stopping rule decides;
+    the throws run and the decision. The stream is closed either way."""
+    ran = 0
+    decision: dict[str, Any] | None = None
+    try:
+        with bar:
+            for rows in stream:
+                store.add_chunk(rows)
+                ran += len(rows)
+                bar.advance(len(rows))
+                if seq is not None:
+                    decision = seq.feed(rows)
+                    if decision is not None:
+                        store.record_stop(decision)
+                        break
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+    return ran, decision
 
 
 def _has_results(out: str | Path) -> bool:
