@@ -95,8 +95,11 @@ class BareLoop:
             self.stepper.reset()
             c.removeBody(did)
 
-    def _run(self, did: int) -> tuple[int, int]:
-        c, s, sh = self.c, self.s, self.shape
+    def _constants(self) -> tuple[Any, ...]:
+        """What the settle loop reads of the settings, the die and the table, as its locals:
+        hold, lin2, ang2, fast2, dt, radius, max_travel, max_turn, local, slack, floor,
+        jitter_m2, jitter_cos, max_steps, ratio, top."""
+        s, sh = self.s, self.shape
         hold = max(1, math.ceil(s.hold_time / s.time_step - 1e-9))
         lin2, ang2 = s.settle_linear ** 2, s.settle_angular ** 2
         fast2 = s.fast_speed ** 2
@@ -104,11 +107,21 @@ class BareLoop:
         max_turn = turn_bound(s, sh)
         local, slack = sh.base_points, s.collision_margin + s.gravity * dt * dt
         floor = -sh.poly.circumradius
+        jitter_m2 = s.jitter_m ** 2
+        jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
+        max_steps = math.ceil(s.max_time / s.time_step)
+        ratio = sh.spin_ratio
+        top = self.table_box[5]
+        return (hold, lin2, ang2, fast2, dt, radius, max_travel, max_turn, local, slack, floor,
+                jitter_m2, jitter_cos, max_steps, ratio, top)
+
+    def _run(self, did: int) -> tuple[int, int]:
+        c, s = self.c, self.s
+        (hold, lin2, ang2, fast2, dt, radius, max_travel, max_turn, local, slack, floor,
+         jitter_m2, jitter_cos, max_steps, ratio, top) = self._constants()
         still = restarts = 0  # restarts: holds restarted for a poised die (World's MAX_POISED)
         anchor: Any = None
         pose: Any = None
-        jitter_m2 = s.jitter_m ** 2
-        jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
         cage, next_check = Cage(s), s.confine_rule()[0]
         every = next_check
         get_pose, get_vel, _step = fast_reads(c)
@@ -117,9 +130,6 @@ class BareLoop:
         lin, ang = get_vel(did)
         v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
         w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-        max_steps = math.ceil(s.max_time / s.time_step)
-        ratio = sh.spin_ratio
-        top = self.table_box[5]
         step = retry = 0
         while step < max_steps:
             step += 1
