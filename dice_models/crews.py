@@ -696,6 +696,17 @@ def _parse_effect(source: str, where: str, raw: Any, arrows: tuple[Arrow, ...]) 
                         colour)
     if not arrows:
         raise DataError(source, where, f"{name} needs a sight arrow to shoot with", name)
+    optional = _rides_on(source, where, name, colour, amount, arrows)
+    return Effect(name=name, colour=colour, amount=amount, optional=optional)
+
+
+def _rides_on(source: str, where: str, name: str, colour: str, amount: int | None,
+              arrows: tuple[Arrow, ...]) -> bool:
+    """Check effect `name` against the arrows it rides on (blank, continuous or numbered):
+    True when it is an optional effect (printed in a colour other than its arrow's)."""
+    kinds = {a.kind for a in arrows}
+    arrow_colour = arrows[0].colour
+    blank_effect = next((a.effect for a in arrows if a.effect is not None), None)
     kind = next(iter(kinds))
     optional = False
     if kind == "blank":
@@ -731,7 +742,7 @@ def _parse_effect(source: str, where: str, raw: Any, arrows: tuple[Arrow, ...]) 
         if arrow_colour == "green" and name != "Poison":
             raise DataError(source, f"{where}.name", "a green shot is a Poison shot: its "
                             "effect line must say Poison", name)
-    return Effect(name=name, colour=colour, amount=amount, optional=optional)
+    return optional
 
 
 def _check_red(source: str, where: str, faces: tuple[int, ...], n: int, red: str | None) -> None:
