@@ -21,10 +21,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pytest
 
 from rules.core import RulesError
-from rules.core.runner import verify_log
+from rules.core.bots import make_agent
+from rules.core.runner import to_json, verify_log
 from simulator.net import protocol
 from simulator.net.client import Client, ClientError, TableRecord, make_chooser
 from simulator.net.load import run_load, server_said, start_server
@@ -196,6 +198,43 @@ def test_a_seat_played_by_a_client_bot_is_logged_as_what_played_it(tmp_path: Pat
         bad.write_text(text.replace('"played_by": ["random", "human"]', doctored, 1))
         with contextlib.suppress(RulesError):  # refused in one line: as good
             assert not verify_log(bad).ok, doctored
+
+
+def test_a_waiting_table_resumed_keeps_what_a_client_plays_its_seat_with(
+        tmp_path: Path) -> None:
+    """A table autosaved while still waiting for players keeps, when it is loaded, what a
+    client plays a taken seat with (`played_by`): the header written when the last seat is
+    taken names it, and the log verifies. An autosave's `played_by` that is no player of
+    the game, or on a seat no person holds, is refused in one line naming the field."""
+    table = GameTable.create("t1", "dicewar", ["open", "open"], 5, {}, "seeded", tmp_path)
+    table.take_seat(0, "ann", "random")
+    table.close()
+    folder = tmp_path / "t1"
+    saved = json.loads((folder / TABLE_FILE).read_text())
+    table = GameTable.load(folder)
+    assert [seat.public().get("played_by") for seat in table.seats] == ["random", None]
+    table.take_seat(1, "bob")
+    assert table.lines[0]["played_by"] == ["random", "human"]
+    mover = make_agent("random", table.module, np.random.default_rng(2))
+    while not table.finished:
+        seat = table.to_move()
+        if seat is None:
+            table.auto_step()
+        else:
+            table.person_step(seat, to_json(mover.step(table.state)))
+    table.close()
+    result = verify_log(folder / LOG_FILE)
+    assert result.ok, result.message
+    for seat, played_by, why in ((0, "banana", "seats.0.played_by: not a player of dicewar"),
+                                 (1, "random", "seats.1.played_by: only a person's seat")):
+        doctored = tmp_path / f"doctored-{seat}"
+        doctored.mkdir()
+        data = json.loads(json.dumps(saved))
+        data["seats"][seat]["played_by"] = played_by
+        (doctored / TABLE_FILE).write_text(json.dumps(data))
+        with pytest.raises(RulesError) as err:
+            GameTable.load(doctored)
+        assert str(err.value).startswith(f"{doctored / TABLE_FILE}: {why}"), str(err.value)
 
 
 def test_a_spectator_sees_every_step_and_cannot_act(tmp_path: Path) -> None:

@@ -18,43 +18,57 @@ Log format (one JSON object per line):
 - `{"type": "end", "steps", "returns", "winners"}`
 
 `digest` is a short hash of the state after the step. Every line is built by one function
-here (`header_line`, `chance_line`, `action_line`, `end_line`), used by the runner, the
-window's game session and `verify_log`, which re-plays the game (the bots' decisions
-included) and compares each line it would write with the log's, byte for byte.
+(`header_line`, `chance_line`, `action_line`, `end_line`, in `rules.core.match`) and every
+game is played through one loop, a `rules.core.match.Match`: by `play` here, the window's
+sessions, the table server and the OpenSpiel log writer, and by `verify_log`, which re-plays
+the game through a match (the bots' decisions included) and compares each line it would
+write with the log's, byte for byte.
 
-Seeds: one `SeedSequence(seed)` is spawned into setup, chance and one stream per seat, so
-the dice (seeded roller) depend only on the seed and the sequence of chance requests,
-never on the bots' thinking.
+Seeds: one `SeedSequence(seed)` is spawned into setup, chance and one stream per seat
+(`streams`), so the dice (seeded roller) depend only on the seed and the sequence of chance
+requests, never on the bots' thinking.
 """
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from dice_models.errors import DataError, is_finite_number, shown, shown_field
 from dice_models.files import read_text
 from rules.core.bots import Agent, make_agent
+from rules.core.match import (
+    LOG_FORMAT,
+    LineSink,
+    Match,
+    action_line,
+    chance_line,
+    digest,
+    digest_of,
+    effective_bot_settings,
+    end_line,
+    from_json,
+    header_line,
+    new_state,
+    streams,
+    to_json,
+)
 from rules.core.protocols import Action, DiceRoller, GameModule, GameState, RulesError
 from rules.core.rollers import FACES, SeededRoller
 from rules.registry import GameSpec, did_you_mean, lookup
 
-LOG_FORMAT = 2  # 2: the header carries the bots' settings; verify re-runs them
-
-
-class LineSink(Protocol):
-    """Where the JSON lines go: an open text file, or anything that writes and flushes."""
-
-    def write(self, text: str, /) -> int: ...
-
-    def flush(self) -> None: ...
+# The line builders, the streams and the digest live with the match (`rules.core.match`);
+# they are named here too, where the log format is described.
+__all__ = ["LOG_FORMAT", "GameRecord", "LineSink", "Match", "ReplayedGame", "VerifyResult",
+           "action_line", "chance_line", "check_bot_settings", "digest", "digest_of",
+           "effective_bot_settings", "end_line", "from_json", "header_line", "is_legal",
+           "new_state", "play", "read_log", "replay_lines", "streams", "to_json", "verify_log"]
 
 
 @dataclass
@@ -68,31 +82,6 @@ class GameRecord:
     returns: list[float] = field(default_factory=list)
     winners: list[int] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)  # the log's lines as written
-
-
-def streams(seed: int, num_players: int) -> tuple[np.random.Generator, np.random.Generator,
-                                                  list[np.random.Generator]]:
-    """(setup rng, chance rng, one rng per seat) from one seed."""
-    children = np.random.SeedSequence(seed).spawn(2 + num_players)
-    gens = [np.random.default_rng(c) for c in children]
-    return gens[0], gens[1], gens[2:]
-
-
-def new_state(spec: GameSpec, num_players: int, options: dict[str, Any],
-              setup_rng: np.random.Generator) -> GameState:
-    spec.check_players(num_players)
-    return spec.module().new_game(num_players, options, setup_rng)
-
-
-def digest(state: GameState) -> str:
-    return digest_of(state.serialize())
-
-
-def digest_of(data: dict[str, Any]) -> str:
-    """The digest of a serialized state (a network client checks the state it was sent
-    against the line's digest with this)."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] | None = None,
@@ -117,68 +106,54 @@ def play(game: str, players: Sequence[str], seed: int, options: dict[str, Any] |
         if kind not in spec.bots and kind != "human":
             raise RulesError(f"unknown player {kind!r} for {game}"
                              + did_you_mean(kind, [*spec.bots, "human"]))
-    resolved = spec.resolve_options(dict(options or {}))
     roller = roller if roller is not None else SeededRoller()
-    module = spec.module()
-    bots = effective_bot_settings(module, players, bot_settings)
     if resume is not None:
+        resolved = spec.resolve_options(dict(options or {}))
+        bots = effective_bot_settings(spec.module(), players, bot_settings)
         _check_resume(resume, spec.name, players, seed, resolved, roller.name, bots)
-        state, chance_rng = resume.state, resume.chance_rng
-        if agents is None:
-            agents = [agent if agent is not None else make_agent("human", module,
-                                                                 resume.seat_rngs[i])
-                      for i, agent in enumerate(resume.agents)]
+        match = resume.match
+        match.roller, match.log = roller, log
+        texts, match.lines, match.texts = match.texts, [], []
+        for text in texts:  # the history, as it was written
+            match.record(json.loads(text), text, count=False)
     else:
-        setup_rng, chance_rng, seat_rngs = streams(seed, len(players))
-        if agents is None:
-            agents = [make_agent(kind, module, seat_rngs[i], **bots.get(kind, {}))
-                      for i, kind in enumerate(players)]
-        state = new_state(spec, len(players), resolved, setup_rng)
-    record = GameRecord(game, list(players), seed, resolved, roller.name)
+        match = Match.new(game, players, seed, options, roller=roller,
+                          bot_settings=bot_settings, log=log)
+    if agents is not None:
+        match.agents = list(agents)
+    else:  # a person at the terminal in each seat no bot plays
+        match.agents = [agent if agent is not None else make_agent("human", match.module,
+                                                                   match.seat_rngs[i])
+                        for i, agent in enumerate(match.agents)]
     emit = out or (lambda _line: None)
-
-    def write(line: dict[str, Any], text: str | None = None) -> None:
-        text = json.dumps(line) if text is None else text
-        record.lines.append(line)
-        record.texts.append(text)
-        if log is not None:
-            log.write(text + "\n")
-            log.flush()
-
-    if resume is None:
-        header = header_line(game, players, seed, resolved, roller.name, bots, state,
-                             resumed=False)
-        write(header)
-        step = 0
-    else:  # the history, as it was written
-        for text in resume.texts:
-            write(json.loads(text), text)
-        header, step = record.lines[0], resume.steps
+    header = match.begin() if resume is None else match.lines[0]
     names = header["names"]
     source = (f"table: {header['world'].get('kind')}" if "world" in header
               else f"dice: {roller.name}")
     emit(f"{spec.title}: {', '.join(names)}; seed {seed}; {source}"
-         + (f"; resumed after step {step}" if resume is not None else ""))
-    state.take_events()
-    while not state.is_terminal():
-        if step >= max_steps:
+         + (f"; resumed after step {match.steps}" if resume is not None else ""))
+    match.state.take_events()
+    while not match.state.is_terminal():
+        if match.steps >= max_steps:
             raise RulesError(f"{game}: no end after {max_steps} steps")
-        step += 1
-        if state.is_chance_node():
-            line = chance_step(state, roller, chance_rng, step)
-        else:
-            player = state.current_player()
-            line = action_step(state, player, agents[player].step(state), step)
-            emit(f"{names[player]}: {line['text']}")
+        line = match.step()
+        if line["type"] == "action":
+            emit(f"{names[line['player']]}: {line['text']}")
         for e in line["events"]:
             emit(f"  {e}")
-        write(line)
         if after_step is not None:
-            after_step(state, record.texts)
-    end = end_line(step, state)
-    record.returns, record.winners = end["returns"], end["winners"]
-    if record.lines[-1].get("type") != "end":  # a resumed log may have ended already
-        write(end)
+            after_step(match.state, match.texts)
+    if match.lines[-1].get("type") != "end":  # a resumed log may have ended already
+        match.end()
+    return _told_end(match, emit)
+
+
+def _told_end(match: Match, emit: Callable[[str], None]) -> GameRecord:
+    """The game's record, its winner told."""
+    end = end_line(match.steps, match.state)
+    record = GameRecord(match.spec.name, list(match.players), match.seed, match.options,
+                        match.dice, match.lines, end["returns"], end["winners"], match.texts)
+    names, step = match.lines[0]["names"], match.steps
     if not record.winners:
         emit(f"Winner: none after {step} steps")
     elif len(record.winners) == 1:
@@ -199,24 +174,6 @@ def _check_resume(resume: ReplayedGame, game: str, players: Sequence[str], seed:
         if json.dumps(value) != json.dumps(had[key]):
             raise RulesError(f"{key}: a resumed game goes on as its log began it ("
                              f"{shown(had[key])}), not {shown(value)}")
-
-
-def chance_step(state: GameState, roller: DiceRoller, chance_rng: np.random.Generator,
-                step: int) -> dict[str, Any]:
-    """Roll the chance node `state` is at and apply it; its log line. The one way a step
-    of chance is taken, by the runner and by the table server."""
-    kind, n = state.chance_request()
-    faces = tuple(int(f) for f in roller.roll(kind, n, chance_rng))
-    state.apply_chance(faces)
-    return chance_line(step, kind, n, faces, state.take_events(), state)
-
-
-def action_step(state: GameState, player: int, action: Action, step: int) -> dict[str, Any]:
-    """Apply `player`'s `action` (already chosen, and legal); its log line. The one way an
-    action step is taken, by the runner and by the table server."""
-    text = state.action_to_string(action)
-    state.apply_action(action)
-    return action_line(step, player, action, text, state.take_events(), state)
 
 
 # -- verifying: a log re-derived through the engine ----------------------------------------
@@ -257,21 +214,58 @@ class VerifyResult:
 @dataclass
 class ReplayedGame:
     """A log re-derived through the engine up to its last line: the game as it stands there
-    (its state, random streams and bots), which a resumed game plays on from."""
+    (its match: state, random streams and bots), which a resumed game plays on from."""
 
-    spec: GameSpec
-    players: list[str]
-    seed: int
-    options: dict[str, Any]
-    roller: str
-    bots: dict[str, Any]
-    state: GameState
-    chance_rng: np.random.Generator
-    seat_rngs: list[np.random.Generator]
-    agents: list[Agent | None]  # None: a person's seat
-    texts: list[str]  # the log's lines as written
-    steps: int = 0
+    match: Match
     ended: bool = False
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.match.spec
+
+    @property
+    def players(self) -> list[str]:
+        return self.match.players
+
+    @property
+    def seed(self) -> int:
+        return self.match.seed
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.match.options
+
+    @property
+    def roller(self) -> str:
+        return self.match.dice
+
+    @property
+    def bots(self) -> dict[str, Any]:
+        return self.match.bots
+
+    @property
+    def state(self) -> GameState:
+        return self.match.state
+
+    @property
+    def chance_rng(self) -> np.random.Generator:
+        return self.match.chance_rng
+
+    @property
+    def seat_rngs(self) -> list[np.random.Generator]:
+        return self.match.seat_rngs
+
+    @property
+    def agents(self) -> list[Agent | None]:  # None: a person's seat
+        return self.match.agents
+
+    @property
+    def texts(self) -> list[str]:  # the log's lines as written
+        return self.match.texts
+
+    @property
+    def steps(self) -> int:
+        return self.match.steps
 
     def num_players(self) -> int:
         return len(self.players)
@@ -319,67 +313,13 @@ class _Replayer:
         self.rolls = self.rolled = self.bot_moves = self.person_moves = self.throws = 0
 
     def run(self, whole: bool) -> tuple[VerifyResult, ReplayedGame | None]:
-        header = self.lines[0]
-        if header.get("type") != "header" or header.get("format") != LOG_FORMAT:
-            raise RulesError(f"{self.source}: line 1: format: not a tabletop game log of "
-                             f"format {LOG_FORMAT} (got {shown(header.get('format'))})")
-        try:
-            spec = lookup(str(header.get("game")))
-        except RulesError as exc:  # no game: "unknown game 'None'"
-            raise RulesError(f"{self.source}: line 1: game: {exc}") from None
-        players = header.get("players")
-        seed = header.get("seed")
-        bots = header.get("bots")
-        if (not isinstance(players, list) or not all(isinstance(p, str) for p in players)
-                or not isinstance(seed, int) or isinstance(seed, bool)
-                or not isinstance(bots, dict)):
-            raise RulesError(f"{self.source}: line 1: bad header field 'players', 'seed' or "
-                             "'bots'")
-        roller_name = header.get("roller")
-        if not isinstance(roller_name, str) or roller_name not in ROLLERS:
-            raise RulesError(f"{self.source}: line 1: roller: not a dice roller this version "
-                             f"knows ({', '.join(ROLLERS)}; got {shown(roller_name)})")
-        for seat, kind in enumerate(players, start=1):
-            if kind != "human" and kind not in spec.bots:
-                raise RulesError(f"{self.source}: line 1: players: seat {seat}: not a player "
-                                 f"of {spec.name} ({', '.join([*spec.bots, 'human'])}; got "
-                                 f"{shown(kind)})")
-        module = spec.module()
-        check_bot_settings(spec, module, bots, f"{self.source}: line 1")
-        resumed = "resumed_from" in header
-        try:
-            spec.check_players(len(players))
-            options = spec.resolve_options(dict(header.get("options") or {}))
-            setup_rng, chance_rng, seat_rngs = streams(seed, len(players))
-            if resumed:
-                state = module.deserialize(header["resumed_from"])
-            else:
-                state = new_state(spec, len(players), options, setup_rng)
-            agents: list[Agent | None] = [
-                None if kind == "human" else make_agent(kind, module, seat_rngs[i],
-                                                        **bots.get(kind, {}))
-                for i, kind in enumerate(players)]
-        except (RulesError, TypeError, ValueError) as exc:
-            return _mismatch(0, f"line 1: the header does not describe a game ({exc})")
-        # The bots' settings as the runner would record them for these players (the defaults
-        # filled in, kinds nobody plays dropped); their effect is checked by re-running them.
-        effective = effective_bot_settings(module, players, bots)
-        played_by = header.get("played_by", players)
-        if not (isinstance(played_by, list) and len(played_by) == len(players)
-                and all(b == p or (p == "human" and isinstance(b, str) and b in spec.bots)
-                        for b, p in zip(played_by, players, strict=False))):
-            return _mismatch(0, "line 1: played_by: must say, seat by seat, what played it (a "
-                             "human seat: human or a bot of the game; any other: its kind)")
-        ours = header_line(spec.name, players, seed, options, roller_name, effective, state,
-                           resumed=resumed, played_by=played_by)
-        if json.dumps(ours) != self.raw[0]:
-            differ = [k for k in dict.fromkeys([*ours, *header]) if ours.get(k) != header.get(k)]
-            what = ", ".join(repr(k) for k in differ) or "its layout"
-            return _mismatch(0, f"line 1: the header differs from the game it starts ({what})")
-        replay = ReplayedGame(spec, list(players), seed, options, roller_name, effective, state,
-                        chance_rng, seat_rngs, agents, list(self.raw))
+        started = self._start(self.lines[0])
+        if isinstance(started, str):
+            return _mismatch(0, started)
+        replay, resumed = ReplayedGame(started), "resumed_from" in self.lines[0]
+        roller_name = started.dice
         dice, why_not = self._dice(roller_name)
-        state.take_events()
+        started.state.take_events()
         for number, line in enumerate(self.lines[1:], start=2):
             try:
                 failed = self._step(replay, number, line, dice)
@@ -407,6 +347,59 @@ class _Replayer:
                                 f"not verified: {'; '.join(given)}", tuple(given)), None
         return VerifyResult(True, replay.steps, self._summary(replay, roller_name)), replay
 
+    def _start(self, header: dict[str, Any]) -> Match | str:
+        """The match the header starts, its header recorded; or why it starts none (a header
+        this version cannot read at all raises `RulesError`)."""
+        if header.get("type") != "header" or header.get("format") != LOG_FORMAT:
+            raise RulesError(f"{self.source}: line 1: format: not a tabletop game log of "
+                             f"format {LOG_FORMAT} (got {shown(header.get('format'))})")
+        try:
+            spec = lookup(str(header.get("game")))
+        except RulesError as exc:  # no game: "unknown game 'None'"
+            raise RulesError(f"{self.source}: line 1: game: {exc}") from None
+        players = header.get("players")
+        seed = header.get("seed")
+        bots = header.get("bots")
+        if (not isinstance(players, list) or not all(isinstance(p, str) for p in players)
+                or not isinstance(seed, int) or isinstance(seed, bool)
+                or not isinstance(bots, dict)):
+            raise RulesError(f"{self.source}: line 1: bad header field 'players', 'seed' or "
+                             "'bots'")
+        roller_name = header.get("roller")
+        if not isinstance(roller_name, str) or roller_name not in ROLLERS:
+            raise RulesError(f"{self.source}: line 1: roller: not a dice roller this version "
+                             f"knows ({', '.join(ROLLERS)}; got {shown(roller_name)})")
+        for seat, kind in enumerate(players, start=1):
+            if kind != "human" and kind not in spec.bots:
+                raise RulesError(f"{self.source}: line 1: players: seat {seat}: not a player "
+                                 f"of {spec.name} ({', '.join([*spec.bots, 'human'])}; got "
+                                 f"{shown(kind)})")
+        check_bot_settings(spec, spec.module(), bots, f"{self.source}: line 1")
+        resumed = "resumed_from" in header
+        try:
+            spec.check_players(len(players))
+            # The bots' settings as the runner would record them for these players (the
+            # defaults filled in, kinds nobody plays dropped); their effect is checked by
+            # re-running them.
+            match = Match.new(spec.name, players, seed, header.get("options"), dice=roller_name,
+                              bot_settings=bots, state=(spec.module().deserialize(
+                                  header["resumed_from"]) if resumed else None))
+        except (RulesError, TypeError, ValueError) as exc:
+            return f"line 1: the header does not describe a game ({exc})"
+        played_by = header.get("played_by", players)
+        if not (isinstance(played_by, list) and len(played_by) == len(players)
+                and all(b == p or (p == "human" and isinstance(b, str) and b in spec.bots)
+                        for b, p in zip(played_by, players, strict=False))):
+            return ("line 1: played_by: must say, seat by seat, what played it (a human "
+                    "seat: human or a bot of the game; any other: its kind)")
+        ours = match.header(resumed=resumed, played_by=played_by)
+        if json.dumps(ours) != self.raw[0]:
+            differ = [k for k in dict.fromkeys([*ours, *header]) if ours.get(k) != header.get(k)]
+            what = ", ".join(repr(k) for k in differ) or "its layout"
+            return f"line 1: the header differs from the game it starts ({what})"
+        match.record(ours, self.raw[0], count=False)
+        return match
+
     def _dice(self, roller_name: str) -> tuple[DiceRoller | None, str]:
         """The roller that re-derives the log's faces (None: they cannot be) and why not."""
         if roller_name == "seeded":
@@ -423,86 +416,100 @@ class _Replayer:
 
     def _step(self, replay: ReplayedGame, number: int, line: dict[str, Any],
               dice: DiceRoller | None) -> str | None:
-        """Re-derive one log line (after the header); what differs, or None."""
-        state, kind, where = replay.state, line.get("type"), f"line {number}"
-        if state.is_terminal():
+        """Re-derive one log line (after the header) through the match; what differs, or
+        None."""
+        match, kind, where = replay.match, line.get("type"), f"line {number}"
+        if match.state.is_terminal():
             if kind != "end":
                 return f"{where}: the game is over, the log goes on"
-            if json.dumps(end_line(replay.steps, state)) != self.raw[number - 1]:
+            if json.dumps(end_line(match.steps, match.state)) != self.raw[number - 1]:
                 return (f"{where}: the end line differs from the game's end (steps, returns "
                         "or winners)")
+            match.record(line, self.raw[number - 1], count=False)
             replay.ended = True
             return None
         if kind == "chance":
-            if not state.is_chance_node():
-                return (f"{where}: log rolls dice but the game waits for player "
-                        f"{state.current_player() + 1}")
-            request = state.chance_request()
-            if [request[0], request[1]] != [line["kind"], line["n"]]:
-                return f"{where}: game asks for {request}, log rolled {line['kind']} x{line['n']}"
-            faces = line["faces"]
-            sides = FACES.get(str(request[0]).split(":", 1)[0])
-            if not isinstance(faces, list) or not all(
-                    isinstance(f, int) and not isinstance(f, bool) for f in faces):
-                return f"{where}: faces: not a list of whole numbers"
-            if len(faces) != request[1] or sides is None or not all(1 <= f <= sides for f in faces):
-                return (f"{where}: faces: the game rolls {request[1]} {request[0]} (faces 1 to "
-                        f"{sides}), the log has {shown(faces)}")
-            if replay.roller == "none":
-                return f"{where}: the log's roller 'none' rolls no dice, the game asks for a roll"
-            self.rolls += 1
-            if dice is not None:
-                try:
-                    again = tuple(int(f) for f in dice.roll(request[0], request[1],
-                                                            replay.chance_rng))
-                except (RuntimeError, ValueError) as exc:  # e.g. the tray never came to rest
-                    return f"{where}: the {replay.roller} roller could not roll again ({exc})"
-                if again != tuple(faces):
-                    return (f"{where}: seed {replay.seed} rolls {list(again)} ({replay.roller}), "
-                            f"log has {list(faces)}")
-                self.rolled += 1
-            state.apply_chance(tuple(faces))
-            ours = chance_line(replay.steps + 1, request[0], request[1], faces,
-                               state.take_events(), state)
+            ours = self._chance(match, where, line, dice)
         elif kind == "action":
-            if state.is_chance_node():
-                return f"{where}: log has an action but the game is at a roll"
-            player = state.current_player()
-            if player != line["player"]:
-                return (f"{where}: log says player {line['player'] + 1} moves, game says "
-                        f"{player + 1}")
-            action = from_json(line["action"])
-            if not is_legal(state, action):
-                return f"{where}: illegal action {line['text']!r}"
-            agent = replay.agents[player]
-            if agent is not None:  # a bot: it must choose the logged action again
-                chosen = agent.step(state)
-                if to_json(chosen) != line["action"]:
-                    return (f"{where}: player {player + 1} ({replay.players[player]}, seed "
-                            f"{replay.seed}) plays {state.action_to_string(chosen)!r}, the log "
-                            f"has {state.action_to_string(action)!r}")
-                self.bot_moves += 1
-            else:
-                self.person_moves += 1
-            text = state.action_to_string(action)
-            state.apply_action(action)
-            ours = action_line(replay.steps + 1, player, action, text, state.take_events(), state)
-            if ours.get("results", []) != line.get("results", []):
-                return f"{where}: the table's outcome of {line['text']!r} differs from the log"
-            self.throws += len(ours.get("results", []))
+            ours = self._action(match, where, line)
         elif kind == "end":
             return f"{where}: log ends, game goes on"
         else:
             raise RulesError(f"{self.source}: {where}: type: not a log line type (got "
                              f"{shown(kind)})")
-        replay.steps += 1
+        if isinstance(ours, str):
+            return ours
+        match.record(ours)
         if json.dumps(ours) != self.raw[number - 1]:
             differ = [k for k in dict.fromkeys([*ours, *line]) if ours.get(k) != line.get(k)]
             if "digest" in differ:
-                return f"{where}: state after step {replay.steps} differs from the log"
+                return f"{where}: state after step {match.steps} differs from the log"
             what = ", ".join(repr(k) for k in differ) or "its layout"
-            return f"{where}: step {replay.steps} differs from the log ({what})"
+            return f"{where}: step {match.steps} differs from the log ({what})"
         return None
+
+    def _chance(self, match: Match, where: str, line: dict[str, Any],
+                dice: DiceRoller | None) -> dict[str, Any] | str:
+        """A logged roll checked (and re-rolled where `dice` can) and applied: its line as
+        the game writes it, or what differs."""
+        state = match.state
+        if not state.is_chance_node():
+            return (f"{where}: log rolls dice but the game waits for player "
+                    f"{state.current_player() + 1}")
+        request = state.chance_request()
+        if [request[0], request[1]] != [line["kind"], line["n"]]:
+            return f"{where}: game asks for {request}, log rolled {line['kind']} x{line['n']}"
+        faces = line["faces"]
+        sides = FACES.get(str(request[0]).split(":", 1)[0])
+        if not isinstance(faces, list) or not all(
+                isinstance(f, int) and not isinstance(f, bool) for f in faces):
+            return f"{where}: faces: not a list of whole numbers"
+        if len(faces) != request[1] or sides is None or not all(1 <= f <= sides for f in faces):
+            return (f"{where}: faces: the game rolls {request[1]} {request[0]} (faces 1 to "
+                    f"{sides}), the log has {shown(faces)}")
+        if match.dice == "none":
+            return f"{where}: the log's roller 'none' rolls no dice, the game asks for a roll"
+        self.rolls += 1
+        if dice is not None:
+            try:
+                again = tuple(int(f) for f in dice.roll(request[0], request[1],
+                                                        match.chance_rng))
+            except (RuntimeError, ValueError) as exc:  # e.g. the tray never came to rest
+                return f"{where}: the {match.dice} roller could not roll again ({exc})"
+            if again != tuple(faces):
+                return (f"{where}: seed {match.seed} rolls {list(again)} ({match.dice}), "
+                        f"log has {list(faces)}")
+            self.rolled += 1
+        return match.apply_chance(faces)
+
+    def _action(self, match: Match, where: str, line: dict[str, Any]) -> dict[str, Any] | str:
+        """A logged action checked (legal; a bot's chosen again) and applied: its line as
+        the game writes it, or what differs."""
+        state = match.state
+        if state.is_chance_node():
+            return f"{where}: log has an action but the game is at a roll"
+        player = state.current_player()
+        if player != line["player"]:
+            return (f"{where}: log says player {line['player'] + 1} moves, game says "
+                    f"{player + 1}")
+        action = from_json(line["action"])
+        if not is_legal(state, action):
+            return f"{where}: illegal action {line['text']!r}"
+        agent = match.agents[player]
+        if agent is not None:  # a bot: it must choose the logged action again
+            chosen = agent.step(state)
+            if to_json(chosen) != line["action"]:
+                return (f"{where}: player {player + 1} ({match.players[player]}, seed "
+                        f"{match.seed}) plays {state.action_to_string(chosen)!r}, the log "
+                        f"has {state.action_to_string(action)!r}")
+            self.bot_moves += 1
+        else:
+            self.person_moves += 1
+        ours = match.apply_action(action)
+        if ours.get("results", []) != line.get("results", []):
+            return f"{where}: the table's outcome of {line['text']!r} differs from the log"
+        self.throws += len(ours.get("results", []))
+        return ours
 
     def _summary(self, replay: ReplayedGame, roller_name: str) -> str:
         """What was re-derived: '107 steps identical (40 rolls re-rolled from the seed, ...)'."""
@@ -592,68 +599,6 @@ def _setting_problem(default: Any, value: Any) -> str:
     return "is not a setting a log may give"
 
 
-def effective_bot_settings(module: GameModule, players: Sequence[str],
-                           bot_settings: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """Each bot kind's settings as its agent gets them (the game's defaults overridden by
-    `bot_settings`), through JSON so a log's header carries exactly what re-runs it."""
-    defaults = getattr(module, "BOT_SETTINGS", {})
-    given = bot_settings or {}
-    settings = {kind: {**defaults.get(kind, {}), **given.get(kind, {})}
-                for kind in dict.fromkeys(players) if kind != "human"}
-    return dict(json.loads(json.dumps(settings)))
-
-
-def header_line(game: str, players: Sequence[str], seed: int, options: dict[str, Any],
-                roller: str, bots: dict[str, Any], state: GameState, resumed: bool,
-                played_by: Sequence[str] | None = None) -> dict[str, Any]:
-    """The log's first line for a game starting (or resumed) at `state`. `played_by`: what
-    played each seat, where a `human` seat (its moves checked for legality only) was played
-    by a bot on a network client (the table server's); written only where it differs from
-    `players`."""
-    played = list(players) if played_by is None else list(played_by)
-    header: dict[str, Any] = {"type": "header", "format": LOG_FORMAT, "game": game,
-                              "players": list(players),
-                              **({"played_by": played} if played != list(players) else {}),
-                              "names": [_player_label(state, i, k if k == p else f"{p}, client")
-                                        for i, (k, p) in enumerate(zip(players, played,
-                                                                       strict=True))],
-                              "seed": seed, "options": options, "roller": roller, "bots": bots,
-                              "initial_digest": digest(state)}
-    world_info = getattr(state, "world_info", None)
-    if world_info is not None:  # e.g. the physics table and its settings
-        header["world"] = world_info()
-    if resumed:
-        header["resumed_from"] = state.serialize()
-    return header
-
-
-def chance_line(step: int, kind: str, n: int, faces: Sequence[int], events: list[str],
-                state: GameState) -> dict[str, Any]:
-    return {"type": "chance", "step": step, "kind": kind, "n": n, "faces": list(faces),
-            "events": events, "digest": digest(state)}
-
-
-def action_line(step: int, player: int, action: Action, text: str, events: list[str],
-                state: GameState) -> dict[str, Any]:
-    """An action's line; takes the state's table results (throws: outcome, physics
-    settings) when it reports any."""
-    line = {"type": "action", "step": step, "player": player, "action": to_json(action),
-            "text": text, "events": events, "digest": digest(state)}
-    results = _take_results(state)
-    if results:
-        line["results"] = results
-    return line
-
-
-def end_line(steps: int, state: GameState) -> dict[str, Any]:
-    """The last line: returns and winners (a lost solo game, D-Day Dice, has none: every
-    return is 0)."""
-    returns = [float(r) for r in state.returns()]
-    best = max(returns)
-    winners = [i for i, r in enumerate(returns) if r == best] if best > 0 else []
-    return {"type": "end", "steps": steps, "returns": returns, "winners": winners}
-
-
 def read_log(path: str | Path) -> list[dict[str, Any]]:
     try:
         text = read_text(path)  # bounded and UTF-8 checked, like every file we read
@@ -694,25 +639,3 @@ def is_legal(state: GameState, action: Action) -> bool:
     if check is not None:
         return bool(check(action))
     return action in state.legal_actions()
-
-
-def _take_results(state: GameState) -> list[Any]:
-    take = getattr(state, "take_results", None)
-    # Through JSON, so fresh results compare equal to the ones read back from a log.
-    return [] if take is None else list(json.loads(json.dumps(list(take()))))
-
-
-def to_json(action: Any) -> Any:
-    if isinstance(action, tuple):
-        return [to_json(a) for a in action]
-    return action
-
-
-def from_json(data: Any) -> Any:
-    if isinstance(data, list):
-        return tuple(from_json(a) for a in data)
-    return data
-
-
-def _player_label(state: GameState, seat: int, kind: str) -> str:
-    return f"{state.player_name(seat)} ({kind})"

@@ -63,9 +63,9 @@ import numpy as np
 
 from dice_models import outfiles
 from rules import registry
+from rules.core.match import Match, streams
 from rules.core.protocols import RulesError
 from rules.core.rollers import FACES
-from rules.core.runner import action_line, chance_line, end_line, header_line, streams
 from simulator.ai import require
 from simulator.ai.spaces import DiceBuffer, Vocabulary, encode, vocabulary
 from simulator.plugins import load_plugins, make_roller
@@ -528,8 +528,8 @@ def _measured(folder: Path) -> list[float]:
 
 def write_log(state: Any, path: str | Path) -> None:
     """Write the game that led to `state` (a `TabletopState`) as the runner's JSON-lines
-    log, atomically: the history of ids is replayed on a fresh engine and each step is
-    written by the runner's own line builders. OpenSpiel's agents are none of our bots, so
+    log, atomically: the history of ids is replayed on a fresh engine, each step taken
+    through a `rules.core.match.Match` (the runner's loop and line builders). OpenSpiel's agents are none of our bots, so
     every seat is logged as `human` (replay --verify checks each move is legal). A game
     whose dice it rolls itself (`dice` `seeded` or `physics`) names that roller, and
     `replay --verify` re-derives every die: verified. Otherwise the dice are OpenSpiel's
@@ -537,34 +537,23 @@ def write_log(state: Any, path: str | Path) -> None:
     the log consistent, every step checked, but not verified (a game without dice, Deep
     White Sea, verifies)."""
     game: TabletopGame = state.get_game()
-    spec = game.spec
-    engine = game.fresh_engine()
-    players = ["human"] * game.players
-    lines = [header_line(spec.name, players, game.seed, game.options, game.dice, {},
-                         engine, resumed=False)]
-    engine.take_events()
+    match = Match.new(game.spec.name, ["human"] * game.players, game.seed, game.options,
+                      dice=game.dice, state=game.fresh_engine())
+    match.begin()
+    engine = match.state
     rolled: list[int] = []
-    step = 0
     for action in state.history():
         if engine.is_chance_node():
             rolled.append(int(action) + 1)
         else:
-            step += 1
-            player = engine.current_player()
-            move = game.vocab.engine_action(engine, int(action))
-            text = engine.action_to_string(move)
-            engine.apply_action(move)
-            lines.append(action_line(step, player, move, text, engine.take_events(), engine))
+            match.act(game.vocab.engine_action(engine, int(action)))
         # A roll is complete (an empty one at once, as the runner rolls it).
         while engine.is_chance_node() and len(rolled) == engine.chance_request()[1]:
-            step += 1
-            kind, n = engine.chance_request()
-            engine.apply_chance(tuple(rolled))
-            lines.append(chance_line(step, kind, n, rolled, engine.take_events(), engine))
+            match.roll(rolled)
             rolled = []
     if engine.is_terminal():
-        lines.append(end_line(step, engine))
-    outfiles.write_text(path, "".join(json.dumps(line) + "\n" for line in lines))
+        match.end()
+    outfiles.write_text(path, "".join(text + "\n" for text in match.texts))
 
 
 def register() -> list[str]:

@@ -7,7 +7,7 @@ starts when no seat is open: the log's header is written then, with every person
 a `human` player, so `tabletop replay --verify` re-runs the bots and checks the people's
 moves for legality like any other log; a seat a client played with its own bot (`join`'s
 `kind`, `tabletop join --auto`) is named so in the header's `played_by`. Steps are taken
-by `rules.core.runner`'s `chance_step` and `action_step`, as `tabletop play` takes them.
+through a `rules.core.match.Match`, the loop `tabletop play` plays through.
 
 On disk, in `<games dir>/<table id>/`:
 
@@ -39,19 +39,10 @@ from dice_models.files import parse_json, read_text
 from dice_models.outfiles import OutputError, ensure_dir, reason, write_json, write_text
 from rules import registry
 from rules.core import RulesError, TableError
-from rules.core.bots import Agent, make_agent
-from rules.core.protocols import DiceRoller
-from rules.core.runner import (
-    action_step,
-    chance_step,
-    effective_bot_settings,
-    end_line,
-    from_json,
-    header_line,
-    is_legal,
-    replay_lines,
-    streams,
-)
+from rules.core.bots import Agent
+from rules.core.match import Match, from_json, streams
+from rules.core.protocols import DiceRoller, GameState
+from rules.core.runner import is_legal, replay_lines
 from simulator.plugins import load_plugins, make_roller
 
 TABLE_FILE = "table.json"
@@ -111,11 +102,8 @@ class GameTable:
         self.dice = dice
         self.folder = folder
         self.roller: DiceRoller = make_roller(dice)
-        setup_rng, self.chance_rng, self.seat_rngs = streams(seed, len(seats))
-        self.state: Any = None
-        self._setup_rng = setup_rng
-        self.agents: list[Agent | None] = []
-        self.lines: list[dict[str, Any]] = []
+        # The game (state, streams, agents, log lines): made by `create` or `load`.
+        self.match: Match = None  # type: ignore[assignment]
         self.error: str | None = None  # the table stopped: the physics failed a bot's throw
         # False: each step writes its autosave at once. The server sets True and writes a
         # step's `Step.autosave` itself, in a thread of its own, before telling anyone of
@@ -149,10 +137,9 @@ class GameTable:
         folder = None if games_dir is None else games_dir / table_id
         table = cls(table_id, spec.name, [Seat(k) for k in seats], seed, resolved, dice, folder)
         try:
-            table.state = table.module.new_game(len(seats), resolved, table._setup_rng)
+            table.match = table._fresh_match()
         except RulesError as exc:
             raise RulesError(f"options: {exc}") from None
-        table.state.take_events()
         if folder is not None:
             ensure_dir(folder, "--games-dir")
         table._start_if_full()
@@ -172,6 +159,8 @@ class GameTable:
                      for s in data["seats"]]
             table = cls(str(data["id"]), str(data["game"]), seats, int(data["seed"]),
                         dict(data["options"]), str(data["dice"]), folder)
+            for number, (seat, saved) in enumerate(zip(seats, data["seats"], strict=True)):
+                seat.played_by = _played_by(table.spec, seat, saved, number)
             table.error = data.get("error")
             # The state, streams and bots are re-derived from the log, never taken on trust.
             _resume_checked(table, data, int(data["log_lines"]))
@@ -212,6 +201,33 @@ class GameTable:
             return False
         return hmac.compare_digest(self.seats[seat].token_sha256, _hash(token))
 
+    # -- the game (its match) ----------------------------------------------------------------
+
+    @property
+    def state(self) -> Any:  # Any: the game's own state class
+        return self.match.state
+
+    @state.setter
+    def state(self, value: GameState) -> None:
+        self.match.state = value
+
+    @property
+    def chance_rng(self) -> Any:
+        return self.match.chance_rng
+
+    @property
+    def seat_rngs(self) -> list[Any]:
+        return self.match.seat_rngs
+
+    @property
+    def agents(self) -> list[Agent | None]:
+        return self.match.agents
+
+    @property
+    def lines(self) -> list[dict[str, Any]]:
+        """The log's lines so far (the header first, once every seat is taken)."""
+        return self.match.lines
+
     # -- playing -------------------------------------------------------------------------------
 
     @property
@@ -237,11 +253,10 @@ class GameTable:
 
     def auto_step(self) -> Step:
         """Take the server's step: the end line, a roll, or a bot's action."""
-        number = len(self.lines)  # the header is line 0, step k is line k
         if self.state.is_terminal():
-            return self._record(end_line(number - 1, self.state), None)
+            return self._record(self.match.end(), None)
         if self.state.is_chance_node():
-            return self._record(chance_step(self.state, self.roller, self.chance_rng, number), None)
+            return self._record(self.match.roll(), None)
         seat = int(self.state.current_player())
         agent = self.agents[seat]
         assert agent is not None
@@ -348,14 +363,14 @@ class GameTable:
         backup = self.state.clone()
         try:
             trajectory = self._trajectory(seat, action)
-            line = action_step(self.state, seat, action, len(self.lines))
+            line = self.match.apply_action(action)
         except (TableError, RulesError):  # the table refused or failed: nothing happened
             self.state = backup
             raise
         except Exception as exc:
             self.state = backup
             raise StepFailed(f"{type(exc).__name__}: {exc}") from exc
-        return self._record(line, trajectory)
+        return self._record(self.match.record(line), trajectory)
 
     def _trajectory(self, seat: int, action: Any) -> dict[str, Any] | None:
         """A throw on the physics table, recorded at 60 Hz for the clients to play back
@@ -377,7 +392,7 @@ class GameTable:
                                      for f in report.trajectory]}
 
     def _record(self, line: dict[str, Any], trajectory: dict[str, Any] | None) -> Step:
-        self.lines.append(line)
+        """Write out a line the match has just recorded, and tell its step."""
         self._append(line)
         data = self.autosave()
         if not self.defer_saves:
@@ -388,21 +403,16 @@ class GameTable:
     def _start_if_full(self) -> None:
         if self.started or any(s.kind == OPEN for s in self.seats):
             return
-        players = [s.kind for s in self.seats]
-        self.agents = self._make_agents()
-        bots = effective_bot_settings(self.module, players, None)
-        played_by = [s.played_by or s.kind for s in self.seats]
-        self.lines.append(header_line(self.spec.name, players, self.seed, self.options,
-                                      self.roller.name, bots, self.state, resumed=False,
-                                      played_by=played_by))
-        self._append(self.lines[-1])
+        self.match.seat([s.kind for s in self.seats])
+        self._append(self.match.begin(played_by=[s.played_by or s.kind for s in self.seats]))
 
-    def _make_agents(self) -> list[Agent | None]:
-        players = [s.kind for s in self.seats]
-        bots = effective_bot_settings(self.module, players, None)
-        return [None if kind == HUMAN else make_agent(kind, self.module, self.seat_rngs[i],
-                                                      **bots.get(kind, {}))
-                for i, kind in enumerate(players)]
+    def _fresh_match(self) -> Match:
+        """The game at its start (seats not yet played: `_start_if_full` seats them)."""
+        setup_rng, chance_rng, seat_rngs = streams(self.seed, len(self.seats))
+        state = self.module.new_game(len(self.seats), self.options, setup_rng)
+        state.take_events()
+        return Match(self.spec, state, [HUMAN] * len(self.seats), self.seed, self.options,
+                     dice=self.roller.name, roller=self.roller, rngs=(chance_rng, seat_rngs))
 
     def _open_seat(self, seat: int) -> None:
         if not 0 <= seat < len(self.seats):
@@ -436,8 +446,7 @@ def _resume_checked(table: GameTable, data: dict[str, Any], count: int) -> None:
     dice, seats, state and random streams. A waiting table (no log yet) must hold the
     game's start. Any difference is one `RulesError` line naming the field."""
     if not count:
-        table.state = table.module.new_game(len(table.seats), table.options, table._setup_rng)
-        table.state.take_events()
+        table.match = table._fresh_match()
         _same_state(table.state, data["state"], "not the game's start, as its seed and "
                     "options make it")
         return
@@ -461,6 +470,12 @@ def _resume_checked(table: GameTable, data: dict[str, Any], count: int) -> None:
         if (player != seat.kind if seat.kind != HUMAN else player not in people):
             raise RulesError(f"seats: the log's players are {_short(replay.players)}, the "
                              f"autosave's seat {number} is {_short(seat.kind)}")
+    played_by = replay.match.lines[0].get("played_by", replay.players)
+    for number, seat in enumerate(table.seats):
+        if seat.kind == HUMAN and played_by[number] != (seat.played_by or HUMAN):
+            raise RulesError(f"seats.{number}.played_by: the log's header says "
+                             f"{_short(played_by[number])}, the autosave "
+                             f"{_short(seat.played_by or HUMAN)}")
     _same_state(replay.state, data["state"], f"not the state its log {LOG_FILE} reaches "
                 f"after {replay.steps} steps")
     streams = {"rng.chance": (replay.chance_rng, data["rng"]["chance"])}
@@ -471,10 +486,24 @@ def _resume_checked(table: GameTable, data: dict[str, Any], count: int) -> None:
     for key, (rng, saved) in streams.items():
         if json.loads(json.dumps(rng.bit_generator.state)) != saved:
             raise RulesError(f"{key}: not where its log {LOG_FILE} leaves this random stream")
-    table.state, table.chance_rng, table.seat_rngs = replay.state, replay.chance_rng, \
-        replay.seat_rngs
-    table.agents = list(replay.agents)
-    table.lines = [json.loads(text) for text in texts]
+    replay.match.roller = table.roller
+    replay.match.lines[:] = [json.loads(text) for text in texts]
+    table.match = replay.match
+
+
+def _played_by(spec: registry.GameSpec, seat: Seat, saved: dict[str, Any], number: int) -> str:
+    """A seat's `played_by` as its autosave says: what a client plays a person's seat
+    with (HUMAN or a bot of the game); none for any other seat."""
+    played_by = saved.get("played_by", "")
+    if played_by == "":
+        return ""
+    if seat.kind != HUMAN:
+        raise RulesError(f"seats.{number}.played_by: only a person's seat is played by a "
+                         f"client (this one is {_short(seat.kind)})")
+    if played_by != HUMAN and played_by not in spec.bots:
+        raise RulesError(f"seats.{number}.played_by: not a player of {spec.name} (got "
+                         f"{_short(played_by)})")
+    return str(played_by)
 
 
 def _same_state(state: Any, saved: Any, why: str) -> None:

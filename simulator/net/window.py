@@ -29,7 +29,7 @@ import sys
 import threading
 from typing import Any
 
-from rules.core.runner import from_json, to_json
+from rules.core.match import Match, from_json, to_json
 from rules.registry import lookup
 from simulator.net.client import Chooser, Client, ClientError, TableRecord, make_chooser
 from simulator.physics.world import Frame
@@ -123,12 +123,12 @@ class NetSession(GameSession):
         self.players = [mine if i == record.seat else "remote" for i in range(2)]
         self.seed = int(header.get("seed", 0))
         self.options = dict(header.get("options") or {})
-        self.state = self.module.deserialize(record.state or {})
+        # The server's game, as a match holding the state it sent (its steps are the server's).
+        self.match = Match(self.spec, self.module.deserialize(record.state or {}), self.players)
         self.state.take_events()
         self.agents = [None, None]
         self.history: list[StepResult] = []
         self.step = max(0, len(record.lines) - 1)
-        self._log = None
         self.to_move = record.to_move
         self.pending = False  # an action of ours is on its way to the server
 

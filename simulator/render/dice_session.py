@@ -20,26 +20,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from rules.core.bots import make_agent
-from rules.core.runner import (
-    LineSink,
-    action_line,
-    chance_line,
-    effective_bot_settings,
-    end_line,
-    from_json,
-    header_line,
-    new_state,
-    read_log,
-    streams,
-    to_json,
-)
+from rules.core.match import LineSink, Match, from_json, to_json
+from rules.core.runner import read_log
 from rules.registry import GameSpec, lookup
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.tray import TrayRoll, roll_tray, tray_table
@@ -80,26 +67,39 @@ class DiceSession:
         self.game = self.spec.name
         self.players = list(players)
         self.seed = seed
-        self.options = self.spec.resolve_options(dict(options or {}))
-        setup_rng, self.chance_rng, seat_rngs = streams(seed, len(players))
-        # Any: each game's window reads its own state's fields (phases, armies, pool)
-        self.state: Any = new_state(self.spec, len(players), self.options, setup_rng)
-        self.state.take_events()
-        self.bots = effective_bot_settings(self.module, self.players, bot_settings)
-        self.agents = [None if kind == "human" else
-                       make_agent(kind, self.module, seat_rngs[i], **self.bots[kind])
-                       for i, kind in enumerate(self.players)]
+        # The game is played through the runner's match (`rules.core.match`); its rolls
+        # are thrown here, in the tray, from the match's chance stream.
+        self.match = Match.new(self.game, self.players, seed, options, dice=ROLLER,
+                               bot_settings=bot_settings, log=log)
+        self.options = self.match.options
+        self.chance_rng = self.match.chance_rng
+        self.bots = self.match.bots
+        self.agents = self.match.agents
         self.history: list[StepResult] = []
-        self.step = 0
         self.last_player = 0  # the seat that decided last: whose roll the next one is
         self.last_roll: Roll | None = None  # the roll given to the engine last
         # A copy of the state the last roll was thrown for, before its faces: who threw and
         # for what, by which a game colours the roll's dice (its window module's
         # `roll_colours(state, n)`), in a picture as in the window.
         self.roll_state: Any = None
-        self._log = log
-        self._write(header_line(self.game, self.players, seed, self.options, ROLLER, self.bots,
-                                self.state, resumed=False))
+        self.match.begin()
+
+    @property
+    def state(self) -> Any:  # Any: each game's window reads its own state's fields
+        return self.match.state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self.match.state = value
+
+    @property
+    def step(self) -> int:
+        """The steps taken."""
+        return self.match.steps
+
+    @step.setter
+    def step(self, value: int) -> None:
+        self.match.steps = value
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -128,13 +128,9 @@ class DiceSession:
         """A decision (a person's or a bot's)."""
         action = from_json(to_json(action))
         player = self.state.current_player()
-        text = self.state.action_to_string(action)
-        self.state.apply_action(action)
-        events = self.state.take_events()
-        self.step += 1
+        line = self.match.act(action)
         self.last_player = player
-        self._write(action_line(self.step, player, action, text, events, self.state))
-        return self._done(StepResult(action, text, player, events))
+        return self._done(StepResult(action, line["text"], player, line["events"]))
 
     def throw(self) -> Roll:
         """Throw the dice the state asks for into the tray; nothing is applied yet."""
@@ -151,13 +147,9 @@ class DiceSession:
 
     def apply_roll(self, roll: Roll) -> StepResult:
         """Give a thrown roll's faces to the engine."""
-        kind, n = self.state.chance_request()
         before = self.state.clone()
-        self.state.apply_chance(roll.faces)
+        events = self.match.roll(roll.faces)["events"]
         self.last_roll, self.roll_state = roll, before
-        events = self.state.take_events()
-        self.step += 1
-        self._write(chance_line(self.step, kind, n, roll.faces, events, self.state))
         text = f"rolled {' '.join(map(str, roll.faces))}"
         if roll.rethrows:
             text += f" ({roll.rethrows} cocked {'die' if roll.rethrows == 1 else 'dice'} " \
@@ -165,21 +157,16 @@ class DiceSession:
         return self._done(StepResult(None, text, -1, events))
 
     def close(self) -> None:
-        if self._log is not None:
-            self._log.flush()
+        if self.match.log is not None:
+            self.match.log.flush()
 
     # -- helpers ----------------------------------------------------------------------------
 
     def _done(self, out: StepResult) -> StepResult:
         self.history.append(out)
         if self.state.is_terminal():
-            self._write(end_line(self.step, self.state))
+            self.match.end()
         return out
-
-    def _write(self, line: dict[str, Any]) -> None:
-        if self._log is not None:
-            self._log.write(json.dumps(line) + "\n")
-            self._log.flush()
 
 
 # -- rolls ----------------------------------------------------------------------------------

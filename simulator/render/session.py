@@ -16,7 +16,6 @@ off and fades; a new die placed in the centre drops in.
 from __future__ import annotations
 
 import functools
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,18 +25,8 @@ import numpy as np
 
 from dice_models import DieModel, load_die
 from dice_models.crews import CrewDie
-from rules.core.bots import make_agent
+from rules.core.match import LineSink, Match, from_json, to_json
 from rules.core.protocols import DiePose, ThrowSpec
-from rules.core.runner import (
-    LineSink,
-    action_line,
-    effective_bot_settings,
-    end_line,
-    from_json,
-    header_line,
-    streams,
-    to_json,
-)
 from rules.registry import GameSpec, lookup
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import TableSpec
@@ -120,21 +109,31 @@ class GameSession:
         load_plugins()  # the physics table
         self.players = list(players)
         self.seed = seed
-        self.options = self.spec.resolve_options(dict(options or {}))
-        setup_rng, _chance, seat_rngs = streams(seed, 2)
-        self.state = self.module.new_game(2, self.options, setup_rng)
-        self.state.take_events()
-        bots = effective_bot_settings(self.module, self.players, bot_settings)
-        self.agents = [None if kind == "human" else
-                       make_agent(kind, self.module, seat_rngs[i], **bots[kind])
-                       for i, kind in enumerate(self.players)]
+        # The game is played through the runner's match (`rules.core.match`), so
+        # `tabletop replay --verify` and the replay viewer read it like any other.
+        self.match = Match.new(GAME, self.players, seed, options, dice="none",
+                               bot_settings=bot_settings, log=log)
+        self.options = self.match.options
+        self.agents = self.match.agents
         self.history: list[StepResult] = []
-        self.step = 0
-        self._log = log
-        # The runner's log format (`rules.core.runner`), so `tabletop replay --verify` and
-        # the replay viewer read a game played in the window like any other.
-        self._write(header_line(GAME, self.players, seed, self.options, "none", bots,
-                                self.state, resumed=False))
+        self.match.begin()
+
+    @property
+    def state(self) -> Any:  # Any: the window reads Deep White Sea's own fields
+        return self.match.state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self.match.state = value
+
+    @property
+    def step(self) -> int:
+        """The steps taken."""
+        return self.match.steps
+
+    @step.setter
+    def step(self, value: int) -> None:
+        self.match.steps = value
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -183,31 +182,22 @@ class GameSession:
         action = from_json(to_json(action))
         before = self.poses()
         player = self.state.current_player()
-        text = self.state.action_to_string(action)
         throw_anim = None
         if action[0] == "throw" and len(action) == 3:
             throw_anim = self._record_throw(action[1], action[2], player + 1)
-        self.state.apply_action(action)
-        events = self.state.take_events()
-        self.step += 1
-        self._write(action_line(self.step, player, action, text, events, self.state))
-        out = StepResult(action, text, player, events)
+        line = self.match.act(action)
+        out = StepResult(action, line["text"], player, line["events"])
         out.anims = self._animations(action, before, self.poses(), throw_anim)
         self.history.append(out)
         if self.state.is_terminal():
-            self._write(end_line(self.step, self.state))
+            self.match.end()
         return out
 
     def close(self) -> None:
-        if self._log is not None:
-            self._log.flush()
+        if self.match.log is not None:
+            self.match.log.flush()
 
     # -- helpers ----------------------------------------------------------------------------
-
-    def _write(self, line: dict[str, Any]) -> None:
-        if self._log is not None:
-            self._log.write(json.dumps(line) + "\n")
-            self._log.flush()
 
     def _record_throw(self, die: str, spec_values: Any, player: int) -> ThrowAnim:
         throw, report, elapsed = record_throw(self.state, die, spec_values, player)
