@@ -170,3 +170,19 @@ def test_render_json_reports_each_die_in_px(tmp_path, capsys) -> None:
     dice = report["dice"]
     assert dice and all(set(d) == {"view_px", "cell_px", "shown_px"} for d in dice.values())
     assert min(d["shown_px"] for d in dice.values()) >= report["min_die_px"] == 48
+
+
+def test_the_smallest_pictures_are_drawn_too() -> None:
+    # --size takes 16..8192 px a side: a picture too small for its texts still comes out
+    # (it raised once its banner was taller than the picture).
+    from simulator.render.app import window_module
+
+    module = window_module("dday")
+    session = module.new_session(["random"], 2, {})
+    module.play_turns(session, 4)
+    for size in ((16, 16), (64, 48)):
+        picture = module.picture(session, size, "software")
+        try:
+            assert picture.render("framed").shape == (size[1], size[0], 3)
+        finally:
+            picture.close()

@@ -117,8 +117,10 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
     f = font(int(round(FONT_PX * k)))
     banner = [(row, colour) for text, colour in layout.banner
               for row in _wrap(text, f, size[0] - 20 * k)]
-    banner_h = int(round(8 * k)) + line_h * max(1, len(banner))
-    side_w = int(round(SIDE_W * size[0] / 1280))
+    # A picture too small for its texts keeps two thirds of its height and half its width
+    # for the view (the texts are cut there).
+    banner_h = min(int(round(8 * k)) + line_h * max(1, len(banner)), size[1] // 3)
+    side_w = min(int(round(SIDE_W * size[0] / 1280)), size[0] // 2)
     region: Box = (0.0, float(banner_h), float(size[0] - side_w), float(size[1]))
     # What is framed: the layout's points and every die drawn in the main view, whole.
     in_cells = {n for n, _label in layout.cells} if layout.cells_only else set()
@@ -136,8 +138,9 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
         if best is None or smallest > best[1] + 0.5:
             best = (heading, smallest)
     assert best is not None
+    # The floor is 48 px at 720 px high, in proportion in other pictures.
     cam = frame(pts, size, region, best[0], layout.pitch, layout.fov, dice,
-                min_die_px=MIN_DIE_PX + 4, margin=0.025)
+                min_die_px=(MIN_DIE_PX + 4) * size[1] / 720, margin=0.025)
     renderer.set_camera(cam)
     hidden = [scene.dice[n] for n, _label in layout.cells if layout.cells_only and n in scene.dice]
     shadows = [nodes.shadow.isHidden() for nodes in hidden]
@@ -160,9 +163,9 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
     # The close-up cells: each die from straight above, the centre square of a full frame.
     cells: list[tuple[Image.Image, str, str]] = []
     cols = 3 if len(layout.cells) > 4 else max(1, min(2, len(layout.cells)))
-    cell_px = int((side_w - (cols + 1) * CELL_GAP) / cols)
+    cell_px = max(4, int((side_w - (cols + 1) * CELL_GAP) / cols))
     if len(layout.cells) > 6:
-        cell_px = min(cell_px, int(size[1] * 0.16))
+        cell_px = max(4, min(cell_px, int(size[1] * 0.16)))
     h = size[1]
     for name, label in layout.cells:
         pos = scene.die_position(name)
