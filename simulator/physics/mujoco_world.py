@@ -3,9 +3,9 @@ PyBullet `World`, simulated by a second engine so a fairness result can be check
 depending on the engine (docs/engines.md).
 
 What is shared, not copied: the die shapes and mass properties (simulator/physics/dice.py),
-the placement pose (`world.flat_pose`), the throw checks and the symmetry break, the release
-check, the outcome classification (`world._describe`: on_table, fell_off, leaning,
-overhang), the disturbed-die rule and the free-flight bound (`world.coast_steps`). What is
+the placement pose (`placing.flat_pose`), the throw checks and the symmetry break, the release
+check, the outcome classification (`settle.describe`: on_table, fell_off, leaning,
+overhang), the disturbed-die rule and the free-flight bound (`settle.coast_steps`). What is
 MuJoCo's own is the model and the stepping loop.
 
 The model. Every die is a free body whose frame is its geometric frame (MuJoCo's qpos is
@@ -34,11 +34,7 @@ from dice_models import DieModel
 from dice_models.materials import library, material_from
 from dice_models.numerics import dot, matmul, norm
 from rules.core.protocols import DiePose, ThrowSpec
-from simulator.physics.contact import realize
-from simulator.physics.dice import DieShape, die_shape
-from simulator.physics.engines import import_mujoco
-from simulator.physics.settings import PhysicsSettings, TableSpec
-from simulator.physics.world import (
+from simulator.physics.common import (
     COS_FLAT,
     MAX_POISED,
     TABLE_THICKNESS,
@@ -51,15 +47,14 @@ from simulator.physics.world import (
     Pose,
     ThrowReport,
     TunnelError,
-    _describe,
-    _disturbed,
-    _jitter,
-    check_group,
     check_release,
-    coast_steps,
-    flat_pose,
-    symmetry_break,
 )
+from simulator.physics.contact import realize
+from simulator.physics.dice import DieShape, die_shape
+from simulator.physics.engines import import_mujoco
+from simulator.physics.placing import check_group, flat_pose, symmetry_break
+from simulator.physics.settings import PhysicsSettings, TableSpec
+from simulator.physics.settle import coast_steps, describe, jitter, was_disturbed
 
 # How a material pair's values become a MuJoCo contact (recorded in physics_json):
 # - friction: MuJoCo's tangential friction coefficient, the pair value as it is;
@@ -190,7 +185,7 @@ class _Stepping:
         self.watch_to = 0  # step every step up to here (a call that ended in a slow die)
 
     def coast_steps(self, i: int, step: int) -> int:
-        """Steps lone die i may coast (world.coast_steps); asked only when it is clear of
+        """Steps lone die i may coast (settle.coast_steps); asked only when it is clear of
         everything by its whole reach, as the bound costs more than a step."""
         qpos, qvel = self.d.qpos, self.d.qvel
         if qpos[7 * i + 2] - self.reach[i] <= self.top:
@@ -289,7 +284,7 @@ class MujocoWorld:
         self._contact_library: Any = None
         self._last_key: frozenset[Any] = frozenset()
         self._physics_json: tuple[frozenset[Any], dict[str, Any]] | None = None
-        self.coast = True  # step a lone die in free flight unwatched (world.coast_steps)
+        self.coast = True  # step a lone die in free flight unwatched (settle.coast_steps)
         self.batch_steps = BATCH_STEPS  # steps a call while every die is brisk (1: every step)
         # A lone unrecorded die runs in `_run_alone`; False runs it in the general loop, the
         # same bits (tests/test_mujoco_stepping.py).
@@ -373,7 +368,7 @@ class MujocoWorld:
         if others:
             self._forward(mm)
         outcomes = {n: self._classify(mm, names, i, removed) for i, n in enumerate(names)}
-        disturbed = tuple((b, outcomes[n]) for n, b in before.items() if _disturbed(b, outcomes[n]))
+        disturbed = tuple((b, outcomes[n]) for n, b in before.items() if was_disturbed(b, outcomes[n]))
         reports = []
         for name, _model, throw in dice:
             foul, why = check_release(self.table, player, throw)
@@ -556,7 +551,7 @@ class MujocoWorld:
         touching = False
         if not gone and (len(mm.static_geoms) > 1 or len(names) > 1):
             touching = self._touching(mm, i, removed)
-        return _describe(names[i], shape, pose, self.table, touching, gone)
+        return describe(names[i], shape, pose, self.table, touching, gone)
 
     def _others(self, mm: _Model, i: int, removed: dict[int, Pose]) -> list[tuple[str, int]]:
         """Every other die's geom (by index) and every obstacle's geom ('obstacle:NAME')."""
@@ -652,7 +647,7 @@ class MujocoWorld:
                 if v2 < lin2 and w2 < ang2:
                     if still[i] == 0:
                         anchors[i] = self._raw_pose(qpos, i)
-                elif not (still[i] and _jitter(self._raw_pose(qpos, i), anchors[i], jitter_m2,
+                elif not (still[i] and jitter(self._raw_pose(qpos, i), anchors[i], jitter_m2,
                                                jitter_cos)):
                     still[i] = 0
                     settled = False
@@ -718,7 +713,7 @@ class MujocoWorld:
             if v2 < lin2 and w2 < ang2:
                 if still == 0:
                     anchor = self._raw_pose(qpos, i)
-            elif not (still and _jitter(self._raw_pose(qpos, i), anchor, jitter_m2, jitter_cos)):
+            elif not (still and jitter(self._raw_pose(qpos, i), anchor, jitter_m2, jitter_cos)):
                 still = 0
                 continue
             still += 1
@@ -735,7 +730,7 @@ class MujocoWorld:
 
     @staticmethod
     def _raw_pose(qpos: Any, i: int) -> tuple[list[float], list[float]]:
-        """(position, quaternion x, y, z, w) as world._jitter reads a pose."""
+        """(position, quaternion x, y, z, w) as settle.jitter reads a pose."""
         q = qpos[7 * i:7 * i + 7].tolist()
         return q[0:3], [q[4], q[5], q[6], q[3]]
 

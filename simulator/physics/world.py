@@ -9,234 +9,69 @@ was simulated before.
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
-import struct
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from dice_models import DataError, DieModel
-from dice_models.geometry import (
-    AXES,
-    SWEEP_TOLERANCE_M,
-    Solid,
-    axis_angle,
-    convex_from_vertices,
-    cuboid,
-    rest_yaw,
-    signed_distance,
-    tip_clearance,
-    tip_turns,
-)
+from dice_models import DieModel
+from dice_models.geometry import AXES
 from dice_models.materials import library, material_from
-from dice_models.numerics import dot, matmul, norm
-from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
+from dice_models.numerics import matmul
+from rules.core.protocols import DiePose, ThrowSpec
 from rules.core.throwing import FOOT as FOOT  # re-exported: the physics names it too
 from rules.core.throwing import MAX_SPEED as MAX_SPEED
-from rules.core.throwing import check_throw, foul_of
 from simulator.physics._bullet import direct_client, fast_reads, pybullet
+
+# Engine-neutral names defined here once, now in common, placing and settle, re-exported
+# (X as X) for the modules that import them from the PyBullet world.
+from simulator.physics.common import COS_FLAT as COS_FLAT
+from simulator.physics.common import FLAT_DEG as FLAT_DEG
+from simulator.physics.common import MAX_POISED as MAX_POISED
+from simulator.physics.common import MOVED_M as MOVED_M
+from simulator.physics.common import TABLE_THICKNESS as TABLE_THICKNESS
+from simulator.physics.common import TOUCH_M as TOUCH_M
+from simulator.physics.common import TURNED_DEG as TURNED_DEG
+from simulator.physics.common import Frame as Frame
+from simulator.physics.common import NonFiniteError as NonFiniteError
+from simulator.physics.common import NotSettledError as NotSettledError
+from simulator.physics.common import PhysicsError as PhysicsError
+from simulator.physics.common import PlacedDie as PlacedDie
+from simulator.physics.common import PlacementError as PlacementError
+from simulator.physics.common import Pose as Pose
+from simulator.physics.common import ThrowReport as ThrowReport
+from simulator.physics.common import TipReport as TipReport
+from simulator.physics.common import TunnelError as TunnelError
+from simulator.physics.common import check_release as check_release
+from simulator.physics.common import quat_from_matrix as _quat_from_matrix
+from simulator.physics.common import validate_throw as validate_throw
+from simulator.physics.common import world_vertices as _world_vertices
 from simulator.physics.contact import ContactModel, realize
 from simulator.physics.dice import DieShape, die_shape
+from simulator.physics.placing import SYMMETRY_TILT_DEG as SYMMETRY_TILT_DEG
+from simulator.physics.placing import check_group as check_group
+from simulator.physics.placing import flat_pose as flat_pose
+from simulator.physics.placing import sweep_blocker as sweep_blocker
+from simulator.physics.placing import symmetry_break as symmetry_break
+from simulator.physics.placing import tip_poses as tip_poses
 from simulator.physics.settings import CONFINE_CHECKS, DICE_DAMPING, PhysicsSettings, TableSpec
+from simulator.physics.settle import COAST_MIN as COAST_MIN
+from simulator.physics.settle import Cage as Cage
+from simulator.physics.settle import coast_steps as coast_steps
+from simulator.physics.settle import describe as _describe
+from simulator.physics.settle import jitter as _jitter
+from simulator.physics.settle import was_disturbed as _disturbed
 
 # The table's collision slab is half a metre thick although a table top is a few cm: Bullet's
-# CCD does not act on multibody dice, and at the 50 m/s speed limit a die moves 0.21 m per
-# 1/240 s step; a slab thicker than twice that always pushes a die out through its top.
-# (Maximal-coordinate bodies get CCD but ignore our 0.1 mm collision margin and rest 1 mm
-# high: tested on PyBullet 3.2.7.)
-TABLE_THICKNESS = 0.5  # m
-FLAT_DEG = 2.0  # a die rests flat when its bottom face is within this of horizontal
-COS_FLAT = math.cos(math.radians(FLAT_DEG))
-FLAT_HEIGHT = 0.0015  # m: ... and its bottom corners are this close to the table surface
-MOVED_M = 0.0005  # a die moved more than this (m) or turned more than TURNED_DEG is disturbed
-TURNED_DEG = 1.0
 # Bodies with an inertial frame off their geometric frame get a collision shape each, which
 # PyBullet cannot free ("Don't remove collision shape: it is used"); after this many the
 # next build starts a fresh Bullet world, which gives the same bits (test_kept_table.py).
 MAX_OWN_SHAPES = 256
-# Bullet reports two dice that just touch as -0.2 mm apart (each shape's collision margin,
-# 0.1 mm, counts): a Bullet distance below -TOUCH_M is a true penetration, at a placement or
-# at one of a tip's 24 poses against an obstacle. Tips against dice use the exact,
-# continuous sweep of dice_models.geometry with SWEEP_TOLERANCE_M (0.01 mm), as the
-# kinematic table does.
-TOUCH_M = 0.0002
 
 
-class PhysicsError(RuntimeError):
-    """The simulation failed: it never came to rest, a die tunnelled, or a value blew up."""
 
-
-class NotSettledError(PhysicsError):
-    pass
-
-
-class TunnelError(PhysicsError):
-    pass
-
-
-class NonFiniteError(PhysicsError):
-    pass
-
-
-class PlacementError(ValueError):
-    """A placement or tip the table refuses (overlap, off the table, die not resting)."""
-
-
-# A pure drop (no sideways speed, no spin but about the vertical) can be exactly
-# symmetric: a d8 let go point down stands on its point for ever in exact arithmetic, where
-# a real hand is never that true. Such a throw is tilted about a random horizontal axis by
-# an angle in this range (deg), the alignment a careful hand achieves at best, drawn from
-# the throw's own values and its seed, and the tilt is recorded in the report. 2 deg moves
-# the centre of a 16 mm d6 standing on an edge 0.4 mm sideways, beyond the largest rolling
-# lever arm of the surface presets (0.00065 m), so gravity topples it.
-#
-# A throw that moves sideways can be exactly symmetric too: about the vertical plane of its
-# motion, when its spin turns it within that plane and the die (its vertices, centre of
-# mass and inertia, as released) is its own mirror image in that plane. `tabletop throw
-# --release -0.2 0 0.1 --velocity 0.3 0 0` let the paper d8 down on a vertex, rolled it on
-# to an edge in that plane and left it balanced there, which gravity could not end. Such a
-# throw is tilted by the same amount about the horizontal line in the plane, which turns
-# the die out of it. This is asked only of a lone die thrown on to a table with no obstacle
-# and no resting die (the table top is its own mirror image in every vertical plane;
-# another body, which could break the symmetry, would have to be its mirror image too).
-# Any other throw is left exactly as given.
-SYMMETRY_TILT_DEG = (2.0, 4.0)
-MIRROR_TOL = 1e-9  # of the die's circumradius: how near a mirror image counts as exact
-
-
-def symmetry_break(throw: ThrowSpec, alone: DieShape | None = None
-                   ) -> tuple[ThrowSpec, dict[str, Any] | None]:
-    """The throw as simulated, and the perturbation applied: None for any throw that is
-    not exactly symmetric (a pure drop; given `alone`, the shape of a die thrown alone on to
-    an empty table without obstacles, also one whose motion and die are mirror images of
-    themselves in a vertical plane: see above)."""
-    vx, vy, _vz = throw.velocity
-    mirror = None
-    if vx != 0.0 or vy != 0.0 or throw.spin[0] != 0.0 or throw.spin[1] != 0.0:
-        mirror = None if alone is None else _mirror_plane(throw, alone)
-        if mirror is None:
-            return throw, None
-    values = (*throw.release, *throw.velocity, *throw.orientation)
-    digest = zlib.crc32(struct.pack(f"<{len(values)}d", *values))
-    rng = np.random.default_rng([throw.seed & 0xFFFFFFFFFFFFFFFF, digest])
-    heading = float(rng.uniform(0.0, 2 * math.pi))
-    tilt = float(rng.uniform(*SYMMETRY_TILT_DEG))
-    if mirror is None:
-        axis = np.array([math.cos(heading), math.sin(heading), 0.0])
-    else:  # the horizontal line in the plane, either way along it
-        along = np.array([-mirror[1], mirror[0], 0.0])
-        axis = along if math.cos(heading) >= 0.0 else -along
-    rot = matmul(axis_angle(axis, math.radians(tilt)), Pose(throw.release, throw.orientation).rotation())
-    perturbed = replace(throw, orientation=_quat_from_matrix(rot))
-    out: dict[str, Any] = {"kind": "tilt", "axis": axis.tolist(), "angle_deg": tilt,
-                           "orientation": list(perturbed.orientation)}
-    if mirror is not None:
-        out["mirror_normal"] = mirror.tolist()
-    return perturbed, out
-
-
-def _mirror_plane(throw: ThrowSpec, shape: DieShape) -> np.ndarray | None:
-    """The horizontal unit normal of the vertical plane through the release point that
-    the throw and the die are mirror images of themselves in, or None. The plane holds the
-    sideways velocity (or, for a throw straight down, is square to a horizontal spin); the
-    spin must be square to the plane, the centre of mass in it, the plane's normal a
-    principal axis of the inertia, and the vertices must map on to vertices."""
-    vx, vy, _vz = throw.velocity
-    wx, wy, wz = throw.spin
-    if vx != 0.0 or vy != 0.0:
-        if wz != 0.0 or wx * vx + wy * vy != 0.0:  # (cheap: this runs before every lone throw)
-            return None
-        n = np.array([-vy, vx, 0.0])
-    elif wz == 0.0:
-        n = np.array([wx, wy, 0.0])
-    else:
-        return None
-    n /= norm(n)
-    scale = MIRROR_TOL * shape.poly.circumradius
-    rot = Pose(throw.release, throw.orientation).rotation()
-    if abs(dot(matmul(rot, shape.mass.com), n)) > scale:
-        return None
-    inertia = matmul(matmul(rot, shape.mass.inertia), rot.T)
-    turned = matmul(inertia, n)
-    if norm(turned - dot(n, turned) * n) > MIRROR_TOL * norm(inertia):
-        return None
-    from scipy.spatial import cKDTree
-
-    world = matmul(shape.poly.vertices, rot.T)
-    mirrored = world - np.outer(matmul(world, n), 2.0 * n)
-    gaps, _nearest = cKDTree(world).query(mirrored)
-    return n if float(np.max(gaps)) <= scale else None
-
-
-@dataclass(frozen=True)
-class Pose:
-    position: tuple[float, float, float]  # geometric centre, m
-    quaternion: tuple[float, float, float, float]  # (x, y, z, w)
-
-    def rotation(self) -> np.ndarray:
-        return np.array(pybullet.getMatrixFromQuaternion(self.quaternion)).reshape(3, 3)
-
-
-@dataclass(frozen=True)
-class PlacedDie:
-    name: str
-    model: DieModel
-    pose: Pose
-
-
-@dataclass(frozen=True)
-class Frame:
-    t: float  # s since release
-    poses: dict[str, tuple[tuple[float, float, float], tuple[float, float, float, float]]]
-
-
-@dataclass(frozen=True, kw_only=True)
-class ThrowReport(ThrowResult):
-    """A throw as the physics saw it: the rules' `ThrowResult` (foul, the thrown die's pose,
-    the disturbed dice, the physics record) plus the die, the throw as given, the seat,
-    whether and when everything came to rest, the trajectory when recorded and the
-    symmetry-breaking perturbation. `to_json` is the `tabletop throw` record."""
-
-    die: str
-    throw: ThrowSpec
-    player: int
-    settled: bool
-    steps: int
-    sim_time_s: float
-    physics: dict[str, Any]
-    trajectory: tuple[Frame, ...] | None = None
-    perturbation: dict[str, Any] | None = None  # see symmetry_break
-
-    def to_json(self) -> dict[str, Any]:
-        extra = {"perturbation": self.perturbation} if self.perturbation is not None else {}
-        return {**extra,
-            "die": self.die,
-            "throw": self.throw.to_json(),
-            "player": self.player,
-            "foul": self.foul,
-            "foul_reason": self.foul_reason,
-            "settled": self.settled,
-            "steps": self.steps,
-            "sim_time_s": self.sim_time_s,
-            "physics": self.physics,
-            "outcome": self.outcome.to_json(),
-            "disturbed": [{"die": b.die, "before": b.to_json(), "after": a.to_json()}
-                          for b, a in self.disturbed],
-        }
-
-
-@dataclass(frozen=True, kw_only=True)
-class TipReport(TipResult):
-    """A tip as the physics saw it: the rules' `TipResult` (rolled, the pose after, what
-    blocked it) plus the die, the corner and the pose before."""
-
-    die: str
-    corner: str
-    before: DiePose
 
 
 def collision_shape(client: Any, shape: DieShape) -> int:
@@ -261,17 +96,6 @@ def configure_engine(client: Any, s: PhysicsSettings) -> None:
         contactERP=s.contact_erp())
     client.setGravity(0, 0, -s.gravity)
 
-
-def check_release(table: TableSpec, player: int, throw: ThrowSpec) -> tuple[bool, str | None]:
-    """Foul or not, and why: the release rule every table shares (`rules.core.throwing`),
-    at this table's edge lines."""
-    return foul_of(throw, player, table.edge_y)
-
-
-def validate_throw(throw: ThrowSpec, source: str = "throw") -> None:
-    """Refuse throws no person could make (`rules.core.throwing.check_throw`: one
-    `ThrowError` line, a `DataError` and a `RulesError`)."""
-    check_throw(throw, source)
 
 
 @dataclass
@@ -335,7 +159,6 @@ Aabb = tuple[float, float, float, float, float, float]  # x, y, z low then x, y,
 
 
 MAX_SPLIT = 64  # at most this many sub-steps in one step
-MAX_POISED = 40  # hold restarts of a poised die before its tilted rest is accepted
 
 
 class Stepper:
@@ -433,72 +256,6 @@ def die_box(pose: Any, local: Any, radius: float, slack: float) -> Aabb:
         low = z + float(matmul(local, row).min()) - slack
     return (x - radius, y - radius, low, x + radius, y + radius, z + radius)
 
-
-COAST_MIN = 4  # fewer steps than this are not worth a coast
-
-
-def coast_steps(s: PhysicsSettings, z: float, low: float, lin: Any, ang: Any, radius: float,
-                spin_ratio: float, top: float, whole_reach: bool, limit: int,
-                slack: float) -> int:
-    """How many whole steps a lone die in free flight can take unwatched (0: none worth it).
-
-    A die in the air needs no reading: nothing it can meet, so every step would be a whole
-    step and every check after it would pass. Over the steps returned, bounds that hold
-    whatever the die does show that (1) it stays slower than fast_speed, so no step would be
-    split for speed; (2) its lowest point stays farther above `top` (the table top, or the
-    highest obstacle) than it can travel toward it in a step, so no step would be split for
-    a contact and it cannot fall below the table; (3) it stays faster than settle_linear, so
-    no still spell would start. The caller steps that many times and then reads the die as
-    after any step: the results are those of watching every step, bit for bit
-    (tests/test_kept_table.py hashes them). `z` is the centre of mass's height, `low` the
-    bottom of its die_box (its lowest point less `slack`), `radius` its farthest point from
-    the centre of mass, `spin_ratio` its largest principal moment over its smallest (a free
-    die's spin can grow by that).
-
-    The bounds: gravity plus Bullet's multibody damping, which decelerates a body by
-    c * v * (1 + |v|) (DICE_DAMPING = c), taken twice over; the lowest point falls no faster
-    than the centre of mass plus the spin's sweep of `radius`.
-
-    The loops pass the steps to the next check of the confinement rule as `limit`, so a coast
-    never runs past a check. A refusal (0) costs about as much as a step, and a die
-    bouncing low over the table is refused step after step, so the loops ask again only
-    COAST_MIN steps after one (or right after the check that cut it short): either way every
-    step is the same step, only watched or not."""
-    dt, g = s.time_step, s.gravity
-    vx, vy, vz = lin
-    speed = math.sqrt(vx * vx + vy * vy + vz * vz)
-    across = math.sqrt(vx * vx + vy * vy)
-    spin = 1.1 * spin_ratio * math.sqrt(ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2])
-    sweep = spin * radius  # how fast the spin can move a point of the hull
-
-    def ok(k: int) -> bool:
-        t = k * dt
-        vmax = speed + g * t
-        for _ in range(2):
-            drag = 2.0 * DICE_DAMPING * vmax * (1.0 + vmax)
-            vmax = speed + (g + drag) * t
-        if vmax >= s.fast_speed:
-            return False
-        if across - drag * t <= s.settle_linear and (vz >= -s.settle_linear or drag >= g):
-            return False  # (3): neither its sideways speed nor its fall keeps it moving
-        fall = vz * t - 0.5 * (g + drag) * t * t
-        lowest = min(0.0, fall) + max(z - radius - slack, low - sweep * t)
-        gap = dt * ((vmax if whole_reach else max(0.0, (g + drag) * t - vz)) + sweep)
-        return lowest - gap > top
-
-    if limit < COAST_MIN or not ok(COAST_MIN):
-        return 0
-    lo, hi = COAST_MIN, COAST_MIN * 2
-    while hi <= limit and ok(hi):
-        lo, hi = hi, hi * 2
-    hi = min(hi, limit + 1)
-    while hi - lo > 1:  # ok(lo), not ok(hi) (or past the limit)
-        mid = (lo + hi) // 2
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def _approach_split(box_of: Callable[[int], Aabb], far: list[int], live: list[int],
@@ -1428,235 +1185,6 @@ class World:
         return shape.poly.circumradius + self.settings.collision_margin
 
 
-def flat_pose(name: str, shape: DieShape, face: int, yaw_deg: float, xy: tuple[float, float],
-              table: TableSpec) -> Pose:
-    """The pose of die `name` put down flat showing `face` at `xy` (m) turned by `yaw_deg`;
-    PlacementError for a value it cannot show flat or a spot not wholly on the table. (Both
-    engines place through this: simulator/physics/mujoco_world.py.)"""
-    shape.face_of_value(face)  # refuses a value the die does not have
-    # The face to rest on is the one on which the die shows `face` by its reading (for a
-    # die without parallel faces, resting on the face opposite `face`'s face shows
-    # another value: tests/test_die_models.py).
-    if face not in shape.shown_on:
-        raise PlacementError(f"die {name!r} ({shape.name}) cannot lie flat showing {face}")
-    bottom = shape.shown_on.index(face)
-    rot = shape.poly.rest_rotation(bottom, yaw_deg)
-    pos = (float(xy[0]), float(xy[1]), float(shape.poly.face_offsets[bottom]))
-    pose = Pose(pos, _quat_from_matrix(rot))
-    corners = _world_vertices(shape, pose)[list(shape.poly.faces[bottom])]
-    if not all(table.contains_xy(c[0], c[1]) for c in corners):
-        raise PlacementError(f"die {name!r} at ({xy[0]:.3f}, {xy[1]:.3f}) m would not rest "
-                             "wholly on the table")
-    return pose
-
-
-def check_group(table: TableSpec, scene: dict[str, PlacedDie],
-                dice: list[tuple[str, DieModel, ThrowSpec]]) -> None:
-    """Refuse a group throw before anything is simulated: a throw no person could make, a
-    name already on the table, a release inside the table, an obstacle or a resting die.
-    (Both engines throw through this: simulator/physics/mujoco_world.py.)"""
-    for name, model, throw in dice:
-        validate_throw(throw)
-        if name in scene:
-            raise PlacementError(f"die {name!r} is already on the table")
-        inside = release_blocker(table, scene, model, throw)
-        if inside is not None:
-            raise DataError("throw", "release", f"would start the die inside {inside}",
-                            list(throw.release))
-
-
-def release_blocker(table: TableSpec, scene: dict[str, PlacedDie], model: DieModel,
-                    throw: ThrowSpec) -> str | None:
-    """What a die released at `throw`'s pose would start inside, deeper than TOUCH_M: 'the
-    table', 'obstacle NAME' or 'die NAME' (a resting die); None when it starts clear. Such a
-    release was accepted, and Bullet pushed the die out of the solid by no law at all.
-    Exact convex geometry (`dice_models.geometry.signed_distance`); a cylinder is the
-    64-sided prism about it (at most 0.12% of its radius larger)."""
-    poly = die_shape(model).poly
-    if not scene and not table.obstacles and throw.release[2] > poly.circumradius:
-        return None  # the common throw: nothing anywhere near the die (TOUCH_M > 0)
-    release = np.array(throw.release, dtype=float)
-    me = Solid.at(poly, Pose(throw.release, throw.orientation).rotation(), release)
-    reach = poly.circumradius
-    # Cheap tests first (a throw is refused rarely, and this runs before every throw): no
-    # point below the surface, nothing of the table; an obstacle beyond both bounding spheres.
-    low = float(me.vertices[:, 2].min()) < -TOUCH_M
-    for what, solid, radius in _static_solids(table):
-        if what == "the table" and not low:
-            continue
-        if what != "the table" and norm(
-                solid.vertices.mean(axis=0) - release) > reach + radius:
-            continue
-        if signed_distance(me, solid) < -TOUCH_M:
-            return what
-    for other, placed in sorted(scene.items()):
-        other_poly = die_shape(placed.model).poly
-        at = np.array(placed.pose.position)
-        if norm(at - release) > reach + other_poly.circumradius:
-            continue
-        if signed_distance(me, Solid.at(other_poly, placed.pose.rotation(), at)) < -TOUCH_M:
-            return f"die {other}"
-    return None
-
-
-@functools.lru_cache(maxsize=16)
-def _static_solids(table: TableSpec) -> list[tuple[str, Solid, float]]:
-    """The table's slab (as Bullet has it, TABLE_THICKNESS deep) and its obstacles, each with
-    its bounding radius about its centre; made once per table, as a fairness run throws
-    thousands of times onto one."""
-    def prism(radius: float, height: float) -> Any:
-        angles = np.linspace(0.0, 2 * math.pi, 64, endpoint=False)
-        r = radius / math.cos(math.pi / 64)  # circumscribed: contains the cylinder
-        ring = np.array([[r * math.cos(a), r * math.sin(a)] for a in angles.tolist()])  # libm's
-        return convex_from_vertices(np.concatenate(
-            [np.column_stack([ring, np.full(64, -height / 2)]),
-             np.column_stack([ring, np.full(64, height / 2)])]))
-
-    slab = (cuboid(table.width, table.depth, TABLE_THICKNESS) if table.shape == "rect"
-            else prism(table.radius, TABLE_THICKNESS))
-    out = [("the table", Solid.at(slab, np.eye(3), np.array([0.0, 0.0, -TABLE_THICKNESS / 2])),
-            math.inf)]
-    for ob in table.obstacles:
-        if ob.kind == "box":
-            poly, z = cuboid(*ob.size), ob.size[2] / 2
-        else:
-            poly, z = prism(ob.size[0], ob.size[1]), ob.size[1] / 2
-        yaw = math.radians(ob.yaw_deg)
-        rot = np.array([[math.cos(yaw), -math.sin(yaw), 0.0], [math.sin(yaw), math.cos(yaw), 0.0],
-                        [0.0, 0.0, 1.0]])
-        out.append((f"obstacle {ob.name}",
-                    Solid.at(poly, rot, np.array([ob.position[0], ob.position[1], z])),
-                    poly.circumradius))
-    return out
-
-
-def sweep_blocker(scene: dict[str, PlacedDie], name: str, corner: str) -> str | None:
-    """The die that the roll of `name` over `corner` would penetrate deeper than
-    SWEEP_TOLERANCE_M at any moment (`dice_models.geometry.tip_clearance`, the very sweep
-    of the kinematic table), or None. Dice beyond reach of the roll are not asked."""
-    placed = scene[name]
-    poly = die_shape(placed.model).poly
-    centre = np.array(placed.pose.position)
-    names, solids = [], []
-    for other, p in sorted(scene.items()):
-        other_poly = die_shape(p.model).poly
-        at = np.array(p.pose.position)
-        # No point of the rolling die gets farther than 3 circumradii from its centre.
-        if other == name or norm(at - centre) > 3 * poly.circumradius + (
-                other_poly.circumradius):
-            continue
-        names.append(other)
-        solids.append(Solid.at(other_poly, p.pose.rotation(), at))
-    if not solids:
-        return None
-    hit, _least = tip_clearance(poly, placed.pose.rotation(), centre, corner, solids,
-                                SWEEP_TOLERANCE_M)
-    return None if hit is None else names[hit]
-
-
-def tip_poses(shape: DieShape, pose: Pose, corner: str, samples: int) -> list[Pose]:
-    """Poses along the roll over the bottom edge beneath the top face's `corner`, from just
-    after the start to the end (the last pose is exact). The roll itself is
-    `dice_models.geometry.tip_turns`, the same code the kinematic table rolls with."""
-    poly = shape.poly
-    turns = tip_turns(poly, pose.rotation(), np.array(pose.position), corner, samples)
-    out = [Pose(tuple(c.tolist()), _quat_from_matrix(r)) for c, r in turns]  # type: ignore[arg-type]
-    # Snap the last pose exactly flat at the geometric height (removes round-off drift).
-    last = out[-1]
-    new_bottom, _ = poly.face_down(last.rotation())
-    snapped = poly.rest_rotation(new_bottom, _yaw_deg(poly, last.rotation(), new_bottom))
-    pos = (last.position[0], last.position[1], float(poly.face_offsets[new_bottom]))
-    out[-1] = Pose(pos, _quat_from_matrix(snapped))
-    return out
-
-
-def _describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching: bool,
-              removed: bool) -> DiePose:
-    """Classify a die's pose. This runs after every throw, so past the two small matrix
-    products it works on Python lists (a numpy call on 8 numbers costs more than the sum)."""
-    poly = shape.poly
-    rot = pose.rotation()
-    world = (matmul(poly.vertices, rot.T) + np.array(pose.position)).tolist()
-    heights = matmul(poly.normals, rot[2]).tolist()  # z component of each face's world normal
-    low, high = min(heights), max(heights)
-    bottom, up = heights.index(low), heights.index(high)  # the first, as numpy's argmin/argmax
-    tilt = math.degrees(math.acos(min(1.0, -low)))
-    top = shape.opposite[bottom]
-    corners = [world[v] for v in shape.face_vertex_lists[bottom]]
-    flat = tilt < FLAT_DEG and max(abs(c[2]) for c in corners) < FLAT_HEIGHT
-    inside = table.contains_xy
-    all_on = all(inside(c[0], c[1]) for c in corners)
-    if removed or pose.position[2] < 0:
-        status, reason = "off_table", "fell_off"
-    elif flat and all_on:
-        status, reason = "on_table", None
-    elif flat:
-        status, reason = "off_table", "overhang"
-    elif touching:
-        status, reason = "off_table", "leaning"
-    elif not all(inside(c[0], c[1]) for c in world):
-        status, reason = "off_table", "overhang"
-    else:
-        status, reason = "off_table", "leaning"
-    face_for_corners = top if poly.kind == "octahedron" else up
-    top_corners = {k: (world[v][0], world[v][1]) for k, v in shape.corner_names(face_for_corners).items()}
-    # A die lying on a face shows what its reading says (DieShape.value_shown): for a die
-    # read by its top face, the face opposite the bottom, not the highest: for the bipyramid
-    # d10, with no parallel faces, the highest is one of two nearly level faces that traded
-    # places with a hair of drift (its face shares then depended on the time step,
-    # benchmarks/convergence.py).
-    return DiePose(
-        die=name, status=status, reason=reason, face=shape.value_shown(bottom, up, tilt < FLAT_DEG),
-        position=pose.position, yaw_deg=_yaw_deg(poly, rot, bottom),
-        top_corners=top_corners, quaternion=pose.quaternion)
-
-
-def _disturbed(before: DiePose, after: DiePose) -> bool:
-    moved = norm(np.subtract(after.position, before.position))
-    q1, q2 = np.array(before.quaternion), np.array(after.quaternion)
-    turned = math.degrees(2 * math.acos(min(1.0, abs(dot(q1, q2)))))
-    return moved > MOVED_M or turned > TURNED_DEG or after.status != before.status
-
-
-_yaw_deg = rest_yaw  # the rest yaw, as the kinematic table reads it
-
-
-def _jitter(now: Any, anchor: Any, max_m2: float, min_cos: float) -> bool:
-    """Is a Bullet base pose (position, quaternion) within jitter of the anchor pose?"""
-    (p, q), (a, b) = now, anchor
-    d2 = (p[0] - a[0]) ** 2 + (p[1] - a[1]) ** 2 + (p[2] - a[2]) ** 2
-    dot = abs(q[0] * b[0] + q[1] * b[1] + q[2] * b[2] + q[3] * b[3])
-    return d2 < max_m2 and dot > min_cos
-
-
-class Cage:
-    """The confinement rule's watch over one die (PhysicsSettings.confine_time): how many
-    checks in a row found it spinning slower than confine_spin and within confine_m and
-    confine_deg of its pose at the first of them (`anchor`)."""
-
-    __slots__ = ("anchor", "cos", "kept", "m2", "spin2")
-
-    def __init__(self, s: PhysicsSettings) -> None:
-        _every, self.m2, self.cos, self.spin2 = s.confine_rule()
-        self.kept = 0
-        self.anchor: Any = None
-
-    def check(self, w2: float, get_pose: Callable[[int], Any], bid: int) -> Any:
-        """One check of the die (squared spin w2, Bullet body bid): its pose when this is the
-        check that confines it (CONFINE_CHECKS + 1 in a row), else None."""
-        if not w2 < self.spin2:  # (NaN too)
-            self.kept = 0
-            return None
-        pose = get_pose(bid)
-        if self.kept and _jitter(pose, self.anchor, self.m2, self.cos):
-            self.kept += 1
-            return pose if self.kept == CONFINE_CHECKS + 1 else None
-        self.anchor, self.kept = pose, 1
-        return None
-
-    def holds(self, pose: Any) -> bool:
-        """Confined, and this pose still in the cage?"""
-        return self.kept > CONFINE_CHECKS and _jitter(pose, self.anchor, self.m2, self.cos)
 
 
 def _inertial_pose(shape: DieShape, pose: Pose) -> tuple[list[float], list[float]]:
@@ -1669,27 +1197,4 @@ def _inertial_pose(shape: DieShape, pose: Pose) -> tuple[list[float], list[float
     return com.tolist(), list(_quat_from_matrix(matmul(rot, shape.principal_axes)))
 
 
-def _world_vertices(shape: DieShape, pose: Pose) -> np.ndarray:
-    return matmul(shape.poly.vertices, pose.rotation().T) + np.array(pose.position)
 
-
-def _quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
-    """Unit quaternion (x, y, z, w) of a rotation matrix, w >= 0 (Shepperd's method)."""
-    tr = m[0, 0] + m[1, 1] + m[2, 2]
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        w, x, y, z = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        w, x, y, z = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        w, x, y, z = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s
-    else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
-    q = np.array([x, y, z, w])
-    q /= norm(q)
-    if q[3] < 0:
-        q = -q
-    return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))
