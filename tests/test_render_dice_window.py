@@ -96,9 +96,12 @@ def test_game_over_screen_starts_again_and_long_choice_lists_page(xvfb_display,
     assert out["again_shown"]
     # A new game, seed one higher, no result shown, the tray empty.
     assert out["restarted"] == [True, 2, 0, True, []]
-    # Placing on the large board offers one line per empty tile: ten lines, the last one
-    # 'more...'; its key shows the next page, whose first line places on that tile.
-    assert out["pages"][0] == 10 and out["pages"][1].startswith("more...")
+    # Placing on the large board offers one line per empty tile: a page of MAX_CHOICES
+    # lines, the last one 'more...'; its key shows the next page, whose first line places
+    # on that tile.
+    from simulator.render.hud import MAX_CHOICES
+
+    assert out["pages"][0] == MAX_CHOICES and out["pages"][1].startswith("more...")
     tile = int(out["pages"][2].rsplit(" ", 1)[1])
     assert out["placed_from_page_two"][2] == tile
 

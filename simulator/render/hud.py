@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-MAX_CHOICES = 10  # buttons in the choices column; a longer list pages (the last says 'more')
+MAX_CHOICES = 7  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 BANNER_S = 4.0  # s a banner of news stays up
 SEATS = 8  # seat panels at most
@@ -24,7 +24,9 @@ SEATS = 8  # seat panels at most
 EDGE, BUTTON_EDGE = 0.04, 0.058  # the texts' and the buttons' distance from the edge
 PANEL_TOP, PANEL_SPACING = 0.78, 0.3
 PANELS_BOTTOM = -0.27  # the lowest panel's first line: the log starts at -0.52
-CHOICES_TOP, CHOICE_STEP = -0.24, 0.064  # the first button's text, under the inset
+CHOICES_TOP, CHOICE_STEP = -0.24, 0.085  # the first button's text, under the inset
+# Whose turn (the status) and the choices: capitals 14 px at 720 px high (issue 37).
+STATUS_SCALE = CHOICE_SCALE = 0.056
 INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
 
 
@@ -92,7 +94,8 @@ class Hud:
         # placed at a 16:9 window's x, a narrower window cut the left column off).
         self._edges = {True: base.a2dLeftCenter, False: base.a2dRightCenter}
         left, right = self._edges[True], self._edges[False]
-        self.status = OnscreenText(text="", pos=(EDGE, 0.93), scale=0.045, fg=fg, shadow=shadow,
+        self.status = OnscreenText(text="", pos=(EDGE, 0.92), scale=STATUS_SCALE, fg=fg,
+                                   shadow=shadow,
                                    align=TextNode.ALeft, mayChange=True, parent=left)
         self.panels = []
         self._left, self._right = TextNode.ALeft, TextNode.ARight
@@ -110,7 +113,7 @@ class Hud:
         self.buttons = []
         for i in range(MAX_CHOICES + 2):
             self.buttons.append(DirectButton(
-                text="", scale=0.036, pos=(-BUTTON_EDGE, 0, CHOICES_TOP - CHOICE_STEP * i),
+                text="", scale=CHOICE_SCALE, pos=(-BUTTON_EDGE, 0, CHOICES_TOP - CHOICE_STEP * i),
                 parent=right,
                 text_align=TextNode.ARight, text_fg=(1.0, 0.95, 0.75, 1), relief=DGG.FLAT,
                 frameColor=(0.05, 0.05, 0.08, 0.7), pad=(0.3, 0.25), command=on_button,
