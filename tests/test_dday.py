@@ -934,10 +934,10 @@ def test_listing_the_legal_actions_changes_nothing():
     """rules/dday/legal.py lists what a player may do at each node; asking, at every step
     of a seeded game, leaves the state exactly as it was."""
     from rules.core import SeededRoller
-    from rules.dday.legal import LegalActions
+    from rules.dday.legal import DDayLegal
 
     state = dd.new_game(2, {})
-    assert isinstance(state, LegalActions)
+    assert isinstance(state, DDayLegal)
     rng, roller = np.random.default_rng(5), SeededRoller()
     bot = dd.make_bot("greedy", np.random.default_rng(6))
     nodes = set()

@@ -3,7 +3,7 @@ phase, from the first roll of a turn through the trade, the resolution of the fi
 results, movement and combat to the end of the turn, where finished units tally their
 Victory Points and share (module docstring of `rules.dday.game` for the order of play).
 
-A base class of the state, beside `LegalActions`; the phases' own rules are its other
+A base class of the state, beside `DDayLegal`; the phases' own rules are its other
 bases (`rules/dday/rolling.py`, `resolution.py`, `combat.py`), which step the flow on.
 """
 
@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rules.dday.battlemap import ITEMS, BattleMap
-from rules.dday.legal import LegalActions
+from rules.dday.legal import DDayLegal
 from rules.dday.unit import START_COLOURS, Unit
 
 STORM_VP, FIRST_VP, MEDAL_VP, SPECIALIST_VP, COURAGE_VP = 10, 10, 10, 3, 2
 
 
-class TurnFlow(LegalActions):
+class TurnFlow(DDayLegal):
     """The order of play over the state's units: the queue of seats still to act in this
     phase (`queue`, `trade_queue`), the chance node asked (`chance`), and the turn's end."""
 

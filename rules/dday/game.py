@@ -59,7 +59,7 @@ MAX_PLAYERS = 4
 
 class DDayState(StateBase, Rolling, Resolution, Combat):
     """The whole game: the map, the units, the turn, the phase and the node waiting. The
-    legal actions are listed by `LegalActions` (rules/dday/legal.py), the unit and its dice
+    legal actions are listed by `DDayLegal` (rules/dday/legal.py), the unit and its dice
     are `Unit` (rules/dday/unit.py). The rules that change the game are in parts of their
     own, its bases: the order of play in `TurnFlow` (rules/dday/flow.py), and the phases'
     decisions in `Rolling` (rolling.py: rolling and the trade), `Resolution`

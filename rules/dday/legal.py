@@ -14,7 +14,7 @@ from rules.dday.battlemap import ITEMS, SPECIALISTS, BattleMap, Sector
 from rules.dday.unit import COLOURS, COMBAT_ITEMS, SKULL, SOLDIER_ITEMS, Unit
 
 
-class LegalActions:
+class DDayLegal:
     """The legal-action lists of a game in progress, from the map, the units, the seat
     to act, the phase and the decision node (`node`: which `_actions_<node>` answers)."""
 

@@ -12,7 +12,7 @@ from rules.core.protocols import Action, DiePose, RulesError, ThrowSpec
 from rules.deep_white_sea.tasks import TaskStack
 
 
-class Actions(TaskStack):
+class DWSActions(TaskStack):
     """A player's action carried out on the table and the state; the tasks it leads to
     are pushed on the stack."""
 

@@ -61,7 +61,7 @@ from rules.core.protocols import (
 )
 from rules.core.tables import load_table, register_table
 from rules.core.tables import make_table as _make_table
-from rules.deep_white_sea.actions import Actions, _spec_parts, _xy
+from rules.deep_white_sea.actions import DWSActions, _spec_parts, _xy
 from rules.deep_white_sea.kinematic import KinematicTable
 from rules.deep_white_sea.legal import PLACE_YAWS as PLACE_YAWS  # re-exported: spaces.py
 from rules.deep_white_sea.sight import Die
@@ -91,12 +91,12 @@ def load_crews(spec: str) -> list[str]:
     return names
 
 
-class DWSState(StateBase, Actions):
+class DWSState(StateBase, DWSActions):
     """A game of Deep White Sea in progress. See the module docstring for actions; what
     the dice see and what is in range is asked of `Sight` (rules/deep_white_sea/sight.py).
     The rest of the rules are its other bases, each over the one before: the legal actions
-    (`LegalActions`, legal.py), the task stack, continuous effects and scoring
-    (`TaskStack`, tasks.py), and what each action does (`Actions`, actions.py). Here: the
+    (`DWSLegal`, legal.py), the task stack, continuous effects and scoring
+    (`TaskStack`, tasks.py), and what each action does (`DWSActions`, actions.py). Here: the
     game's interface, setting up a position and the texts."""
 
     def __init__(self, crews: list[str], table: Table, table_kind: str, first: int,

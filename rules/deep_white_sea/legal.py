@@ -15,7 +15,7 @@ PLACE_YAWS = tuple(range(0, 360, 30))  # enumerated yaws of the first placement 
 CORNERS = ("top", "left", "right")
 
 
-class LegalActions(Sight):
+class DWSLegal(Sight):
     """The actions open to the player on top of the task stack (`stack`), on the table
     (`table`: whether a die can tip over a corner)."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rules.core.protocols import Action, DiePose
-from rules.deep_white_sea.legal import LegalActions
+from rules.deep_white_sea.legal import DWSLegal
 
 WIN_POINTS = 50
 DECISIONS = ("place", "main", "foul", "shoot", "cmd", "tip", "throw", "aim")
@@ -19,7 +19,7 @@ DECISIONS = ("place", "main", "foul", "shoot", "cmd", "tip", "throw", "aim")
 ENEMY_EFFECTS = ("Hold", "Freeze", "Confuse")
 
 
-class TaskStack(LegalActions):
+class TaskStack(DWSLegal):
     """The state's stack of tasks (`stack`, last on top), run until a decision stands or
     the game is won (`winner`), over the scores, poison counters and continuous effects;
     what happens is told in `_events`."""

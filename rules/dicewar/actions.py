@@ -7,11 +7,11 @@ of the state, over its queries.
 from __future__ import annotations
 
 from rules.dicewar.board import PLAYER_NAMES, RUINS, WIN_VP, cell_name, field_bonus
-from rules.dicewar.legal import LegalActions
+from rules.dicewar.legal import DiceWarLegal
 from rules.dicewar.tribe import TP_MAX
 
 
-class Actions(LegalActions):
+class DiceWarActions(DiceWarLegal):
     """The changes a legal action makes to the board, the counts and the phase, told in
     `events`."""
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.core.protocols import CHANCE_PLAYER, TERMINAL_PLAYER, RulesError, StateBase
-from rules.dicewar.actions import Actions
+from rules.dicewar.actions import DiceWarActions
 from rules.dicewar.board import (
     CELLS,
     DICE_PER_PLAYER,
@@ -51,10 +51,10 @@ from rules.dicewar.spec import GAME
 from rules.dicewar.tribe import Tribe, parse_tribe
 
 
-class DiceWarState(StateBase, Actions):
+class DiceWarState(StateBase, DiceWarActions):
     """The whole game: board, reserve, exile, victory and trigger points, phase. What is
-    where and what may be done is asked of its base `LegalActions` (rules/dicewar/legal.py),
-    what an action does is `Actions` (actions.py); the warlands' geometry and the game's
+    where and what may be done is asked of its base `DiceWarLegal` (rules/dicewar/legal.py),
+    what an action does is `DiceWarActions` (actions.py); the warlands' geometry and the game's
     numbers are in board.py. Here: the game's interface."""
 
     __slots__ = ("tribes", "ruins", "max_plies", "board", "reserve", "exile", "vp", "tp",

@@ -13,7 +13,7 @@ from rules.dicewar.board import ADJ, DIRECTIONS, SETUP_POWER, SIZE, _within, bea
 from rules.dicewar.tribe import TP_MAX, Creature, Tribe
 
 
-class LegalActions:
+class DiceWarLegal:
     """The queries over the board (`board`: 0 empty, +p player 0's power p, -p player
     1's), the players' tribes, reserves, exiles, victory and trigger points, and the
     legal actions built on them."""
