@@ -3,9 +3,10 @@ the same bits, a die placed on any face rests at the height its geometry gives, 
 release is called foul with the reason every table shares (rules/core/throwing.py), a die
 thrown off the edge is reported fell-off, and a tip rolls a die on to a neighbouring face.
 
-The tests read only the engine contract: `make_world` and the public methods of the world
-it builds (place, settle, outcome_of, throw, tip, remove, scene). A new engine is added to
-WORLD_ENGINES and must pass this file unchanged (ARCHITECTURE.md, "Adding an engine").
+The tests read only the engine contract (simulator/physics/engine.py, `Engine`): `make_world`
+and the public methods of the world it builds (place, settle, outcome_of, throw, tip,
+remove, scene). A new engine is added to WORLD_ENGINES and must pass this file unchanged
+(ARCHITECTURE.md, "Adding an engine").
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from dice_models import load_die
 from rules.core.protocols import ThrowSpec
 from rules.core.throwing import foul_of
 from simulator.physics import PhysicsSettings, TableSpec, die_shape
+from simulator.physics.engine import WORLD_ENGINES
 from simulator.physics.engines import make_world
+from simulator.physics.settings import Obstacle
 from simulator.physics.throws import random_throw
 
 
@@ -30,7 +33,7 @@ def _engine(name: str, module: str | None) -> object:
         missing, reason=f"{name} is not installed (pip install 'tabletop[engines]')"))
 
 
-ENGINES = [_engine("pybullet", None), _engine("mujoco", "mujoco")]
+ENGINES = [_engine(name, {"mujoco": "mujoco"}.get(name)) for name in WORLD_ENGINES]
 TABLE = TableSpec()
 D6, D8, D20 = load_die("d6"), load_die("paper-d8"), load_die("d20")
 # A die resting flat is at most this (m) off its geometric height: Bullet's collision margin
@@ -131,8 +134,6 @@ def test_a_die_thrown_off_the_edge_is_reported_fell_off(engine):
 def test_a_tip_rolls_the_die_on_to_a_neighbouring_face(engine):
     """A resting d8 tipped over the edge beneath a top corner lies on a face that shares an
     edge with the face it lay on, flat on the table; a die in the way blocks the tip."""
-    if engine == "mujoco":  # (until the tip is the engines' shared code: issue 35, item 3)
-        pytest.xfail("MujocoWorld.tip refuses: tips are PyBullet's alone")
     shape = die_shape(D8)
     poly = shape.poly
     world = _world(engine)
@@ -151,3 +152,22 @@ def test_a_tip_rolls_the_die_on_to_a_neighbouring_face(engine):
     blocked = world.tip("a", "x")
     assert (blocked.rolled, blocked.blocked_by) == (False, "b")
     assert world.outcome_of("a") == before
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_tip_into_an_obstacle_is_blocked_by_it(engine):
+    """The d8 turned so that its x corner points at a crate a few cm off: the roll would
+    enter the crate, so the tip is refused, naming it, and the die stays as it was."""
+    table = TableSpec(obstacles=(Obstacle(kind="box", name="crate", position=(0.06, 0.0),
+                                          size=(0.05, 0.2, 0.1)),))
+    world = make_world(table, PhysicsSettings(engine=engine))
+    for yaw in range(0, 360, 5):
+        world.scene.clear()
+        before = world.place("a", D8, 3, float(yaw), (0.0, 0.0))
+        if before.top_corners["x"][0] > 0 and abs(before.top_corners["x"][1]) < 0.003:
+            break
+    report = world.tip("a", "x")
+    assert (report.rolled, report.blocked_by) == (False, "obstacle:crate")
+    assert world.outcome_of("a") == before
+    # Square to it (the y corner), the same die rolls.
+    assert world.tip("a", "y").rolled

@@ -4,17 +4,21 @@ come with the `engines` extra and are imported only when asked for."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dice_models import DataError
 from simulator.physics.settings import ENGINES, PhysicsSettings, TableSpec
 
+if TYPE_CHECKING:  # (the worlds import PyBullet: loaded only when a world is made)
+    from simulator.physics.engine import Engine
+
 EXTRA_HINT = "pip install 'tabletop[engines]'"
 
 
-def make_world(table: TableSpec | None = None, settings: PhysicsSettings | None = None) -> Any:
-    """A World of the settings' engine (PyBullet's `World` or `MujocoWorld`: the same
-    public contract for throws, placements, snapshots and settling)."""
+def make_world(table: TableSpec | None = None, settings: PhysicsSettings | None = None) -> Engine:
+    """A world of the settings' engine (PyBullet's `World` or `MujocoWorld`): the engine
+    contract `simulator.physics.engine.Engine`, for throws, placements, tips, snapshots and
+    settling."""
     settings = settings or PhysicsSettings()
     if settings.engine == "mujoco-warp":
         raise DataError("--engine", "engine", "mujoco-warp throws in batches only: tabletop "

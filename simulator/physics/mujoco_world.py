@@ -16,7 +16,8 @@ box geom, any other die its hull as a mesh geom. The table is a slab TABLE_THICK
 table, obstacle and every other die), each carrying its material pair's values directly:
 MuJoCo needs no per-body coefficients that combine into them (see CONTACT_MAPPING).
 
-Only `tip` is PyBullet's alone: tips belong to games, and PyBullet is the games' referee.
+The tip, the throw's reports and the foul check are the engines' shared code
+(simulator/physics/engine.py, `TableWorld`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from dice_models import DieModel
-from dice_models.materials import library, material_from
+from dice_models.materials import library
 from dice_models.numerics import dot, matmul, norm
 from rules.core.protocols import DiePose, ThrowSpec
 from simulator.physics.common import (
@@ -47,12 +48,11 @@ from simulator.physics.common import (
     Pose,
     ThrowReport,
     TunnelError,
-    check_release,
 )
-from simulator.physics.contact import realize
 from simulator.physics.dice import DieShape, die_shape
+from simulator.physics.engine import TableWorld
 from simulator.physics.engines import import_mujoco
-from simulator.physics.placing import check_group, flat_pose, symmetry_break
+from simulator.physics.placing import check_group, flat_pose
 from simulator.physics.settings import PhysicsSettings, TableSpec
 from simulator.physics.settle import coast_steps, describe, jitter, was_disturbed
 
@@ -268,7 +268,7 @@ class _Stepping:
         return False
 
 
-class MujocoWorld:
+class MujocoWorld(TableWorld):
     """A table and the dice resting on it, simulated by MuJoCo; the public contract of
     `simulator.physics.world.World` for throws, placements, snapshots and settling."""
 
@@ -280,8 +280,8 @@ class MujocoWorld:
             self.settings = replace(self.settings, engine="mujoco")
         self.scene: dict[str, PlacedDie] = {}
         self._models: dict[tuple[Any, ...], _Model] = {}
-        self._contact_cache: dict[frozenset[Any], Any] = {}
-        self._contact_library: Any = None
+        self._contacts: dict[frozenset[Any], Any] = {}
+        self._contacts_library: Any = None
         self._last_key: frozenset[Any] = frozenset()
         self._physics_json: tuple[frozenset[Any], dict[str, Any]] | None = None
         self.coast = True  # step a lone die in free flight unwatched (settle.coast_steps)
@@ -321,11 +321,6 @@ class MujocoWorld:
         self.scene = scene
         return self._classify(mm, names, i, removed={})
 
-    def remove(self, name: str) -> None:
-        if name not in self.scene:
-            raise PlacementError(f"die {name!r} is not on the table")
-        del self.scene[name]
-
     def snapshot(self) -> list[DiePose]:
         names = sorted(self.scene)
         mm = self._load(names, self.scene)
@@ -336,47 +331,31 @@ class MujocoWorld:
         mm = self._load(names, self.scene)
         return self._classify(mm, names, names.index(name), removed={})
 
-    def throw(self, name: str, model: DieModel, throw: ThrowSpec, player: int = 1,
-              record: bool = False) -> ThrowReport:
-        """Simulate a throw until every die rests (World.throw)."""
-        return self.throw_group([(name, model, throw)], player, record)[0]
-
     def throw_group(self, dice: list[tuple[str, DieModel, ThrowSpec]], player: int = 1,
                     record: bool = False) -> list[ThrowReport]:
         """Throw several dice at once; one report per thrown die (World.throw_group)."""
         check_group(self.table, self.scene, dice)
         resting = sorted(self.scene)
         names = resting + [name for name, _m, _t in dice]
-        perturbations: dict[str, dict[str, Any] | None] = {}
+        simulated, perturbations = self._simulated(dice)
         placed = dict(self.scene)
-        lone = len(dice) == 1 and not self.scene and not self.table.obstacles
-        for name, model, throw in dice:
-            simulated, perturbations[name] = symmetry_break(
-                throw, die_shape(model) if lone else None)
-            placed[name] = PlacedDie(name, model, Pose(simulated.release, simulated.orientation))
+        for (name, model, _throw), sim in zip(dice, simulated, strict=True):
+            placed[name] = PlacedDie(name, model, Pose(sim.release, sim.orientation))
         # The geoms' places are wanted only for reading resting dice or obstacles (touching,
         # leaning): a lone die's throw skips the two forward passes (mj_step makes its own).
         others = len(names) > 1 or bool(self.table.obstacles)
         mm = self._load(names, placed, forward=others)
         before = {n: self._classify(mm, names, i, removed={}) for i, n in enumerate(resting)}
-        for k, (_name, _model, throw) in enumerate(dice):
-            i = len(resting) + k
-            simulated = replace(throw, orientation=placed[names[i]].pose.quaternion)
-            self._set_velocity(mm, i, simulated)
+        for k, sim in enumerate(simulated):
+            self._set_velocity(mm, len(resting) + k, sim)
         removed: dict[int, Pose] = {}
         steps, frames = self._run_to_rest(mm, names, removed, record)
         if others:
             self._forward(mm)
         outcomes = {n: self._classify(mm, names, i, removed) for i, n in enumerate(names)}
         disturbed = tuple((b, outcomes[n]) for n, b in before.items() if was_disturbed(b, outcomes[n]))
-        reports = []
-        for name, _model, throw in dice:
-            foul, why = check_release(self.table, player, throw)
-            reports.append(ThrowReport(
-                die=name, throw=throw, player=player, foul=foul, foul_reason=why, settled=True,
-                steps=steps, sim_time_s=steps * self.settings.time_step, outcome=outcomes[name],
-                disturbed=disturbed, physics=self.physics_json(),
-                trajectory=tuple(frames) if record else None, perturbation=perturbations[name]))
+        reports = self._reports(dice, player, True, steps, outcomes, disturbed,
+                                frames if record else None, perturbations)
         self.scene = {n: replace(placed[n], pose=self._pose(mm, i))
                       for i, n in enumerate(names) if i not in removed}
         return reports
@@ -391,28 +370,36 @@ class MujocoWorld:
                       for i, n in enumerate(names) if i not in removed}
         return steps
 
-    def tip(self, name: str, corner: str) -> Any:
-        raise PlacementError("tips are simulated by the PyBullet world only (the games' referee); "
-                             "use --engine pybullet")
+    # -- the tip's hooks (TableWorld.tip) ------------------------------------------------
+
+    def _resting(self, name: str) -> DiePose:
+        return self.outcome_of(name)
+
+    def _obstacle_in(self, name: str, poses: list[Pose]) -> str | None:
+        """MuJoCo's distance to each obstacle at each pose (the model holds the scene)."""
+        names = sorted(self.scene)
+        mm = self._load(names, self.scene, forward=False)
+        i = names.index(name)
+        me, qpos = mm.die_geoms[i], mm.data.qpos
+        obstacles = list(zip(self.table.obstacles, mm.static_geoms[1:], strict=True))
+        for pose in poses if obstacles else ():
+            qpos[7 * i:7 * i + 7] = free_position(pose)
+            self._forward(mm)
+            for ob, g in obstacles:
+                if self._distance(mm, me, g, 0.01) < -TOUCH_M:
+                    return f"obstacle:{ob.name}"
+        return None
+
+    def _untipped(self, name: str, pose: Pose) -> None:
+        pass  # the model is loaded from the scene for every operation
+
+    def _tipped(self, name: str, pose: Pose) -> DiePose:
+        return self.outcome_of(name)
 
     # -- the model ------------------------------------------------------------------------
 
-    def _contact_for(self, key: frozenset[Any]) -> Any:
-        """The pair values (dice_models.materials) for dice of these materials here."""
-        lib = library()
-        if lib is not self._contact_library:
-            self._contact_cache, self._contact_library = {}, lib
-        found = self._contact_cache.get(key)
-        if found is None:
-            dice = sorted(key, key=lambda m: m.name) or [material_from("card", "<default>")]
-            found = self._contact_cache[key] = realize(dice, self._static_materials())
-        return found
-
-    def _static_materials(self) -> list[Any]:
-        return [self.table.surface, *(ob.material or self.table.surface for ob in self.table.obstacles)]
-
     def _contact_json(self, key: frozenset[Any]) -> dict[str, Any]:
-        contact = self._contact_for(key)
+        contact = self._realized(key)
         pairs = {}
         for (a, b), values in sorted(contact.wanted.items()):
             pairs[f"{a}/{b}"] = {**values.to_json(), "mujoco": {
@@ -452,7 +439,7 @@ class MujocoWorld:
         """MJCF for the table, obstacles and these dice, with a contact pair for every pair
         of bodies that can touch."""
         mj, s, t = self._mj, self.settings, self.table
-        contact = self._contact_for(materials)
+        contact = self._realized(materials)
         assets, bodies, pairs = [], [], []
         statics = [("table", t.surface)]
         geoms = []

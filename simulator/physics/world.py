@@ -17,8 +17,6 @@ from typing import Any
 import numpy as np
 
 from dice_models import DieModel
-from dice_models.geometry import AXES
-from dice_models.materials import library, material_from
 from dice_models.numerics import matmul
 from rules.core.protocols import DiePose, ThrowSpec
 from rules.core.throwing import FOOT as FOOT  # re-exported: the physics names it too
@@ -47,9 +45,9 @@ from simulator.physics.common import TunnelError as TunnelError
 from simulator.physics.common import check_release as check_release
 from simulator.physics.common import quat_from_matrix as _quat_from_matrix
 from simulator.physics.common import validate_throw as validate_throw
-from simulator.physics.common import world_vertices as _world_vertices
-from simulator.physics.contact import ContactModel, realize
+from simulator.physics.contact import ContactModel
 from simulator.physics.dice import DieShape, die_shape
+from simulator.physics.engine import TableWorld
 from simulator.physics.placing import SYMMETRY_TILT_DEG as SYMMETRY_TILT_DEG
 from simulator.physics.placing import check_group as check_group
 from simulator.physics.placing import flat_pose as flat_pose
@@ -337,7 +335,7 @@ class _Grid:
         return out
 
 
-class World:
+class World(TableWorld):
     """A table and the dice resting on it; throws, tips and placements change the scene."""
 
     def __init__(self, table: TableSpec | None = None, settings: PhysicsSettings | None = None):
@@ -433,11 +431,6 @@ class World:
         return _describe(name, shape, self._pose_of(self._bodies[name]), self.table,
                          self._touching(name), False)
 
-    def remove(self, name: str) -> None:
-        if name not in self.scene:
-            raise PlacementError(f"die {name!r} is not on the table")
-        del self.scene[name]
-
     def snapshot(self) -> list[DiePose]:
         self._build(self.scene)
         touching = self._touching_ids()
@@ -446,12 +439,6 @@ class World:
     def outcome_of(self, name: str) -> DiePose:
         self._build(self.scene)
         return self._classify(name)
-
-    def throw(self, name: str, model: DieModel, throw: ThrowSpec, player: int = 1,
-              record: bool = False) -> ThrowReport:
-        """Simulate a throw until every die rests; the thrown die joins the scene (dice that
-        fell off the table leave it). Raises PhysicsError rather than report a bad face."""
-        return self.throw_group([(name, model, throw)], player, record)[0]
 
     def throw_group(self, dice: list[tuple[str, DieModel, ThrowSpec]], player: int = 1,
                     record: bool = False) -> list[ThrowReport]:
@@ -464,13 +451,10 @@ class World:
         before = {n: self._classify(n, touching) for n in self.scene}
         if self.scene:  # the resting dice, static until a moving die comes near (see _Frozen)
             self._build(self.scene, frozen=True, adding=adding)
-        perturbations: dict[str, dict[str, Any] | None] = {}
-        lone = len(dice) == 1 and not self.scene and not self.table.obstacles
-        for name, model, throw in dice:
-            simulated, perturbations[name] = symmetry_break(
-                throw, die_shape(model) if lone else None)
-            body = self._add_body(name, die_shape(model), Pose(simulated.release, simulated.orientation))
-            self._client.resetBaseVelocity(body.bid, list(simulated.velocity), list(simulated.spin))
+        simulated, perturbations = self._simulated(dice)
+        for (name, model, _throw), sim in zip(dice, simulated, strict=True):
+            body = self._add_body(name, die_shape(model), Pose(sim.release, sim.orientation))
+            self._client.resetBaseVelocity(body.bid, list(sim.velocity), list(sim.spin))
         steps, settled, frames = self._run_to_rest(record)
         disturbed = []
         # (Only something to lean on makes a touch matter: see _classify.)
@@ -479,15 +463,9 @@ class World:
             a = self._classify(other, touching)
             if _disturbed(b, a):
                 disturbed.append((b, a))
-        reports = []
-        for name, _model, throw in dice:
-            foul, why = check_release(self.table, player, throw)
-            reports.append(ThrowReport(
-                die=name, throw=throw, player=player, foul=foul, foul_reason=why,
-                settled=settled, steps=steps, sim_time_s=steps * self.settings.time_step,
-                outcome=self._classify(name, touching), disturbed=tuple(disturbed),
-                physics=self.physics_json(), trajectory=tuple(frames) if record else None,
-                perturbation=perturbations[name]))
+        outcomes = {name: self._classify(name, touching) for name, _model, _throw in dice}
+        reports = self._reports(dice, player, settled, steps, outcomes, tuple(disturbed),
+                                frames if record else None, perturbations)
         thrown = {name: PlacedDie(name, model, Pose(t.release, t.orientation))
                   for name, model, t in dice}
         # Dice no moving die came near were static all along: they keep their poses exactly.
@@ -503,51 +481,30 @@ class World:
         self._commit_scene(dict(self.scene))
         return steps
 
-    def tip(self, name: str, corner: str) -> TipReport:
-        """Roll a resting d8 over the bottom edge beneath its top face's `corner` ('x', 'y'
-        or 'z'), checked by a sweep through the roll; blocked by a die or obstacle it would
-        touch, or by the table edge if it would not land wholly on the table."""
-        if name not in self.scene:
-            raise PlacementError(f"die {name!r} is not on the table")
-        placed = self.scene[name]
-        shape = die_shape(placed.model)
-        if shape.poly.kind != "octahedron":
-            raise PlacementError(f"tips are defined for octahedral dice; {name!r} is "
-                                 f"{shape.poly.kind}")
+    # -- the tip's hooks (TableWorld.tip) ------------------------------------------------
+
+    def _resting(self, name: str) -> DiePose:
         self._build(self.scene)
-        before = self._classify(name)
-        if before.status != "on_table":
-            raise PlacementError(f"die {name!r} is not resting flat on the table "
-                                 f"({before.reason})")
-        if corner not in AXES:
-            raise PlacementError(f"corner must be one of x, y, z (got {corner!r})")
-        frames = tip_poses(shape, placed.pose, corner, samples=24)
-        final = frames[-1]
-        # Dice: the continuous 3D sweep the kinematic table uses (exact geometry, 0.01 mm
-        # tolerance). Obstacles (a cylinder is no polyhedron): Bullet at 24 poses of the
-        # roll, whose collision margins need the coarser TOUCH_M.
-        blocker = sweep_blocker(self.scene, name, corner)
+        return self._classify(name)
+
+    def _obstacle_in(self, name: str, poses: list[Pose]) -> str | None:
+        """Bullet at each pose, whose collision margins need the coarser TOUCH_M."""
         body = self._bodies[name]
-        for pose in frames if blocker is None else ():
+        for pose in poses:
             self._set_pose(body, pose)
             blocker = next((f"obstacle:{oname}" for bid, oname in self._obstacles.items()
                             if any(cp[8] < -TOUCH_M for cp in self._client.getClosestPoints(
                                 body.bid, bid, distance=0.0))), None)
             if blocker is not None:
-                break
-        if blocker is None:
-            bottom, _ = shape.poly.face_down(final.rotation())
-            corners = _world_vertices(shape, final)[list(shape.poly.faces[bottom])]
-            if not all(self.table.contains_xy(c[0], c[1]) for c in corners):
-                blocker = "table_edge"
-        if blocker is not None:
-            self._set_pose(body, placed.pose)
-            return TipReport(rolled=False, pose=before, blocked_by=blocker, die=name,
-                             corner=corner, before=before)
-        self.scene[name] = replace(placed, pose=final)
-        self._set_pose(body, final)
-        return TipReport(rolled=True, pose=self._classify(name), die=name, corner=corner,
-                         before=before)
+                return blocker
+        return None
+
+    def _untipped(self, name: str, pose: Pose) -> None:
+        self._set_pose(self._bodies[name], pose)
+
+    def _tipped(self, name: str, pose: Pose) -> DiePose:
+        self._set_pose(self._bodies[name], pose)
+        return self._classify(name)
 
     # -- building the Bullet world -------------------------------------------------------
 
@@ -595,16 +552,7 @@ class World:
         """The contact coefficients for dice of these materials on this table (cached)."""
         if not key and self._contact is not None:
             return self._contact  # an empty scene: whatever the last dice needed
-        lib = library()
-        if lib is not self._contacts_library:  # a material file was loaded: pairs may differ
-            self._contacts, self._contacts_library = {}, lib
-        contact = self._contacts.get(key)
-        if contact is None:
-            statics = [self.table.surface, *(ob.material or self.table.surface
-                                             for ob in self.table.obstacles)]
-            dice = sorted(key, key=lambda m: m.name) or [material_from("card", "<default>")]
-            contact = self._contacts[key] = realize(dice, statics)
-        return contact
+        return self._realized(key)
 
     def _build_table(self, contact: ContactModel) -> None:
         """A fresh Bullet world with the table and obstacles."""
