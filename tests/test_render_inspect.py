@@ -44,6 +44,7 @@ def test_a_click_on_a_die_shows_its_eight_sides_as_dice_show_prints_them(
 
 
 @pytest.mark.display
+@pytest.mark.slow
 def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) -> None:
     from simulator.render.app import window_module
 
