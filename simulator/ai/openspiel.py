@@ -529,8 +529,9 @@ def _measured(folder: Path) -> list[float]:
 def write_log(state: Any, path: str | Path) -> None:
     """Write the game that led to `state` (a `TabletopState`) as the runner's JSON-lines
     log, atomically: the history of ids is replayed on a fresh engine, each step taken
-    through a `rules.core.match.Match` (the runner's loop and line builders). OpenSpiel's agents are none of our bots, so
-    every seat is logged as `human` (replay --verify checks each move is legal). A game
+    through a `rules.core.match.Match` (the runner's loop and line builders). OpenSpiel's
+    agents are none of our bots, so every seat is logged as `human` (replay --verify checks
+    each move is legal). A game
     whose dice it rolls itself (`dice` `seeded` or `physics`) names that roller, and
     `replay --verify` re-derives every die: verified. Otherwise the dice are OpenSpiel's
     sampler's (roller `openspiel`), which nothing can re-derive: `replay --verify` finds

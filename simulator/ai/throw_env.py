@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from rules.core.throwing import FOOT, GRAVITY
 from rules.deep_white_sea.bots import GreedyBot
 from simulator.ai import require
 from simulator.ai.spaces import encode
@@ -58,7 +59,6 @@ gym = require("gymnasium")
 ENV_ID = "tabletop/DeepWhiteSeaThrow-v0"
 REWARD = {"points": 1.0, "in_sight": 0.5, "off_table": -1.0, "knocked_off": 0.0}
 SEAT = 0  # the thrower: player 1, at the edge y = -depth/2
-FOOT = 0.3048  # m
 # Ranges of the scaled action (m, s, rad/s): release across the edge as a share of the
 # table width, distance behind the edge, height; aim as shares of width and depth; flight
 # time; spins. The distance and height cover both legal kinds of release (more than 1 ft
@@ -68,7 +68,6 @@ HEIGHT_M = (0.03, 0.45)
 FLIGHT_S = (0.3, 0.9)
 SPIN_RAD_S = 30.0
 OBS_LIMIT = 10.0  # |observation| bound: positions in feet on a table of a few feet
-GRAVITY = 9.81
 
 
 class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dice_models import DataError
+from rules.core.throwing import GRAVITY
 from simulator.bench.names import GROUPS as GROUPS  # re-exported: simulator.bench.baseline
 from simulator.bench.names import SUITE_NAMES
 from simulator.physics import SURFACES, PhysicsSettings, Surface, TableSpec, ThrowSpec
@@ -340,7 +341,7 @@ def _weyl_throw(table: TableSpec, i: int) -> ThrowSpec:
     target = (-0.6 * half_w + 1.2 * half_w * u[4], -0.6 * edge + 1.2 * edge * u[5], 0.03)
     t = 0.45 + 0.35 * u[6]
     vel = ((target[0] - release[0]) / t, (target[1] - release[1]) / t,
-           (target[2] - release[2]) / t + 0.5 * 9.81 * t)
+           (target[2] - release[2]) / t + 0.5 * GRAVITY * t)
     spin = tuple(-25.0 + 50.0 * x for x in u[7:10])
     # Shoemake's uniform random rotation from three uniforms.
     a, b, c = u[10], u[11], u[12]

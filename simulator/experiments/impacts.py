@@ -42,6 +42,7 @@ import numpy as np
 import dice_models
 from dice_models import DieModel
 from dice_models.materials import MaterialLibrary, library, overlay
+from rules.core.throwing import GRAVITY
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import SURFACES, PhysicsSettings, TableSpec
 
@@ -162,7 +163,7 @@ class Motion:
         inertia = rot @ np.diag(sh.principal_moments) @ rot.T
         w = self.w[k]
         return float(0.5 * m * self.v[k] @ self.v[k] + 0.5 * w @ inertia @ w
-                     + m * 9.81 * self.com[k][2])
+                     + m * GRAVITY * self.com[k][2])
 
     def lowest(self, k: int) -> float:
         """Height of the die's lowest vertex (m)."""
@@ -446,13 +447,13 @@ def drop(model: DieModel, landing: str, speed: float, knobs: Knobs = Knobs(), sl
     rot = attitude(landing)
     verts = (shape.poly.vertices - shape.mass.com) @ rot.T
     low = float(verts[:, 2].min())
-    v0 = math.sqrt(max(speed * speed - 2 * 9.81 * gap, 0.0))
+    v0 = math.sqrt(max(speed * speed - 2 * GRAVITY * gap, 0.0))
     com = (0.0, 0.0, gap - low)
     tr = run(model, rot, com, (0.0, slide, -v0), (0.0, 0.0, 0.0), 40, knobs, substeps=True)
     # the impact: the first (sub-)step whose centre of mass gained upward speed beyond gravity's
     dts = np.diff(np.concatenate([[0.0], tr.t]))
     vz = np.concatenate([[-v0], tr.v[:, 2]])
-    jumps = np.nonzero(np.diff(vz) > 0.5 * 9.81 * dts)[0]
+    jumps = np.nonzero(np.diff(vz) > 0.5 * GRAVITY * dts)[0]
     if len(jumps) == 0:
         raise RuntimeError(f"the {landing} drop at {speed} m/s never met the table")
     k = int(jumps[0])  # step index of the impact (tr row k is after it)
@@ -687,7 +688,7 @@ def land_flat(model: DieModel, speed: float, tilt_deg: float = 0.0, knobs: Knobs
     c, s = math.cos(math.radians(tilt_deg)), math.sin(math.radians(tilt_deg))
     rot = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
     verts = (shape.poly.vertices - shape.mass.com) @ rot.T
-    v0 = math.sqrt(max(speed * speed - 2 * 9.81 * gap, 0.0))
+    v0 = math.sqrt(max(speed * speed - 2 * GRAVITY * gap, 0.0))
     tr = run(model, rot, (0.0, 0.0, gap - float(verts[:, 2].min())), (0.0, 0.0, -v0),
              (0.0, 0.0, 0.0), steps, knobs, substeps=True)
     touching = np.nonzero(tr.contacts > 0)[0]

@@ -15,6 +15,7 @@ from dice_models import DataError
 from dice_models.errors import is_finite_number
 from dice_models.files import read_yaml
 from dice_models.materials import Material, check_fields, library, material_from
+from rules.core.throwing import GRAVITY
 
 # A table surface is a contact material (dice_models/materials.yaml): the effective values
 # of a die on it come from the pair table or the rule there, realized per world by
@@ -48,7 +49,7 @@ class PhysicsSettings:
     # another paused on an edge long enough to be taken for at rest (none of 300 at 1/240).
     time_step: float = 1.0 / 240.0
     solver_iterations: int = 50
-    gravity: float = 9.81
+    gravity: float = GRAVITY
     # Settle rule: every moving die below both speeds for hold_time seconds.
     settle_linear: float = 0.005  # m/s
     settle_angular: float = 0.1  # rad/s

@@ -7,6 +7,7 @@ import numpy as np
 
 from dice_models.numerics import norm
 from rules.core.protocols import ThrowSpec
+from rules.core.throwing import GRAVITY
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import FOOT
 
@@ -19,7 +20,7 @@ SPIN_MAX = 25.0
 def random_throw(table: TableSpec, player: int, rng: np.random.Generator,
                  spin_max: float = SPIN_MAX,
                  flight_time: tuple[float, float] = FLIGHT_TIME,
-                 gravity: float = 9.81) -> ThrowSpec:
+                 gravity: float = GRAVITY) -> ThrowSpec:
     """A legal throw from `player`'s side aimed at the middle 60% of the table."""
     half_w = table.width / 2 if table.shape == "rect" else table.radius * 0.7
     if rng.random() < 0.5:  # from well back, at any height up to shoulder-ish

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rules.core.protocols import ThrowSpec
+from rules.core.throwing import GRAVITY
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import MAX_SPEED, check_release
 
-GRAVITY = 9.81
 DEFAULT_HEIGHT = 0.12  # m: a hand low over the floor behind the edge
 DEFAULT_FLIGHT = 0.5  # s
 HEIGHT_RANGE = (0.03, 0.8)  # m

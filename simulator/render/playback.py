@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rules.core.throwing import GRAVITY
 from simulator.physics.world import Frame
 
 PoseT = tuple[tuple[float, float, float], tuple[float, float, float, float]]
@@ -41,7 +42,7 @@ class Track:
             (vx, vy, vz), floor = self.fall
             dt = t - self.times[-1]
             (x, y, z), q = self.poses[-1]
-            z_new = max(floor, z + vz * dt - 0.5 * 9.81 * dt * dt)
+            z_new = max(floor, z + vz * dt - 0.5 * GRAVITY * dt * dt)
             return (x + vx * dt, y + vy * dt, z_new), q
         t0, t1 = self.times[i - 1], self.times[i]
         # Frames are 1/60 s apart while a die moves; a longer gap means it rested between.
@@ -91,7 +92,7 @@ def playback_of(frames: tuple[Frame, ...] | list[Frame], floor_z: float | None =
             v = tuple((b - a) / dt for a, b in zip(p0, p1, strict=True))
             fall = (v, floor_z)
             # keep the fall on screen until it lands: z drops about 1 m in 0.45 s
-            duration = max(duration, times[n][-1] + math.sqrt(2 * max(0.0, p1[2] - floor_z) / 9.81))
+            duration = max(duration, times[n][-1] + math.sqrt(2 * max(0.0, p1[2] - floor_z) / GRAVITY))
         tracks[n] = Track(tuple(times[n]), tuple(poses[n]), fall)  # type: ignore[arg-type]
     return Playback(tracks, duration)
 
