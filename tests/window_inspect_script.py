@@ -87,8 +87,13 @@ def dday(out: str) -> dict:
     app.on_left_up(pos)
     app.step_frames(2)
     w, h = app.win_size()
-    pins = [app.camera.project(p, (w, h)) for p, _text in app.pinned_labels()]
+    labels = app.pinned_labels()
+    n = len(st.map.sectors)  # the sectors' titles come first, then the units' sheets
+    pins = [app.camera.project(p, (w, h)) for p, _text in labels[:n]]
+    sheet = app.camera.project(labels[n][0], (w, h))
     result = {"pins": [list(p) for p in pins if p is not None],
+              "sheet_pin": list(sheet) if sheet is not None else None,
+              "sheet_text": labels[n][1],
               "sector": st.map.sectors[sid].title, "inspected": list(app.inspected or []),
               "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden()}
     corner = app.screen_of((-0.7, 0.5, 0.0))

@@ -329,9 +329,9 @@ class App(DiceGameWindow):
         return out
 
     def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
-        """Each sector's title (and Enemy Fire) in screen space on its tile: the type
-        painted on the tiles is 5-10 px high in the window (issue 37); a click on a
-        sector shows its full card."""
+        """Each sector's title (and Enemy Fire) in screen space on its tile, and each
+        unit's Courage, EP and soldiers on its sheet: the type painted there is 5-10 px
+        high in the window (issue 37); a click on a sector shows its full card."""
         import textwrap
 
         st = self.session.state
@@ -345,6 +345,11 @@ class App(DiceGameWindow):
             else:
                 lines.append(ef)
             out.append(((x, y + 0.032, TILE_Z), "\n".join(lines)))
+        for k, u in enumerate(st.units):  # each unit's sheet: what its painted head says
+            out.append(((0.2, sheet_y(k) + 0.012, 0.0),
+                        f"{self.session.player_name(k)}: Courage {u.courage}, EP {u.ep}, "
+                        f"{u.soldiers} soldiers" + (f", {u.status}" if u.status != "active"
+                                                    else "")))
         return out
 
     def inspect_card(self, picked: Any) -> list[str] | None:
