@@ -14,8 +14,7 @@ import pytest
 
 from dice_models import available, load_die
 from rules.core.protocols import ThrowSpec
-from simulator.physics import PhysicsError, World
-from simulator.physics import world as world_module
+from simulator.physics import PhysicsError, World, bullet_steps
 from simulator.physics.settings import Obstacle, TableSpec
 from simulator.physics.throws import random_throw
 from simulator.physics.tray import _tray_throw as tray_throw
@@ -203,14 +202,14 @@ def _lone_throws(table: TableSpec, rng: np.random.Generator, at_0: dict, at_5: d
 
 def test_coasting_through_the_air_gives_the_bits_of_watching_every_step(monkeypatch):
     coasts: list[int] = []
-    real = world_module.coast_steps
+    real = bullet_steps.coast_steps  # (the PyBullet world's settle loops)
 
     def counted(*args, **kwargs):
         k = real(*args, **kwargs)
         coasts.append(k)
         return k
 
-    monkeypatch.setattr(world_module, "coast_steps", counted)
+    monkeypatch.setattr(bullet_steps, "coast_steps", counted)
     rng = np.random.default_rng(31)
     for table in TABLES:
         # every tenth a drop straight down from rest, every tenth a lob straight up

@@ -54,7 +54,7 @@ from simulator.physics.engine import TableWorld
 from simulator.physics.engines import import_mujoco
 from simulator.physics.placing import check_group, flat_pose
 from simulator.physics.settings import PhysicsSettings, TableSpec
-from simulator.physics.settle import coast_steps, describe, jitter, was_disturbed
+from simulator.physics.settle import coast_steps, describe, jitter, rest_rule, was_disturbed
 
 # How a material pair's values become a MuJoCo contact (recorded in physics_json):
 # - friction: MuJoCo's tangential friction coefficient, the pair value as it is;
@@ -151,11 +151,10 @@ class _Stepping:
         mj, m, d, s = world._mj, mm.model, mm.data, world.settings
         self.world, self.mm, self.m, self.d, self.settings = world, mm, m, d, s
         self.dt = dt = s.time_step
-        self.hold = max(1, math.ceil(s.hold_time / dt - 1e-9))
-        self.max_steps = math.ceil(s.max_time / dt)
-        self.lin2, self.ang2, self.fast = s.settle_linear ** 2, s.settle_angular ** 2, s.fast_speed
-        self.jitter_m2 = s.jitter_m ** 2
-        self.jitter_cos = math.cos(math.radians(s.jitter_deg) / 2)
+        # the settle rule's numbers (settle.rest_rule; MuJoCo's loops have no confinement rule)
+        (self.hold, self.max_steps, self.lin2, self.ang2, self.jitter_m2, self.jitter_cos,
+         _every) = rest_rule(s)
+        self.fast = s.fast_speed
         self.floors = [-sh.poly.circumradius for sh in mm.shapes]
         self.radii = [sh.base_radius for sh in mm.shapes]
         # the farthest a point of die i reaches from its geometric centre, and one step more

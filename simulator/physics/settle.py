@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -170,3 +170,25 @@ class Cage:
     def holds(self, pose: Any) -> bool:
         """Confined, and this pose still in the cage?"""
         return self.kept > CONFINE_CHECKS and jitter(pose, self.anchor, self.m2, self.cos)
+
+
+class RestRule(NamedTuple):
+    """The settle rule's numbers for one PhysicsSettings, as every engine's loop reads them:
+    steps of stillness a die must hold, the steps before NotSettledError, the squared settle
+    speeds, the jitter allowance of a still spell (squared metres, least |quaternion dot|)
+    and the steps between the confinement rule's checks."""
+
+    hold: int
+    max_steps: int
+    lin2: float
+    ang2: float
+    jitter_m2: float
+    jitter_cos: float
+    every: int
+
+
+def rest_rule(s: PhysicsSettings) -> RestRule:
+    return RestRule(max(1, math.ceil(s.hold_time / s.time_step - 1e-9)),
+                    math.ceil(s.max_time / s.time_step), s.settle_linear ** 2,
+                    s.settle_angular ** 2, s.jitter_m ** 2,
+                    math.cos(math.radians(s.jitter_deg) / 2), s.confine_rule()[0])
