@@ -61,3 +61,29 @@ def add_shading(p: argparse.ArgumentParser, what: str, gl_note: str, auto: str) 
                    help=f"how {what} is drawn. pbr: OpenGL with physically based shading "
                         f"(needs a display, e.g. Xvfb); gl: OpenGL with fixed-function "
                         f"shading{gl_note}; software: Panda3D's software renderer; auto: {auto}")
+
+
+def volume(text: str) -> float:
+    """A `--volume`: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1 (got {text[:40]!r})") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1 (got {value:g})")
+    return value
+
+
+def add_window_settings(p: argparse.ArgumentParser) -> None:
+    """The window's remembered settings (simulator/render/settings.py): the file, and the
+    flags that win over it for one run. `--shading` (add_shading, called before) is left
+    unset so the file's shading is used when it is not given."""
+    p.set_defaults(shading=None)
+    p.add_argument("--settings", default=None, metavar="FILE",
+                   help="the window's settings file (default $TABLETOP_SETTINGS, else "
+                        "$XDG_CONFIG_HOME/tabletop/settings.json): size, shading, sound, "
+                        "fast-forward; flags given win over it")
+    p.add_argument("--volume", type=volume, default=None,
+                   help="the dice's sound, 0 to 1 (default: the settings file's, 0.8)")
+    p.add_argument("--mute", action=argparse.BooleanOptionalAction, default=None,
+                   help="no sound (--no-mute: sound, whatever the settings file says)")

@@ -21,7 +21,14 @@ from rules import registry
 from rules.core import DiceRoller
 from rules.core.runner import ReplayedGame, play
 from rules.core.saves import resume_game, save_game
-from simulator.cli.args import WINDOW_AUTO, add_game_options, add_shading, game_options, seed
+from simulator.cli.args import (
+    WINDOW_AUTO,
+    add_game_options,
+    add_shading,
+    add_window_settings,
+    game_options,
+    seed,
+)
 from simulator.cli.main import UsageError
 from simulator.plugins import load_plugins, make_roller
 
@@ -44,6 +51,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the winner")
     add_shading(p, "the window", " (what auto picks on a software rasterizer such as Mesa's "
                 "llvmpipe under Xvfb)", WINDOW_AUTO)
+    add_window_settings(p)
     p.add_argument("--save", default=None,
                    help="keep the game in progress in this JSON file (written after every "
                         "step), so an interrupted game can go on with --load")

@@ -13,7 +13,7 @@ from typing import Any
 from dice_models.errors import shown
 from rules.core import RulesError
 from rules.core.runner import read_log, verify_log
-from simulator.cli.args import WINDOW_AUTO, add_shading
+from simulator.cli.args import WINDOW_AUTO, add_shading, add_window_settings
 from simulator.plugins import load_plugins, make_roller
 
 
@@ -28,6 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="--view: playback speed (1 = real)")
     add_shading(p, "--view's window", " (what auto picks on a software rasterizer such as "
                 "Mesa's llvmpipe under Xvfb)", WINDOW_AUTO)
+    add_window_settings(p)
     p.set_defaults(func=run)
 
 
@@ -81,10 +82,11 @@ def _view(args: argparse.Namespace) -> int:
     if not 0.05 <= args.speed <= 16:
         raise UsageError(f"--speed must be between 0.05 and 16 (got {args.speed})")
     # Panda3D loads only here.
-    from simulator.render.app import display_problem, replay_window, shading_said
+    from simulator.render.app import display_problem, replay_window, shading_said, window_prefs
 
     problem = display_problem()
     if problem is not None:
         raise UsageError(shading_said(args.shading, f"{problem}: leave out --view to tell the "
                                                     "game in the terminal"))
-    return replay_window(args.log, speed=args.speed, shading=args.shading)
+    prefs = window_prefs(args)
+    return replay_window(args.log, speed=args.speed, shading=prefs.settings.shading, prefs=prefs)

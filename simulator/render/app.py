@@ -33,10 +33,11 @@ from rules.core.runner import read_log
 from simulator.render import WindowError, window_games, window_module_name
 from simulator.render.deep_white_sea_window import TableApp, replay_session
 from simulator.render.offscreen import pbr_package_missing
+from simulator.render.settings import Remembered, settings_path
 from simulator.render.window import GameWindow
 
 __all__ = ["TableApp", "display_problem", "launch", "open_window", "play_window",
-           "replay_session", "replay_window", "window_module", "window_games"]
+           "replay_session", "replay_window", "window_module", "window_games", "window_prefs"]
 
 BOT_KINDS_NOTE = "human or a bot of the game"
 
@@ -78,7 +79,8 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
     if getattr(args, "dice", None) == "seeded":
         raise WindowError("--dice seeded: the window throws every roll with the physics; "
                           "add --headless to play with seeded dice in the terminal")
-    shading = getattr(args, "shading", None) or "auto"
+    prefs = window_prefs(args)
+    shading = prefs.settings.shading  # --shading, else the settings file's
     if shading == "pbr" and pbr_package_missing():  # said before a game is set up
         raise WindowError(f"--shading pbr: physically based shading: {pbr_package_missing()}")
     problem = display_problem()
@@ -107,7 +109,7 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
         settings["mcts"] = {"iterations": iterations}
     return play_window(spec.name, players, int(getattr(args, "seed", 0)), options,
                        log_path=getattr(args, "log", None), bot_settings=settings or None,
-                       shading=shading)
+                       shading=shading, prefs=prefs)
 
 
 def shading_said(shading: str, problem: str) -> str:
@@ -123,16 +125,16 @@ def shading_said(shading: str, problem: str) -> str:
 def play_window(game: str, players: list[str], seed: int, options: dict[str, Any],
                 log_path: str | None = None,
                 bot_settings: dict[str, dict[str, Any]] | None = None,
-                shading: str = "auto") -> int:
+                shading: str = "auto", prefs: Remembered | None = None) -> int:
     """Play `game` in the window (every roll thrown by the physics), drawn by `shading`
-    (`GameWindow`)."""
+    (`GameWindow`), with the settings `prefs` (None: the defaults, nothing remembered)."""
     module = _module(game)
     # Written beside the target and renamed over it when the window closes (never half a log
     # over an old one); a write that fails is said at the end, the game itself goes on.
     log = LineFile(check_target(log_path, "--log"), "--log") if log_path else None
     try:
         session = module.new_session(players, seed, options, log=log, bot_settings=bot_settings)
-        app = open_window(session, module=module, shading=shading)
+        app = open_window(session, module=module, shading=shading, prefs=prefs)
         status = app.run()
     finally:
         if log is not None:
@@ -144,7 +146,7 @@ def play_window(game: str, players: list[str], seed: int, options: dict[str, Any
 
 def replay_window(log_path: str | Path, speed: float = 1.0,
                   on_ready: Callable[[GameWindow], None] | None = None,
-                  shading: str = "auto") -> int:
+                  shading: str = "auto", prefs: Remembered | None = None) -> int:
     """`tabletop replay LOG --view`: the logged game, played again in the window."""
     from rules.core.protocols import RulesError
 
@@ -155,7 +157,8 @@ def replay_window(log_path: str | Path, speed: float = 1.0,
                          f"{', '.join(window_games())})")
     session, steps, digests = module.replay_session(log_path)
     app = open_window(session, module=module, replay=steps, replay_digests=digests,
-                      title=f"tabletop replay: {Path(log_path).name}", shading=shading)
+                      title=f"tabletop replay: {Path(log_path).name}", shading=shading,
+                      prefs=prefs)
     app.speed = speed
     if on_ready is not None:
         on_ready(app)
@@ -170,6 +173,9 @@ def open_window(session: Any, module: ModuleType | None = None, **kwargs: Any) -
 
     module = module or _module(getattr(session, "game", "deep-white-sea"))
     shading = kwargs.get("shading") or "auto"
+    prefs: Remembered | None = kwargs.pop("prefs", None)
+    if prefs is not None:
+        kwargs.setdefault("size", prefs.settings.window_size)
     try:
         app: GameWindow = module.App(session, **kwargs)
     except RenderPathError as exc:
@@ -180,8 +186,19 @@ def open_window(session: Any, module: ModuleType | None = None, **kwargs: Any) -
         where = os.environ.get("DISPLAY", "the display")
         raise WindowError(shading_said(shading, f"could not open a window on {where} ({exc}): "
                                                 f"{no_display_hint(module.GAME)}")) from None
+    if prefs is not None:
+        app.use_prefs(prefs)
     print(f"drawn by: {app.drawn_by.detail}", flush=True)
     return app
+
+
+def window_prefs(args: Any) -> Remembered:
+    """The window's settings for `tabletop play` and `replay --view`: the settings file
+    (`--settings`, else `$TABLETOP_SETTINGS`, else the XDG config folder's; a bad one is a
+    line on stderr and the defaults) with the flags given winning (`settings.py`)."""
+    path = getattr(args, "settings", None) or settings_path()
+    return Remembered.read(path, shading=getattr(args, "shading", None),
+                           volume=getattr(args, "volume", None), mute=getattr(args, "mute", None))
 
 
 def _module(game: str) -> ModuleType:

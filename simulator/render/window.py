@@ -25,6 +25,7 @@ import numpy as np
 
 from simulator.render import picking
 from simulator.render.camera import CameraMove, OrbitCamera, follow_view
+from simulator.render.feel import Feel
 from simulator.render.hud import MORE, Choice, Hud, page_of, wrap
 from simulator.render.inset import Inset, inset_size
 from simulator.render.offscreen import (
@@ -37,6 +38,7 @@ from simulator.render.offscreen import (
     software_rasterizer,
     start_pbr,
 )
+from simulator.render.sound import audio_prc as audio  # the sound library line
 from simulator.render.turns import BotThread, Replay
 
 __all__ = ["Binding", "Choice", "GameWindow", "Running", "wrap"]
@@ -75,6 +77,12 @@ COMMON_BINDINGS: tuple[Binding, ...] = (
     Binding("+", "faster", "+ / -: playback speed"),
     Binding("=", "faster", ""),
     Binding("-", "slower", ""),
+    Binding("tab", "toggle_fast_forward", "Tab: fast-forward bot turns; Shift+Tab: its speed (x2-x16)"),
+    Binding("shift-tab", "fast_forward_speed", ""),
+    Binding("m", "toggle_mute", "M: sound off or on; , / .: volume down / up"),
+    Binding(",", "volume_down", ""),
+    Binding(".", "volume_up", ""),
+    Binding("f8", "next_shading", "F8: the shading the next start draws with"),
     Binding("r", "restart", "R: start again (when the game is over)"),
     Binding("f12", "save_picture", "F12: save a picture of the window (tabletop-*.png here)"),
     Binding("f1", "toggle_help", "F1 or H: this help"),
@@ -92,9 +100,10 @@ class Running:
     start: float
     lead: float = 0.0
     on_done: Callable[[], None] | None = None
+    bot: bool = False  # a bot's (or a replay's): fast-forward plays it faster
 
 
-class GameWindow:
+class GameWindow(Feel):
     """The shared window. `session` plays a game (its `state`, `players`, `step`,
     `is_bot_turn()`, `bot_action()`, `legal()`, `apply(action)`, `player_name(seat)`,
     `close()`); `replay` (logged steps, with the digests the log recorded after each) makes
@@ -126,7 +135,7 @@ class GameWindow:
         from panda3d.core import WindowProperties, loadPrcFileData
 
         title = title or f"tabletop: {self.GAME_TITLE}"
-        loadPrcFileData("tabletop-window", f"win-size {size[0]} {size[1]}\nwindow-title {title}")
+        loadPrcFileData("tabletop-window", f"win-size {size[0]} {size[1]}\nwindow-title {title}\n{audio()}")
         self.base = ShowBase(windowType="onscreen")
         self.base.disableMouse()
         props = WindowProperties()
@@ -532,7 +541,7 @@ class GameWindow:
         self.show_events(list(getattr(out, "events", [])))
         now = time.perf_counter()
         for anim in self.outcome_anims(out):
-            self.queue.append(Running(anim, now, self.anim_lead(anim, bot)))
+            self.queue.append(Running(anim, now, self.anim_lead(anim, bot), bot=bot))
         if not self.queue:
             self.sync_scene()
             self.refresh()
@@ -651,7 +660,7 @@ class GameWindow:
                 k = s.step
                 self.replay_step(self.replay.steps[k])
                 self._check_replayed(k)
-                self.replay.shown(now, self.speed)
+                self.replay.shown(now, self.pace())
             return
         if not self.bot_turn() or self.paused:
             return
@@ -692,8 +701,8 @@ class GameWindow:
             self.begin_anim(self.running)
         r = self.running
         assert r is not None
-        t = (now - r.start) * self.speed - r.lead
-        done = t >= 0 and self.show_anim(r.anim, t)
+        t = (now - r.start) * self.pace(r) - r.lead
+        done = t >= 0 and self.show_anim(r.anim, self.heard(r, t))
         if done:
             self.running = None
             if r.on_done is not None:
@@ -727,7 +736,7 @@ class GameWindow:
     def refresh_texts(self) -> None:
         mode = "  [replay]" if self.replay is not None else ""
         paused = "  [paused]" if self.paused else ""
-        speed = f"  speed x{self.speed:g}" if self.speed != 1.0 else ""
+        speed = self.speed_text()  # speed, fast-forward, mute (feel.py)
         labels = [f"{(i + 1) % 10}  {c.label}" for i, c in enumerate(self.choices)]
         self._button_calls = [functools.partial(self.choose, i) for i in range(len(self.choices))]
         self._button_calls += self.extra_buttons(labels)
