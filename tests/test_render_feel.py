@@ -16,8 +16,9 @@ import pytest
 
 from dice_models import load_die
 from rules.core.protocols import ThrowSpec
+from simulator.physics import TableSpec, World
 from simulator.physics.tray import roll_tray
-from simulator.physics.world import World
+from simulator.physics.world import ThrowReport
 from simulator.render import settings as st
 from simulator.render.dice_session import d6_model
 from simulator.render.playback import playback_of
@@ -30,12 +31,11 @@ from simulator.render.sound import (
     knock_wave,
     wav_bytes,
 )
-from tests.test_render import TABLE
 
 
-def _drop(height: float) -> tuple:
+def _drop(height: float) -> ThrowReport:
     """A paper d8 dropped from `height` (m, its centre) with a little spin: its report."""
-    world = World(TABLE)
+    world = World(TableSpec())
     throw = ThrowSpec(release=(0.0, 0.0, height), velocity=(0.0, 0.0, 0.0), spin=(3.0, 1.0, 0.0))
     return world.throw("d", load_die("paper-d8"), throw, record=True)
 
