@@ -67,6 +67,25 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
             other = st.map.sectors[b.b if b.a == sector.id else b.a].title
             assert any(line.startswith(f"to {other}: Courage {b.courage}") for line in card), card
     assert out["after_table_click"] == {"inspected": None, "card_shown": False}
+    # Every die of the window as it opened 48 px across or more (issue 37): the unit's six
+    # in the close-up's cells (about 62 px), none small on the main view (before: 15 px
+    # there, the map framed whole).
+    from simulator.render.framing import MIN_DIE_PX
+
+    dice = out["dice_px"]
+    six = [n for n in dice if n.startswith("die:")]
+    assert len(six) == 6, dice
+    assert all(dice[n]["view_px"] is None and dice[n]["cell_px"] >= MIN_DIE_PX for n in six), dice
+    assert all(d["view_px"] is None or d["view_px"] >= MIN_DIE_PX for d in dice.values()), dice
+    # A click on a die's cell in the close-up is a click on that die: its card, its caption.
+    played = module.new_session(["greedy"], 2, {})
+    module.play_turns(played, 2)  # as the script's window was opened
+    u = played.state.units[0]
+    clicked = out["cell_click"]
+    assert clicked["inspected"] == ["die", 2] and clicked["card"].startswith("die 3: "), clicked
+    from rules.dday.game import SYMBOL_NAMES
+
+    assert f"3 {SYMBOL_NAMES[int(u.dice[2])]}" in clicked["captions"], clicked
     # The window as it opened: OCR reads the sector titles pinned over the map (before,
     # painted on the tiles 5-10 px high, it read none of the 17).
     if shutil.which("tesseract") is not None:

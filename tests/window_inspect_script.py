@@ -102,8 +102,43 @@ def dday(out: str) -> dict:
         app.step_frames(2)
     result["after_table_click"] = {"inspected": app.inspected,
                                    "card_shown": not app.hud.inspect.isHidden()}
+    result["dice_px"] = dice_px(app)
+    # A click in the close-up on the third die's cell: that die's card.
+    from simulator.render.inset import inset_cells
+
+    left, right, bottom, top = inset_cells(len(app.close_dice()))[2]
+    cell = (left + right - 1.0, bottom + top - 1.0)  # its middle, -1..1 with y up
+    app.on_left_down(cell)
+    app.on_left_up(cell)
+    app.step_frames(2)
+    result["cell_click"] = {"inspected": list(app.inspected or []),
+                            "card": app.hud.inspect.getText(),
+                            "captions": [t.getText() for t in app._captions if not t.isHidden()]}
     app.cleanup()
     return result
+
+
+def dice_px(app) -> dict:
+    """Each die's size (px) as the window draws it now: in the main view (None where it is
+    hidden from it or off the window) and in its close-up cell (None: no cell), measured
+    with the projection the render tests use (simulator/render/framing.py)."""
+    from simulator.render.dice_picture import die_corners_in
+    from simulator.render.framing import die_px, screen_box
+    from simulator.render.inset import main_only
+
+    w, h = app.win_size()
+    cells = dict(zip(app.close_dice(), app.inset_views, strict=False)) \
+        if not app.rolling() else {}
+    out = {}
+    for name, nodes in app.scene.dice.items():
+        corners = die_corners_in(app.scene, name)
+        box = screen_box(app.camera, (w, h), corners)
+        seen = (not nodes.pose.isHidden(main_only()) and box is not None
+                and box[2] > 0 and box[0] < w and box[3] > 0 and box[1] < h)
+        cell = cells.get(name)
+        out[name] = {"view_px": die_px(app.camera, (w, h), corners) if seen else None,
+                     "cell_px": die_px(cell[0], cell[2], corners) if cell else None}
+    return out
 
 
 if __name__ == "__main__":

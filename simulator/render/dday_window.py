@@ -231,12 +231,159 @@ class App(DiceGameWindow):
 
     def init_game(self) -> None:
         self.picked: list[int] = []  # dice chosen so far (to set aside, or to re-roll)
+        self._captions: list[Any] = []  # OnscreenText over and under each close-up cell
+        self._layer: tuple[Any, Any, Any] | None = None  # their 2D scene (_caption_layer)
 
     def make_scene(self) -> DiceTableScene:
         return make_scene(self.session)
 
     def sync_scene(self) -> None:
+        """As the picture paints it; the unit's dice are hidden from the main view: they
+        are shown in the close-up's cells, one a cell (at 1280x720 about 62 px across
+        there, 15 px on the table seen whole: issue 37)."""
+        from simulator.render.inset import main_only
+
         paint(self.scene, self.session)
+        # A node is drawn for a camera whose mask meets its own: the main view's is the one
+        # bit those dice are hidden from (every camera's mask is all bits by default).
+        self.base.camNode.setCameraMask(main_only())
+        for name in self.close_dice():
+            self.scene.dice[name].pose.hide(main_only())
+
+    # -- the unit's dice close up: the inset's cells, a caption each, clicks there ----------
+
+    def close_dice(self) -> list[str]:
+        """The scene names of the dice the close-up shows when no roll is playing: the
+        unit's six (and Surge's), in order."""
+        return [n for n in self.scene.dice if n.startswith(("die:", "surge:"))]
+
+    def rolling(self) -> bool:
+        """A roll is being thrown or played back (the close-up shows the tray's dice)."""
+        return any(isinstance(r.anim, Roll) for r in (self.running, *self.queue)
+                   if r is not None)
+
+    def inset_points(self) -> list[tuple[float, float, float]]:
+        if self.rolling():
+            return super().inset_points()
+        return [self.scene.die_position(n) for n in self.close_dice()]
+
+    def cell_of(self, pos: tuple[float, float]) -> str | None:
+        """The die whose close-up cell is at window position `pos` (-1..1, y up), or None."""
+        from simulator.render.inset import inset_cells
+
+        if self.rolling():
+            return None
+        names = self.close_dice()
+        fx, fy = (pos[0] + 1) / 2, (pos[1] + 1) / 2
+        for name, (left, right, bottom, top) in zip(names, inset_cells(len(names)),
+                                                    strict=False):
+            if left <= fx <= right and bottom <= fy <= top:
+                return name
+        return None
+
+    def cell_captions(self) -> list[tuple[str, str]]:
+        """Each close-up cell's caption: (over the die, under it): its number and symbol,
+        and whether it is set aside, picked or cancelled (else its colour)."""
+        st = self.session.state
+        u = st.units[shown_unit(st)]
+        out = []
+        for name in self.close_dice():
+            kind, k = name.split(":")
+            j = int(k)
+            if kind == "surge":
+                value, colour = u.extra[j]
+                out.append((f"S{j + 1} {SYMBOL_NAMES[int(value)]}", f"{colour}, Surge"))
+                continue
+            state = ("cancelled" if j in u.cancelled else "set aside" if j in u.kept
+                     else "picked" if j in self.picked else u.colours[j])
+            out.append((f"{j + 1} {SYMBOL_NAMES[int(u.dice[j])]}", state))
+        return out
+
+    def refresh_texts(self) -> None:
+        """As the window's, and the close-up cells' captions (none while a roll plays)."""
+        from direct.gui.OnscreenText import OnscreenText
+        from panda3d.core import TextNode
+
+        from simulator.render.inset import inset_cells
+        from simulator.render.window import PIN_SCALE
+
+        super().refresh_texts()
+        captions = [] if self.rolling() or self.session.state.is_terminal() \
+            else self.cell_captions()
+        texts = self._captions
+        w, h = self.win_size()
+        layer = self._caption_layer(w / h)
+        while len(texts) < 2 * len(captions):
+            texts.append(OnscreenText(text="", scale=PIN_SCALE, fg=(1, 1, 1, 1),
+                                      shadow=(0, 0, 0, 1), align=TextNode.ACenter,
+                                      mayChange=True, parent=layer))
+        boxes = inset_cells(len(captions)) if captions else []
+        for k, node in enumerate(texts):
+            if k >= 2 * len(captions):
+                node.hide()
+                continue
+            left, right, bottom, top = boxes[k // 2]
+            x = ((left + right) - 1) * w / h  # aspect2d x of the cell's middle
+            y = 2 * top - 1 - PIN_SCALE * 0.95 if k % 2 == 0 else 2 * bottom - 1 + PIN_SCALE * 0.3
+            node.setText(captions[k // 2][k % 2])
+            node.setPos(x, y)
+            node.show()
+
+    def _caption_layer(self, aspect: float) -> Any:
+        """The 2D scene the cells' captions are drawn in: over the close-up's display
+        regions (drawn after the HUD's, they would cover texts in aspect2d), in aspect2d's
+        units (x -aspect..aspect, y -1..1)."""
+        from panda3d.core import Camera, NodePath, OrthographicLens
+
+        if self._layer is None:
+            root = NodePath("close-up-captions")
+            root.setDepthTest(False)
+            root.setDepthWrite(False)
+            lens = OrthographicLens()
+            lens.setNearFar(-10, 10)
+            cam = Camera("close-up-captions-camera")
+            cam.setLens(lens)
+            region = self.base.win.makeDisplayRegion()
+            region.setSort(30)
+            region.setCamera(root.attachNewNode(cam))
+            self._layer = (root, lens, region)
+        root, lens, _region = self._layer
+        lens.setFilmSize(2 * aspect, 2)
+        return root
+
+    def cleanup(self) -> None:
+        layer = getattr(self, "_layer", None)  # None too before init_game
+        if layer is not None and self.base.win is not None:
+            self.base.win.removeDisplayRegion(layer[2])
+            self._layer = None
+        super().cleanup()
+
+    def click(self, pos: tuple[float, float]) -> None:
+        """A click on a die's close-up cell is a click on that die."""
+        name = self.cell_of(pos)
+        if name is None or not name.startswith("die:"):
+            super().click(pos)
+            return
+        picked = ("die", int(name.split(":")[1]))
+        self.inspected = picked
+        self.hud.show_inspect(self.inspect_card(picked))
+        if not self.human_to_act():
+            return
+        action = self.action_for(picked)
+        if action is None:
+            self.refresh()
+            return
+        self.apply(action)
+
+    def on_left_down(self, pos: tuple[float, float] | None = None) -> None:
+        pos = pos or self.mouse()
+        name = self.cell_of(pos) if pos is not None else None
+        if pos is not None and name is not None and not self.human_to_act():
+            if name.startswith("die:"):
+                self.inspected = ("die", int(name.split(":")[1]))
+            self.refresh()
+            return
+        super().on_left_down(pos)
 
     def seat_heading(self, seat: int) -> float:
         return seat_heading(seat, len(self.session.players))
@@ -305,9 +452,11 @@ class App(DiceGameWindow):
         st = self.session.state
         if st.is_terminal():
             return
-        for i in self.picked:
+        from simulator.render.inset import main_only
+
+        for i in self.picked:  # seen round the die in its close-up cell
             u = st.units[st.seat]
-            self.scene.ring(die_xy(i, i in u.kept), 0.016, SELECT, width=0.003)
+            self.scene.ring(die_xy(i, i in u.kept), 0.0125, SELECT, width=0.002).hide(main_only())
         if 0 <= st.seat < len(st.units) and st.units[st.seat].status == "active":
             self.scene.ring(marker_xy(st, st.seat), 0.02, (*seat_colour(st.seat), 0.95),
                             width=0.004)

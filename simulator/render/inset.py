@@ -18,8 +18,17 @@ from simulator.render.offscreen import apply_camera
 INSET = (0.67, 0.99, 0.42, 0.72)
 INSET_FRAME_PX, INSET_FRAME_COLOUR = 2, (0.96, 0.95, 0.9, 1.0)
 INSET_CELLS = 8  # dice shown cell by cell, at most
+MAIN_ONLY_BIT = 20  # `node.hide(main_only())` hides a node from the main view, not from here
 
 Rect = tuple[float, float, float, float]
+
+
+def main_only() -> Any:
+    """The camera mask of the main view alone: a die shown in the close-up only (D-Day's
+    six) is hidden with it, so the main view does not draw it small beside its close-up."""
+    from panda3d.core import BitMask32
+
+    return BitMask32.bit(MAIN_ONLY_BIT)
 
 
 def inset_cells(n: int) -> list[Rect]:
@@ -56,6 +65,7 @@ class Inset:
             lens.setNearFar(0.01, 30.0)
             node = Camera(name)
             node.setLens(lens)
+            node.setCameraMask(node.getCameraMask() & ~main_only())  # sees what the main hides
             return base.render.attachNewNode(node), lens
 
         def region(box: Rect, sort: int, colour: tuple[float, ...], cam: Any) -> Any:
