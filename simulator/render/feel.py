@@ -10,7 +10,7 @@ fast-forward for bot turns, and the settings remembered between runs.
   at the normal speed. The HUD's top line says `fast-forward xN`.
 - Settings (`settings.py`): `use_prefs` gives the window the run's `Remembered` settings;
   each change above is written to the file at once, a new window size once it has held
-  for a second, and F8 picks the shading the next start draws with (the running window's
+  for half a second, and F8 picks the shading the next start draws with (the running window's
   drawing path is fixed when it opens).
 
 Everything a key does is a method here, so scripts and tests drive it as the keys do.
@@ -26,7 +26,7 @@ from simulator.render.sound import SoundBoard
 
 __all__ = ["Feel"]
 
-SIZE_HOLD_S = 1.0  # s a new window size holds before it is remembered
+SIZE_HOLD_S = 0.5  # s a new window size holds before it is remembered (not each step of a drag)
 
 
 class Feel:
