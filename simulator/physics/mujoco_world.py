@@ -40,12 +40,10 @@ from simulator.physics.common import (
     TABLE_THICKNESS,
     TOUCH_M,
     Frame,
-    NonFiniteError,
     PlacedDie,
     PlacementError,
     Pose,
     ThrowReport,
-    TunnelError,
 )
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.engine import TableWorld
@@ -54,7 +52,7 @@ from simulator.physics.mujoco_steps import BATCH_STEPS as BATCH_STEPS  # (its no
 from simulator.physics.mujoco_steps import _Stepping, run_alone, steps_to_rest
 from simulator.physics.placing import check_group, flat_pose
 from simulator.physics.settings import PhysicsSettings, TableSpec
-from simulator.physics.settle import describe, was_disturbed
+from simulator.physics.settle import describe, fell_off, was_disturbed
 
 # How a material pair's values become a MuJoCo contact (recorded in physics_json):
 # - friction: MuJoCo's tangential friction coefficient, the pair value as it is;
@@ -466,17 +464,10 @@ class MujocoWorld(TableWorld):
         return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
 
     def _fall_off(self, mm: _Model, names: list[str], i: int, step: int, removed: dict[int, Pose]) -> bool:
-        """World._fall_off: below the surface off the table's footprint, the die has fallen
-        off (removed: its pose then is kept; it falls on below the table, where no contact
-        reaches it); inside it, past the slab's
-        middle, it went through (TunnelError)."""
+        """settle.fell_off's verdict; a die off the table is removed: its pose then is kept
+        (it falls on below the table, where no contact reaches it)."""
         x, y, z = (float(v) for v in mm.data.qpos[7 * i:7 * i + 3])
-        if not all(math.isfinite(v) for v in (x, y, z)):
-            raise NonFiniteError(f"die {names[i]} turned non-finite at step {step}: position {(x, y, z)}")
-        if self.table.contains_xy(x, y, inset=-1e-3):
-            if z < -TABLE_THICKNESS / 2:
-                raise TunnelError(f"die {names[i]} passed through the table at ({x:.3f}, {y:.3f}) m "
-                                  f"at step {step}")
+        if not fell_off(self.table, names[i], (x, y, z), step):
             return False
         removed[i] = self._pose(mm, i)  # where it left the table; it falls on, out of play
         return True

@@ -13,7 +13,16 @@ import numpy as np
 
 from dice_models.numerics import dot, matmul, norm
 from rules.core.protocols import DiePose
-from simulator.physics.common import FLAT_DEG, FLAT_HEIGHT, MOVED_M, TURNED_DEG, Pose
+from simulator.physics.common import (
+    FLAT_DEG,
+    FLAT_HEIGHT,
+    MOVED_M,
+    TABLE_THICKNESS,
+    TURNED_DEG,
+    NonFiniteError,
+    Pose,
+    TunnelError,
+)
 from simulator.physics.dice import DieShape
 from simulator.physics.placing import yaw_deg
 from simulator.physics.settings import CONFINE_CHECKS, DICE_DAMPING, PhysicsSettings, TableSpec
@@ -192,3 +201,19 @@ def rest_rule(s: PhysicsSettings) -> RestRule:
                     math.ceil(s.max_time / s.time_step), s.settle_linear ** 2,
                     s.settle_angular ** 2, s.jitter_m ** 2,
                     math.cos(math.radians(s.jitter_deg) / 2), s.confine_rule()[0])
+
+
+def fell_off(table: TableSpec, name: str, position: tuple[float, float, float], step: int) -> bool:
+    """The verdict on a die whose centre dropped below the table surface, at `position`: off
+    the table's footprint it has fallen off (True; the engine takes it out of play); inside
+    it, either still being pushed out of the slab (False) or, past the slab's middle, gone
+    through it (TunnelError). A non-finite position is a NonFiniteError."""
+    x, y, z = position
+    if not all(math.isfinite(v) for v in position):
+        raise NonFiniteError(f"die {name} turned non-finite at step {step}: position {position}")
+    if table.contains_xy(x, y, inset=-1e-3):
+        if z < -TABLE_THICKNESS / 2:
+            raise TunnelError(f"die {name} passed through the table at ({x:.3f}, {y:.3f}) m "
+                              f"at step {step}")
+        return False
+    return True

@@ -68,6 +68,7 @@ from simulator.physics.settle import COAST_MIN as COAST_MIN
 from simulator.physics.settle import Cage as Cage
 from simulator.physics.settle import coast_steps as coast_steps
 from simulator.physics.settle import describe as _describe
+from simulator.physics.settle import fell_off
 from simulator.physics.settle import jitter as _jitter  # noqa: F401 (re-exported)
 from simulator.physics.settle import was_disturbed as _disturbed
 
@@ -473,14 +474,7 @@ class World(TableWorld, BulletReads):
         off (removed, True); inside the table's footprint it is either still being pushed
         out of the slab (False) or, past the slab's middle, through it (TunnelError)."""
         pose = self._pose_of(body)
-        x, y, z = pose.position
-        if not all(math.isfinite(v) for v in pose.position):
-            raise NonFiniteError(f"die {body.name} turned non-finite at step {step}: "
-                                 f"position {pose.position}")
-        if self.table.contains_xy(x, y, inset=-1e-3):
-            if z < -TABLE_THICKNESS / 2:
-                raise TunnelError(f"die {body.name} passed through the table at ({x:.3f}, {y:.3f}) m "
-                                  f"at step {step}")
+        if not fell_off(self.table, body.name, pose.position, step):
             return False
         body.last_pos = np.array(pose.position)
         body.last_orn = pose.quaternion
