@@ -222,3 +222,34 @@ def test_the_command_line_reads_the_settings_flags() -> None:
                                                                           "s.json")
         with pytest.raises(SystemExit):
             parser.parse_args([name, *first, "--volume", "2"])
+
+
+def test_play_reads_a_bad_settings_file_only_when_a_window_is_to_open(tmp_path, monkeypatch,
+                                                                     capsys) -> None:
+    """No display: one line saying so, the settings file neither read nor touched."""
+    from simulator.cli.main import main
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"volume": 7}')
+    monkeypatch.setenv(st.ENV, str(path))
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["play", "diced", "--volume", "0.5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "display" in err and "volume" not in err
+    assert path.read_text() == '{"volume": 7}'
+
+
+def test_window_prefs_take_the_file_then_the_flags(tmp_path, capsys) -> None:
+    import argparse
+
+    from simulator.render.app import window_prefs
+
+    path = tmp_path / "s.json"
+    path.write_text('{"shading": "software", "volume": 7}')
+    args = argparse.Namespace(settings=str(path), shading=None, volume=None, mute=True)
+    prefs = window_prefs(args)
+    assert prefs.settings == st.Settings(shading="software", mute=True)
+    assert capsys.readouterr().err == f"{path}: volume: must be a number from 0 to 1 (got 7); using 0.8\n"
+    args.shading = "gl"
+    assert window_prefs(args).settings.shading == "gl"

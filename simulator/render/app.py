@@ -79,8 +79,7 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
     if getattr(args, "dice", None) == "seeded":
         raise WindowError("--dice seeded: the window throws every roll with the physics; "
                           "add --headless to play with seeded dice in the terminal")
-    prefs = window_prefs(args)
-    shading = prefs.settings.shading  # --shading, else the settings file's
+    shading = getattr(args, "shading", None) or "auto"  # the flag's, for the checks below
     if shading == "pbr" and pbr_package_missing():  # said before a game is set up
         raise WindowError(f"--shading pbr: physically based shading: {pbr_package_missing()}")
     problem = display_problem()
@@ -107,6 +106,8 @@ def launch(args: Any, players: list[str], options: dict[str, Any]) -> int:
         if iterations < 1:
             raise WindowError(f"--mcts-iterations must be at least 1 (got {iterations})")
         settings["mcts"] = {"iterations": iterations}
+    prefs = window_prefs(args)  # read once a window is to open
+    shading = prefs.settings.shading  # --shading, else the settings file's
     return play_window(spec.name, players, int(getattr(args, "seed", 0)), options,
                        log_path=getattr(args, "log", None), bot_settings=settings or None,
                        shading=shading, prefs=prefs)
