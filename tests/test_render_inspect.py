@@ -30,6 +30,13 @@ def test_a_click_on_a_die_shows_its_eight_sides_as_dice_show_prints_them(
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["inspected"] == out["die"] and out["card_shown"], out
+    # The window opens framed on the dice in play from above, every one in view and 48 px
+    # across or more (issue 37; before: the thrower's low view, the dice about 25 px).
+    from simulator.render.framing import MIN_DIE_PX
+
+    sizes = out["dice_px"]
+    assert len(sizes) >= 3 and all(d["in_view"] and d["px"] >= MIN_DIE_PX
+                                   for d in sizes.values()), sizes
     # Shown large: the close-up looks at the die clicked (not at the last throw's).
     assert out["inset_target"] == pytest.approx(out["die_at"], abs=1e-6), out
     assert main(["dice", "show", out["name"]]) == 0

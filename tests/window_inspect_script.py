@@ -30,6 +30,7 @@ def main(out: str) -> dict:
     app.paused = True  # the bots wait: what is clicked stays where it is
     app.step_frames(5)
     poses = session.poses()
+    sizes = die_sizes(app, session)  # as the window opened: its framed view
     die = sorted(poses)[0]
     pos = app.screen_of(app.scene.die_position(die))
     assert pos is not None, die
@@ -44,7 +45,8 @@ def main(out: str) -> dict:
     result = {"die": die, "name": session.crew(die).name, "inspected": app.inspected,
               "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden(),
               "inset_target": list(inset.target) if inset is not None else None,
-              "die_at": list(app.scene.die_position(die)), "win": list(app.win_size())}
+              "die_at": list(app.scene.die_position(die)), "win": list(app.win_size()),
+              "dice_px": sizes}
     # The bare table far from every die: the card goes away.
     corner = app.screen_of((-0.55, 0.4, 0.0))
     if corner is not None:
@@ -116,6 +118,24 @@ def dday(out: str) -> dict:
                             "captions": [t.getText() for t in app._captions if not t.isHidden()]}
     app.cleanup()
     return result
+
+
+def die_sizes(app, session) -> dict:
+    """Each Deep White Sea die in play: its size (px) in the window's view and whether it
+    lies wholly in the window (framing.die_px, screen_box: what the render tests use)."""
+    import numpy as np
+
+    from simulator.render.framing import die_corners, die_px, screen_box
+
+    w, h = app.win_size()
+    out = {}
+    for name, (p, q) in session.poses().items():
+        corners = die_corners(np.asarray(session.shape(name).poly.vertices, dtype=float), p, q)
+        box = screen_box(app.camera, (w, h), corners)
+        out[name] = {"px": die_px(app.camera, (w, h), corners),
+                     "in_view": box is not None and box[0] >= 0 and box[1] >= 0
+                     and box[2] <= w and box[3] <= h}
+    return out
 
 
 def dice_px(app) -> dict:

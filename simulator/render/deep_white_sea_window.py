@@ -74,6 +74,7 @@ class TableApp(GameWindow):
         # The die clicked to be seen large with its card (issue 37's inspect view), at any
         # turn; a click on the bare table or Escape puts it away.
         self.inspected: str | None = None
+        self._auto: OrbitCamera | None = None  # the view the window chose last (not the person)
 
     # -- hooks ----------------------------------------------------------------------------
 
@@ -83,7 +84,21 @@ class TableApp(GameWindow):
         return TableScene(self.session.table_spec)
 
     def thrower_camera(self, seat: int) -> OrbitCamera:
-        return thrower_view(self.session.table_spec, seat + 1)
+        """The default view (issue 37): framed from above on the dice in play, each 48 px
+        across or more (`framed_view`); while a throw from the hand is being aimed, the
+        thrower's view behind the seat's edge, where the gesture starts. The view follows
+        the game (`refresh`) until the person orbits, zooms or picks another view."""
+        if self.aiming():
+            cam = thrower_view(self.session.table_spec, self.acting_seat() + 1)
+        else:
+            cam = framed_view(self.session, seat + 1, self.win_size())
+        self._auto = cam
+        return cam
+
+    def aiming(self) -> bool:
+        """A die from the hand is armed to be thrown by the person (not placed)."""
+        return (self.armed is not None and self.human_to_act()
+                and self.session.state.decision != "place")
 
     def top_camera(self, aspect: float) -> OrbitCamera:
         return top_view(self.session.table_spec, aspect)
@@ -122,6 +137,13 @@ class TableApp(GameWindow):
             self.selected = self._die_to_act()
         super().refresh()
         self.hud.show_inspect(self.inspect_lines())
+        # The framed view follows the game (and turns to the thrower's while aiming) as
+        # long as the view on screen is the one the window chose.
+        if self._auto is not None and self.camera == self._auto and self.follow is None:
+            new = self.thrower_camera(self._seen_seat)
+            if new != self.camera:
+                self._glide()
+                self.camera = new
 
     def inspect_lines(self) -> list[str] | None:
         """The inspected die's card: its eight sides as `tabletop dice show` words them,
@@ -139,18 +161,18 @@ class TableApp(GameWindow):
                 *card_lines(s.crew(die), up)]
 
     def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
-        """Each die in play named, with the side on top, just short of it as the camera
-        looks (so the label hides none of it)."""
+        """Each die in play named, with the side on top, just under it on the screen (so
+        the label hides none of it, from above as from the side)."""
         st = self.session.state
-        eye = self.camera.eye()
+        _right, up, _fwd = self.camera.basis()
+        down = -np.array([up[0], up[1]])  # the screen's downward direction on the table
+        n = float(np.linalg.norm(down))
+        dx, dy = (down / n * 0.02) if n > 1e-6 else (0.0, -0.02)
         out = []
         for die in sorted(st.poses):
             if die not in self.scene.dice:
                 continue
             x, y, z = self.scene.die_position(die)
-            toward = np.array([eye[0] - x, eye[1] - y])
-            n = float(np.linalg.norm(toward))
-            dx, dy = (toward / n * 0.02) if n > 1e-6 else (0.0, -0.02)
             out.append(((x + float(dx), y + float(dy), z),
                         f"{self.session.crew(die).name} {st.side(die).number}"))
         return out
@@ -644,6 +666,56 @@ _DECISION_WORDS = {
     "throw": "throw a die (Call Ally / Jump)",
     "aim": "aim the continuous effect",
 }
+
+
+# The framed view: what is in play fitted into this part of the window (left, top, right,
+# bottom as fractions: left of the close-up inset), seen this steeply from the seat's side
+# or turned a quarter (the heading that loses fewest dice off the view wins, the seat's
+# first): Deep White Sea's dice lie where the physics left them, often farther apart than
+# one view holds with each 48 px across.
+FRAMED_REGION = (0.02, 0.06, 0.66, 0.99)
+FRAMED_PITCH, FRAMED_FOV = -85.0, 30.0
+FRAMED_SPAN = 0.3  # m: the least of the table the framed view shows round the dice
+
+
+def framed_view(session: GameSession, player: int, size: tuple[int, int]) -> OrbitCamera:
+    """From above on the dice in play (the table when none is), each die at least
+    MIN_DIE_PX across at `size` (a little more: the window's pixel grid), from `player`'s
+    side of the table or a quarter turn from it."""
+    from simulator.render.framing import MIN_DIE_PX, die_corners, frame, screen_box
+
+    poses = session.poses()
+    dice = [die_corners(np.asarray(session.shape(d).poly.vertices, dtype=float), p, q)
+            for d, (p, q) in sorted(poses.items())]
+    t = session.table_spec
+    if dice:
+        # At least the middle FRAMED_SPAN of the dice: one die alone is not drawn huge.
+        pts = np.concatenate(dice)
+        mid = (pts.min(axis=0) + pts.max(axis=0)) / 2
+        r = FRAMED_SPAN / 2
+        pts = np.concatenate([pts, [(mid[0] + sx * r, mid[1] + sy * r, 0.0)
+                                    for sx in (-1, 1) for sy in (-1, 1)]])
+    else:
+        hx, hy = (t.width / 2, t.edge_y) if t.shape == "rect" else (t.radius, t.radius)
+        pts = np.array([(sx * hx, sy * hy, 0.0) for sx in (-1, 1) for sy in (-1, 1)])
+    w, h = size
+    region = (FRAMED_REGION[0] * w, FRAMED_REGION[1] * h, FRAMED_REGION[2] * w,
+              FRAMED_REGION[3] * h)
+    seat = 0.0 if player == 1 else 180.0
+    best: tuple[int, OrbitCamera] | None = None
+    for turn in (0.0, 90.0, 270.0, 180.0):
+        cam = frame(pts, size, region, (seat + turn) % 360.0, FRAMED_PITCH, FRAMED_FOV, dice,
+                    min_die_px=(MIN_DIE_PX + 4) * h / 720, margin=0.03)
+        lost = 0
+        for corners in dice:
+            box = screen_box(cam, size, corners)
+            lost += box is None or box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h
+        if best is None or lost < best[0]:
+            best = (lost, cam)
+        if lost == 0:
+            break
+    assert best is not None
+    return best[1]
 
 
 def _near_segment(p: tuple[float, float], a: tuple[float, ...], b: tuple[float, ...],
