@@ -243,8 +243,19 @@ class _Steps:
         # the box's slack: the margin, and gravity's gain in a step
         self.slack = slack = s.collision_margin + s.gravity * dt * dt
 
+        # A frozen die is a static body until it is thawed (a new body): its box, read once,
+        # is the box of every step (the same pose, the same bits), and a throw among resting
+        # dice asked for each of them at every step its die came near one.
+        self.fixed: list[Aabb | None] = [None] * len(active)
+        fixed, frozen = self.fixed, self.frozen
+
         def box_of(i: int) -> Aabb:
-            return die_box(get_pose(bids[i]), locs[i], radii[i], slack)
+            box = fixed[i]
+            if box is None:
+                box = die_box(get_pose(bids[i]), locs[i], radii[i], slack)
+                if frozen is not None and active[i].name in frozen.boxes:
+                    fixed[i] = box
+            return box
 
         self.box_of = box_of
         self.reaches = [0.0] * len(active)
@@ -296,6 +307,7 @@ class _Steps:
             i = self.index[name]
             active[i] = self.world._thaw(name)
             self.bids[i] = active[i].bid
+            self.fixed[i] = None  # a moving body now
             still[i] = self.cages[i].kept = 0
 
     def alone_split(self, i: int, step: int, split: int, retry: int, next_check: int
