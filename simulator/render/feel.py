@@ -65,15 +65,17 @@ class Feel:
             self._sound.volume, self._sound.mute = self.settings.volume, self.settings.mute
         self.base.taskMgr.add(self._watch_size, "tabletop-size")
 
-    def _change(self, **fields: Any) -> None:
+    def _change(self, **fields: Any) -> str:
+        """Set and remember `fields`; the line to show if the file could not be written."""
         if self.prefs is None:
             from dataclasses import replace
 
             self._settings = replace(self._settings, **fields)
-            return
+            return ""
         problem = self.prefs.change(**fields)
         if problem:
             self.message = problem
+        return problem
 
     def _watch_size(self, task: Any) -> int:
         if getattr(self, "_cleaned", False) or self.base.win is None:
@@ -91,8 +93,8 @@ class Feel:
     def next_shading(self) -> None:
         """F8: the shading the next start draws with (auto, pbr, gl, software in turn)."""
         k = SHADINGS.index(self.settings.shading)
-        self._change(shading=SHADINGS[(k + 1) % len(SHADINGS)])
-        self.message = self.message or f"the next start draws with --shading {self.settings.shading}"
+        problem = self._change(shading=SHADINGS[(k + 1) % len(SHADINGS)])
+        self.message = problem or f"the next start draws with --shading {self.settings.shading}"
         self.refresh_texts()
 
     # -- sound ----------------------------------------------------------------------------
@@ -124,9 +126,9 @@ class Feel:
         self._set_volume(self.settings.volume - 0.1)
 
     def _set_volume(self, v: float) -> None:
-        self._change(volume=round(min(1.0, max(0.0, v)), 2), mute=False)
+        problem = self._change(volume=round(min(1.0, max(0.0, v)), 2), mute=False)
         self.sound.volume, self.sound.mute = self.settings.volume, False
-        self.message = self.message or f"volume {round(self.settings.volume * 100)}%"
+        self.message = problem or f"volume {round(self.settings.volume * 100)}%"
         self.refresh_texts()
 
     # -- fast-forward -----------------------------------------------------------------------
