@@ -93,6 +93,11 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
     from rules.dday.game import SYMBOL_NAMES
 
     assert f"3 {SYMBOL_NAMES[int(u.dice[2])]}" in clicked["captions"], clicked
+    # The HUD's texts at capitals 14 px high at least (issue 37; the seat panels and the
+    # log were 8-9 px), measured from the face and the text's scale, and the first unit's
+    # panel read by OCR below.
+    caps = out["text_caps_px"]
+    assert all(px >= 14 for px in caps.values()), caps
     # The window as it opened: OCR reads the sector titles pinned over the map (before,
     # painted on the tiles 5-10 px high, it read none of the 17).
     if shutil.which("tesseract") is not None:
@@ -108,6 +113,12 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
         # The window's face draws 0 much as O ("EPO"): read so before a space, comma or end.
         sheet = re.sub(r"O(?=[ ,]|$)", "0", sheet).replace(" ", "")
         assert f"Courage{u.courage},EP{u.ep},{u.soldiers}soldiers" in sheet, sheet
+        left, top, right, bottom = out["panel_box"]
+        panel = _ocr_box(tmp_path / "dday.png", (left - 6, top - 6, right + 6, bottom + 6),
+                         psm="6")
+        panel = re.sub(r"O(?=[ ,]|$)", "0", panel).replace(" ", "")
+        assert f"{u.soldiers}soldiers,Courage{u.courage},EP{u.ep}" in panel, (panel,
+                                                                             out["panel_text"])
 
 
 def _ocr_map(path: Path, pins: list[list[float]]) -> str:

@@ -186,3 +186,17 @@ def test_the_smallest_pictures_are_drawn_too() -> None:
             assert picture.render("framed").shape == (size[1], size[0], 3)
         finally:
             picture.close()
+
+
+def test_a_seat_panel_is_cut_to_its_room_at_14_px_capitals() -> None:
+    # The window's seat panels and log were 0.034 and 0.032 (capitals 8-9 px at 720 px):
+    # now 14 px, so a panel holds fewer lines and the HUD cuts what would run into the next.
+    from simulator.render.hud import LINE_H, LOG_SCALE, PANEL_SCALE, PANEL_WIDTH, fit_panel, panel_room
+
+    assert PANEL_SCALE * 0.7 * 360 >= 14 and LOG_SCALE * 0.7 * 360 >= 14
+    assert panel_room(2) == 6 and panel_room(4) == 5 and panel_room(8) == 2
+    assert panel_room(8) * LINE_H <= 1.05 / 7  # 8 seats down the left side: none overlaps
+    long = "P1 White: score 3\nhand: " + ", ".join(f"Crew Member {k}" for k in range(8))
+    cut = fit_panel(long, 3).split("\n")
+    assert len(cut) == 3 and cut[-1].endswith("...") and all(len(r) <= PANEL_WIDTH for r in cut)
+    assert fit_panel("a\nb", 5) == "a\nb"

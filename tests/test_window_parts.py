@@ -106,10 +106,11 @@ def test_the_replay_keeps_its_pace_steps_on_request_and_spots_another_table() ->
 
 def test_seat_panels_and_the_first_choice_stay_clear_of_the_inset() -> None:
     """With 8 Diced seats the window hid three right-hand seat panels and the first choice
-    ('attack the pool') behind the close-up inset. A panel is up to 3 lines (0.13 high) and
-    0.9 wide in aspect2d units, hung from its side's window edge; a choice button reaches 0.04
-    above its text. Checked at 16:9 and at a narrower 960x600 window."""
-    from simulator.render.hud import CHOICES_TOP, EDGE, panel_places
+    ('attack the pool') behind the close-up inset. A panel is up to `panel_room(n)` lines
+    (14 px capitals: LINE_H apart) and PANEL_WIDTH characters (0.96 wide in aspect2d units),
+    hung from its side's window edge; a choice button reaches 0.04 above its text. Checked
+    at 16:9 and at a narrower 960x600 window."""
+    from simulator.render.hud import CHOICES_TOP, EDGE, LINE_H, LOG_TOP, panel_places, panel_room
 
     for aspect in (16 / 9, 960 / 600):
         left, right = (2 * INSET[0] - 1) * aspect, (2 * INSET[1] - 1) * aspect
@@ -117,13 +118,16 @@ def test_seat_panels_and_the_first_choice_stay_clear_of_the_inset() -> None:
         for n in range(1, 9):
             places = panel_places(n)
             assert len(places) == n
+            room = panel_room(n)
+            assert room >= 2
             for on_left, y in places:
-                x0 = -aspect + EDGE if on_left else aspect - EDGE - 0.9
-                x1 = x0 + 0.9
-                y0, y1 = y - 0.13, y + 0.04
+                x0 = -aspect + EDGE if on_left else aspect - EDGE - 0.96
+                x1 = x0 + 0.96
+                y0, y1 = y - (room - 1) * LINE_H - 0.015, y + 0.04
                 assert x1 < left or x0 > right or y1 < bottom or y0 > top, (aspect, n, y)
-                assert y0 > -0.49  # above the log
-            for side in (True, False):  # panels on one side 3 lines apart
+                assert y0 > LOG_TOP + 0.05  # above the log
+            for side in (True, False):  # panels on one side their room apart
                 ys = [y for on_left, y in places if on_left == side]
-                assert all(a - b >= 0.14 for a, b in zip(ys, ys[1:], strict=False)), (n, ys)
+                assert all(a - b >= room * LINE_H for a, b in zip(ys, ys[1:], strict=False)), \
+                    (n, ys)
         assert bottom > CHOICES_TOP + 0.04

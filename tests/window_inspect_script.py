@@ -105,6 +105,11 @@ def dday(out: str) -> dict:
     result["after_table_click"] = {"inspected": app.inspected,
                                    "card_shown": not app.hud.inspect.isHidden()}
     result["dice_px"] = dice_px(app)
+    result["text_caps_px"] = {name: cap_px(app, node) for name, node in
+                              (("status", app.hud.status), ("panel", app.hud.panels[0]),
+                               ("log", app.hud.log))}
+    result["panel_box"] = box_px(app, app.hud.panels[0])
+    result["panel_text"] = app.hud.panels[0].getText()
     # A click in the close-up on the third die's cell: that die's card.
     from simulator.render.inset import inset_cells
 
@@ -136,6 +141,27 @@ def die_sizes(app, session) -> dict:
                      "in_view": box is not None and box[0] >= 0 and box[1] >= 0
                      and box[2] <= w and box[3] <= h}
     return out
+
+
+def cap_px(app, text) -> float:
+    """The height (px) of a capital H in an OnscreenText of the HUD as the window draws it:
+    the face's H (its tight bounds, em) times the text's scale, in a window whose height
+    is 2 aspect2d units."""
+    from panda3d.core import NodePath, TextNode
+
+    probe = TextNode("probe")
+    probe.setFont(text.textNode.getFont())
+    probe.setText("H")
+    lo, hi = NodePath(probe).getTightBounds()
+    return float((hi.z - lo.z) * text["scale"][1] * app.win_size()[1] / 2)
+
+
+def box_px(app, text) -> list[int]:
+    """The box (left, top, right, bottom px) an OnscreenText of the HUD covers."""
+    lo, hi = text.getTightBounds(app.base.render2d)
+    w, h = app.win_size()
+    return [int((lo.x + 1) / 2 * w), int((1 - hi.z) / 2 * h), int((hi.x + 1) / 2 * w) + 1,
+            int((1 - lo.z) / 2 * h) + 1]
 
 
 def dice_px(app) -> dict:

@@ -23,7 +23,7 @@ from simulator.render.dice_scene import DiceTableScene, seat_colour
 from simulator.render.dice_session import DiceSession, Roll, d6_shape
 from simulator.render.dice_window import DiceGameWindow, module_functions
 from simulator.render.scene import _box
-from simulator.render.window import Choice, wrap
+from simulator.render.window import Choice
 
 GAME = "dday"
 PLAYERS = (1, 4)
@@ -408,18 +408,16 @@ class App(DiceGameWindow):
         out = []
         for k, u in enumerate(st.units):
             sec = st.map.sectors[u.sector]
+            # What a player reads first comes first: the HUD cuts a panel to its room (5
+            # lines with 4 units); the dice are in the close-up, a sector's card on a click.
+            kit = ", ".join([*u.specialists, *u.items])
             lines = [("> " if k == st.seat and not st.is_terminal() else "")
                      + f"{self.session.player_name(k)} [{u.status}]",
-                     f"{sec.title} (EF {sec.enemy_fire}), turn {u.turns_here + 1} of "
-                     f"{sec.max_turns}",
-                     f"soldiers {u.soldiers}, courage {u.courage}, EP {u.ep}, VP {u.vp}",
-                     f"specialists: {', '.join(u.specialists) or '-'}",
-                     f"items: {', '.join(u.items) or '-'}"]
-            if u.dice:
-                lines.append("dice: " + " ".join(
-                    f"{SYMBOL_NAMES[v]}{'*' if i in u.kept else ''}" for i, v in enumerate(u.dice)
-                    if i not in u.cancelled))
-            out.append(("\n".join(wrap(line, 44) for line in lines), seat_colour(k)))
+                     f"{u.soldiers} soldiers, Courage {u.courage}, EP {u.ep}, VP {u.vp}",
+                     f"{sec.title}, EF {sec.enemy_fire}, turn {u.turns_here + 1}/{sec.max_turns}"]
+            if kit:
+                lines.append(kit)
+            out.append(("\n".join(lines), seat_colour(k)))
         return out
 
     def prompt_lines(self) -> list[str]:

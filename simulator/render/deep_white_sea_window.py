@@ -29,7 +29,7 @@ from simulator.render.session import (
     VanishAnim,
     resting_pose,
 )
-from simulator.render.window import Binding, Choice, GameWindow, Running, wrap
+from simulator.render.window import Binding, Choice, GameWindow, Running
 
 GAME = "deep-white-sea"
 PLAYERS = (2, 2)  # fewest and most seats
@@ -387,12 +387,15 @@ class TableApp(GameWindow):
         st = s.state
         out = []
         for seat in (0, 1):
-            lines = [s.player_name(seat), f"score {st.scores[seat]}"]
+            # The HUD cuts a panel to 6 lines at 14 px capitals: the score and the hand
+            # first; each die's side is pinned beside it on the table.
+            lines = [f"{s.player_name(seat)}: score {st.scores[seat]}"]
             hand = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "hand"]
             reserve = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "reserve"]
             play = [d for d in st.seat_dice(seat) if st.where[d] == "play"]
             lines.append("hand: " + (", ".join(hand) if hand else "-"))
-            lines.append("reserve: " + (", ".join(reserve) if reserve else "-"))
+            if reserve:
+                lines.append("reserve: " + ", ".join(reserve))
             for d in play:
                 if d in st.poses:
                     flags = []
@@ -402,9 +405,9 @@ class TableApp(GameWindow):
                         flags.append("frozen")
                     elif st.held(d):
                         flags.append("held")
-                    extra = f" [{', '.join(flags)}]" if flags else ""
-                    lines.append(f"  {s.crew(d).name}: side {st.side(d).number}{extra}")
-            out.append(("\n".join(wrap(line, 44) for line in lines), PLAYER_COLOURS[seat + 1]))
+                    if flags:
+                        lines.append(f"{s.crew(d).name}: {', '.join(flags)}")
+            out.append(("\n".join(lines), PLAYER_COLOURS[seat + 1]))
         return out
 
     def prompt_lines(self) -> list[str]:

@@ -18,7 +18,7 @@ from simulator.physics.settings import TableSpec
 from simulator.render.dice_scene import POOL_COLOUR, DiceTableScene, seat_colour
 from simulator.render.dice_session import DiceSession, Roll, d6_shape
 from simulator.render.dice_window import DiceGameWindow, module_functions
-from simulator.render.window import Choice, wrap
+from simulator.render.window import Choice
 
 GAME = "diced"
 PLAYERS = (3, 8)
@@ -189,14 +189,19 @@ class App(DiceGameWindow):
         st = self.session.state
         out = []
         for p in range(st.n):
-            lines = [("> " if p == st.turn and not st.is_terminal() else "") +
-                     self.session.player_name(p),
-                     f"{st.dice[p]} dice" if st.dice[p] else "out"]
+            # Two lines: with 8 seats a panel has room for two at 14 px capitals (hud).
+            lines = [("> " if p == st.turn and not st.is_terminal() else "")
+                     + f"{self.session.player_name(p)}: "
+                     + (f"{st.dice[p]} {'die' if st.dice[p] == 1 else 'dice'}" if st.dice[p]
+                        else "out")]
+            more = []
             if p == st.turn and not st.is_terminal():
-                lines.append(f"ready {st.ready}, used or captured {st.dice[p] - st.ready}")
+                more.append(f"ready {st.ready}, used {st.dice[p] - st.ready}")
             if st.tokens[p]:
-                lines.append(f"{st.tokens[p]} re-roll token{'s' * (st.tokens[p] != 1)}")
-            out.append(("\n".join(wrap(line, 40) for line in lines), seat_colour(p)))
+                more.append(f"{st.tokens[p]} token{'s' * (st.tokens[p] != 1)}")
+            if more:
+                lines.append(", ".join(more))
+            out.append(("\n".join(lines), seat_colour(p)))
         return out
 
     def prompt_lines(self) -> list[str]:

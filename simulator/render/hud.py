@@ -25,9 +25,39 @@ EDGE, BUTTON_EDGE = 0.04, 0.058  # the texts' and the buttons' distance from the
 PANEL_TOP, PANEL_SPACING = 0.78, 0.3
 PANELS_BOTTOM = -0.27  # the lowest panel's first line: the log starts at -0.52
 CHOICES_TOP, CHOICE_STEP = -0.24, 0.085  # the first button's text, under the inset
-# Whose turn (the status) and the choices: capitals 14 px at 720 px high (issue 37).
-STATUS_SCALE = CHOICE_SCALE = 0.056
+# Whose turn (the status), the choices, the seat panels and the log: capitals 14 px at 720
+# px high (issue 37; the panels and the log were 0.034 and 0.032, capitals 8-9 px).
+STATUS_SCALE = CHOICE_SCALE = PANEL_SCALE = LOG_SCALE = 0.056
+LINE_H = 0.9875 * PANEL_SCALE  # a line of the default face at that size (aspect2d units)
+PANEL_WIDTH = 36  # characters a panel's line wraps at (about 0.96 units wide)
+PANEL_MOST = 6  # lines of a panel when two seats face each other (the right one above the inset)
+LOG_TOP, LOG_LINES, LOG_WIDTH = -0.52, 8, 44  # the log's first line, its lines, their width
+BACKING = (0.05, 0.05, 0.08, 0.62)  # the card behind the panels and the log: seat colours
+# (D-Day's red) read against the felt and the sand of the map
 INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
+
+
+def panel_room(n: int) -> int:
+    """How many lines each of n seat panels holds (a longer panel is cut, its last line
+    ending in '...'): PANEL_MOST for two seats, else as many as their spacing down the left
+    side leaves (D-Day's 4 units 5, Diced's 8 seats 2)."""
+    if n <= 2:
+        return PANEL_MOST
+    step = min(PANEL_SPACING, (PANEL_TOP - PANELS_BOTTOM) / (n - 1))
+    return max(1, int((step + 0.01) / LINE_H))
+
+
+def fit_panel(text: str, room: int) -> str:
+    """A panel's text wrapped to PANEL_WIDTH and cut to `room` lines."""
+    lines = wrap_lines(text, PANEL_WIDTH)
+    if len(lines) > room:
+        lines = [*lines[:room - 1], lines[room - 1][:PANEL_WIDTH - 3].rstrip() + "..."]
+    return "\n".join(lines)
+
+
+def wrap_lines(text: str, width: int) -> list[str]:
+    """Each line of `text` wrapped to `width` (continuations indented)."""
+    return [row for line in text.split("\n") for row in wrap(line, width).split("\n")]
 
 
 def panel_places(n: int) -> list[tuple[bool, float]]:
@@ -101,9 +131,11 @@ class Hud:
         self._left, self._right = TextNode.ALeft, TextNode.ARight
         for _i in range(SEATS):
             self.panels.append(OnscreenText(
-                text="", pos=(EDGE, PANEL_TOP), scale=0.034, fg=fg, shadow=shadow,
+                text="", pos=(EDGE, PANEL_TOP), scale=PANEL_SCALE, fg=fg, shadow=shadow,
+                bg=BACKING,
                 align=TextNode.ALeft, mayChange=True, parent=left))
-        self.log = OnscreenText(text="", pos=(EDGE, -0.52), scale=0.032, fg=fg, shadow=shadow,
+        self.log = OnscreenText(text="", pos=(EDGE, LOG_TOP), scale=LOG_SCALE, fg=fg,
+                                shadow=shadow, bg=BACKING,
                                 align=TextNode.ALeft, mayChange=True, parent=left)
         self.banner = OnscreenText(text="", pos=(0, 0.8), scale=0.05, fg=(1, 1, 1, 1),
                                    shadow=shadow, align=TextNode.ACenter, mayChange=True,
@@ -145,11 +177,12 @@ class Hud:
     def show(self, status: str, panels: list[tuple[str, tuple[float, float, float]]],
              log_lines: list[str], labels: list[str], prompt_lines: list[str],
              over: str | None, again: bool) -> None:
-        """Set every text: the status, the seats' panels, the last 9 log lines, the button
-        labels (the rest hidden), the last 8 prompt lines, the game-over line (None: off)
-        and whether 'start again' is offered."""
+        """Set every text: the status, the seats' panels (each cut to the lines it has room
+        for), the log's last LOG_LINES lines, the button labels (the rest hidden), the last 8
+        prompt lines, the game-over line (None: off) and whether 'start again' is offered."""
         self.status.setText(status)
         places = panel_places(min(len(panels), SEATS))
+        room = panel_room(len(places))
         for i, label in enumerate(self.panels):
             if i < len(places):
                 text, colour = panels[i]
@@ -157,12 +190,13 @@ class Hud:
                 label.reparentTo(self._edges[on_left])
                 label["pos"] = (EDGE if on_left else -EDGE, y)
                 label.setAlign(self._left if on_left else self._right)
-                label.setText(text)
+                label.setText(fit_panel(text, room))
                 label["fg"] = (*colour, 1)
                 label.show()
             else:
                 label.hide()
-        self.log.setText("\n".join(wrap(line, 70) for line in log_lines[-9:]))
+        rows = [row for line in log_lines[-LOG_LINES:] for row in wrap_lines(line, LOG_WIDTH)]
+        self.log.setText("\n".join(rows[-LOG_LINES:]))
         for i, button in enumerate(self.buttons):
             if i < len(labels):
                 button["text"] = labels[i]
