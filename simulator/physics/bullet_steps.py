@@ -547,7 +547,7 @@ def run_alone(world: World, body: _Body, stepper: Stepper) -> tuple[int, bool, l
             continue
         still += 1
         if still == hold:  # at rest by the hold (a die confined at this step too counts so,
-            # as in _run_steps; being confined, it is not poised)
+            # as in run_steps; being confined, it is not poised)
             if not caged and restarts < MAX_POISED and world._poised(body):
                 restarts += 1
                 still = 0
