@@ -121,6 +121,38 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
                                                                              out["panel_text"])
 
 
+@pytest.mark.display
+@pytest.mark.parametrize("game", ["diced", "diceland-hex"])
+def test_a_click_on_a_seat_or_a_tile_shows_its_card_and_its_dice_large(
+        xvfb_display, tmp_path, game) -> None:
+    # Issue 37's inspect for Diced (a seat's dice) and Diceland (a hex tile's army): a
+    # click through the window's handler; before, neither window had a card or a close-up
+    # of what was clicked.
+    from simulator.render.framing import MIN_DIE_PX
+
+    env = {**os.environ, "DISPLAY": xvfb_display}
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / f"{game}.png"), game],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    piece, card = out["piece"], out["card"].split("\n")
+    assert out["card_shown"], out
+    if game == "diced":
+        assert out["inspected"][:2] == ["seat", piece["seat"]], out
+        word = "die" if piece["dice"] == 1 else "dice"
+        assert card[0] == f"{piece['name']}: {piece['dice']} {word}", card
+    else:
+        assert out["inspected"] == ["tile", piece["tile"]], out
+        assert card[0].startswith(f"tile {piece['tile']} (") and \
+            card[1] == f"army of {piece['value']}, {piece['name']}'s", card
+        assert any(line.startswith("next to: ") for line in card), card
+    # Shown large: the close-up looks at the piece's dice, each 48 px across or more.
+    assert len(out["inset_targets"]) == len(out["dice_at"]), out
+    for seen, at in zip(out["inset_targets"], out["dice_at"], strict=True):
+        assert seen == pytest.approx(at, abs=1e-6), out
+    assert out["inset_px"] and min(out["inset_px"]) >= MIN_DIE_PX, out
+
+
 def _ocr_map(path: Path, pins: list[list[float]]) -> str:
     """What tesseract reads over the map: the box round the pinned labels' points."""
     xs, ys = [p[0] for p in pins], [p[1] for p in pins]

@@ -4,6 +4,8 @@ click on a die in play and one on the bare table.
 
     python tests/window_inspect_script.py OUT.png        # Deep White Sea: a die
     python tests/window_inspect_script.py OUT.png dday   # D-Day: the Landing Craft's sector
+    python tests/window_inspect_script.py OUT.png diced  # Diced: a seat's dice
+    python tests/window_inspect_script.py OUT.png diceland-hex  # Diceland: a tile's army
 
 Prints one JSON line: the piece clicked, the inspect card's text (and for the die where the
 close-up looks), and the same after the click on the bare table.
@@ -187,6 +189,58 @@ def dice_px(app) -> dict:
     return out
 
 
+def d6_inspect(out: str, game: str) -> dict:
+    """Diced (a seat's dice) or Diceland (a tile's army), bots paused after 4 turns: a
+    click on the piece through the window's handler; its card, where the close-up looks
+    and how large the dice are drawn there."""
+    from PIL import Image
+
+    from simulator.render.app import window_module
+    from simulator.render.dice_picture import die_corners_in
+    from simulator.render.framing import die_px
+    from simulator.render.offscreen import texture_to_array
+
+    module = window_module(game)
+    assert module is not None
+    players = ["greedy", "random", "greedy"] if game == "diced" else ["greedy", "greedy"]
+    session = module.new_session(players, 2, {})
+    module.play_turns(session, 4)
+    app = module.App(session)
+    app.paused = True
+    for _ in range(400):
+        app.step_frames(1)
+        if app.idle():
+            break
+    st = session.state
+    if game == "diced":
+        seat = next(p for p in range(st.n) if st.dice[p] > 0)
+        names = [n for n in app.scene.dice if n.startswith(f"seat{seat}:")]
+        piece = {"seat": seat, "dice": st.dice[seat], "name": session.player_name(seat)}
+    else:
+        tile = next(t for t in range(len(st.owner)) if st.owner[t] >= 0)
+        names = [f"army:{tile}"]
+        piece = {"tile": tile, "value": st.value[tile], "name": session.player_name(st.owner[tile])}
+    pos = app.screen_of(app.scene.die_position(names[0]))
+    assert pos is not None
+    app.on_left_down(pos)
+    app.on_left_up(pos)
+    app.step_frames(3)
+    Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
+    views = app.inset_views
+    result = {"piece": piece, "inspected": list(app.inspected or []),
+              "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden(),
+              "dice_at": [list(app.scene.die_position(n)) for n in names],
+              "inset_targets": [list(cam.target) for cam, _box, _size in views],
+              "inset_px": [die_px(cam, size, die_corners_in(app.scene, n))
+                           for n, (cam, _box, size) in zip(names, views, strict=False)]}
+    app.cleanup()
+    return result
+
+
 if __name__ == "__main__":
-    run = dday if sys.argv[2:] == ["dday"] else main
-    print(json.dumps(run(sys.argv[1])))
+    mode = sys.argv[2] if len(sys.argv) > 2 else ""
+    if mode in ("diced", "diceland-hex"):
+        print(json.dumps(d6_inspect(sys.argv[1], mode)))
+    else:
+        run = dday if mode == "dday" else main
+        print(json.dumps(run(sys.argv[1])))

@@ -250,10 +250,70 @@ class App(DiceGameWindow):
         self.commit = None
         return super().apply(action, bot)
 
+    # -- inspect: a click on a seat's dice, the pool or the roll shows its card -----------
+
+    def pieces(self) -> dict[Any, tuple[tuple[float, float, float], float]]:
+        """What a click can inspect: every seat's dice, the pool's and the tray's."""
+        out: dict[Any, tuple[tuple[float, float, float], float]] = {}
+        rolls = 0
+        for name in self.scene.dice:
+            where, _, index = name.partition(":")
+            if where.startswith("seat"):
+                out[("seat", int(where[4:]), int(index))] = (self.scene.die_position(name), 0.016)
+            elif where == "pool":
+                out[("pool", int(index))] = (self.scene.die_position(name), 0.016)
+            elif name.startswith("roll:"):
+                out[("roll", rolls)] = (self.scene.die_position(name), 0.016)
+                rolls += 1
+        return out
+
+    def inspect_card(self, picked: Any) -> list[str] | None:
+        """A seat's card (its dice, ready and used this turn, re-roll tokens, its part in
+        the attack now), the pool's, or the last roll's (each side's faces)."""
+        s = self.session
+        st = s.state
+        kind = picked[0]
+        if kind == "pool":
+            return [f"the pool: {st.pool} {'die' if st.pool == 1 else 'dice'}, "
+                    + ("open: a seat may attack it" if st.pool_open else "closed")]
+        if kind == "roll":
+            values = self.tray_values()
+            lines = [f"the last roll: {' '.join(map(str, values))}"]
+            if st.attack_faces:
+                lines.append(f"attack {' '.join(map(str, st.attack_faces))}, defence "
+                             f"{' '.join(map(str, st.defence_faces)) or '-'}")
+            return lines
+        seat = picked[1]
+        lines = [f"{s.player_name(seat)}: "
+                 + (f"{st.dice[seat]} {'die' if st.dice[seat] == 1 else 'dice'}"
+                    if st.dice[seat] else "out")]
+        if seat == st.turn and not st.is_terminal():
+            lines.append(f"on turn: {st.ready} ready to attack, "
+                         f"{st.dice[seat] - st.ready} used or captured")
+        if st.tokens[seat]:
+            lines.append(f"{st.tokens[seat]} re-roll token{'s' * (st.tokens[seat] != 1)}")
+        if st.phase in ("defend", "reroll_choice") and seat in (st.turn, st.target):
+            lines.append(f"attacking {s.player_name(st.target)} with {st.k}" if seat == st.turn
+                         else f"attacked by {s.player_name(st.turn)} with {st.k}")
+        return lines
+
+    def inset_points(self) -> list[tuple[float, float, float]]:
+        """The seat inspected, its dice large in the close-up; else the last roll's."""
+        picked = None if isinstance(getattr(self.running, "anim", None), Roll) \
+            else self.inspected  # a roll being thrown is shown close up first
+        if picked is not None and picked[0] == "seat":
+            names = [n for n in self.scene.dice if n.startswith(f"seat{picked[1]}:")]
+            if names:
+                return [self.scene.die_position(n) for n in names]
+        return super().inset_points()
+
     def click(self, pos: tuple[float, float]) -> None:
         s = self.session
         st = s.state
         n = st.n
+        self.inspected = self.pick_sphere(pos, self.pieces())  # its card, whatever it does
+        self.hud.show_inspect(self.inspect_card(self.inspected)
+                              if self.inspected is not None else None)
         legal = s.legal()
         spheres: dict[Any, tuple[tuple[float, float, float], float]] = {
             name: (self.scene.die_position(name), 0.016) for name in self.scene.dice

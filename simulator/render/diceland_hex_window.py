@@ -282,6 +282,9 @@ class App(DiceGameWindow):
     def click(self, pos: tuple[float, float]) -> None:
         s = self.session
         st = s.state
+        self.inspected = self.pick_sphere(pos, self.pieces())  # its card, whatever it does
+        self.hud.show_inspect(self.inspect_card(self.inspected)
+                              if self.inspected is not None else None)
         legal = s.legal()
         lay = layout_of(s)
         me = st.current_player()
@@ -322,6 +325,71 @@ class App(DiceGameWindow):
                 self.apply(("move", self.picked[0], tile))
                 return
         self.refresh()
+
+    # -- inspect: a click on a tile, a die of a hand or of the tray shows its card ---------
+
+    def pieces(self) -> dict[Any, tuple[tuple[float, float, float], float]]:
+        """What a click can inspect: every tile (its army die on it), the hands' dice and
+        the tray's."""
+        st = self.session.state
+        lay = layout_of(self.session)
+        out: dict[Any, tuple[tuple[float, float, float], float]] = {
+            ("tile", t): ((xy[0], xy[1], TILE_Z + 0.008), RADIUS * 0.85)
+            for t, xy in enumerate(lay.centres)}
+        for seat in (RED, BLUE):
+            for i in range(len(st.hands[seat])):
+                if f"hand{seat}:{i}" in self.scene.dice:
+                    out[("hand", seat, i)] = (self.scene.die_position(f"hand{seat}:{i}"), 0.014)
+        for i, name in enumerate(self.scene.die_names(TRAY_PREFIX)):
+            out[("roll", i)] = (self.scene.die_position(name), 0.014)
+        return out
+
+    def inspect_card(self, picked: Any) -> list[str] | None:
+        """A tile's card: its number and terrain, the army on it (value, owner), each tile
+        next to it (its army or empty) and what its owner may do there; a die of a hand or
+        of the last roll: whose it is and what it shows."""
+        s = self.session
+        st = s.state
+        if picked[0] == "hand":
+            _kind, seat, i = picked
+            if i >= len(st.hands[seat]):
+                return None
+            word = "hand" if st.phase in ("setup_roll", "place", "start_roll") else "spares"
+            return [f"{s.player_name(seat)}'s {word}: a {st.hands[seat][i]}",
+                    f"all of them: {' '.join(map(str, st.hands[seat]))}"]
+        if picked[0] == "roll":
+            values = self.tray_values()
+            if picked[1] >= len(values):
+                return None
+            return [f"the last roll: die {picked[1] + 1} shows {values[picked[1]]}",
+                    f"the roll: {' '.join(map(str, values))}"]
+        t = picked[1]
+        terrain = {"P": "plain", "F": "forest", "M": "mountain", "H": "hill", "C": "city"}
+        lines = [f"tile {t} ({terrain.get(st.board.terrain[t], st.board.terrain[t])})"]
+        owner = st.owner[t]
+        lines.append(f"army of {st.value[t]}, {s.player_name(owner)}'s" if owner >= 0
+                     else "empty")
+        near = [f"{n} ({st.value[n]} {s.player_name(st.owner[n])})" if st.owner[n] >= 0
+                else f"{n} (empty)" for n in st.board.neighbours[t]]
+        lines.append("next to: " + ", ".join(near))
+        if owner >= 0:
+            enemies = [n for n in st.board.neighbours[t] if st.owner[n] == 1 - owner]
+            lines.append("may attack: " + (", ".join(map(str, enemies)) if enemies else "none"))
+        return lines
+
+    def inset_points(self) -> list[tuple[float, float, float]]:
+        """The piece inspected, large in the close-up (a tile's army die); else the last
+        roll's dice."""
+        picked = None if isinstance(getattr(self.running, "anim", None), Roll) \
+            else self.inspected  # a roll being thrown is shown close up first
+        name = None
+        if picked is not None and picked[0] == "tile":
+            name = f"army:{picked[1]}"
+        elif picked is not None and picked[0] == "hand":
+            name = f"hand{picked[1]}:{picked[2]}"
+        if name is not None and name in self.scene.dice:
+            return [self.scene.die_position(name)]
+        return super().inset_points()
 
     def _attack_click(self, tile: int, legal: list[Any]) -> None:
         st = self.session.state
