@@ -383,32 +383,7 @@ class TableApp(GameWindow):
         return f"{self.session.player_name(st.winner)} wins"
 
     def panels(self) -> list[tuple[str, tuple[float, float, float]]]:
-        s = self.session
-        st = s.state
-        out = []
-        for seat in (0, 1):
-            # The HUD cuts a panel to 6 lines at 14 px capitals: the score and the hand
-            # first; each die's side is pinned beside it on the table.
-            lines = [f"{s.player_name(seat)}: score {st.scores[seat]}"]
-            hand = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "hand"]
-            reserve = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "reserve"]
-            play = [d for d in st.seat_dice(seat) if st.where[d] == "play"]
-            lines.append("hand: " + (", ".join(hand) if hand else "-"))
-            if reserve:
-                lines.append("reserve: " + ", ".join(reserve))
-            for d in play:
-                if d in st.poses:
-                    flags = []
-                    if d in st.poison:
-                        flags.append(f"poison (P{st.poison[d] + 1})")
-                    if st.frozen(d):
-                        flags.append("frozen")
-                    elif st.held(d):
-                        flags.append("held")
-                    if flags:
-                        lines.append(f"{s.crew(d).name}: {', '.join(flags)}")
-            out.append(("\n".join(lines), PLAYER_COLOURS[seat + 1]))
-        return out
+        return seat_panels(self.session)
 
     def prompt_lines(self) -> list[str]:
         s = self.session
@@ -669,6 +644,35 @@ _DECISION_WORDS = {
     "throw": "throw a die (Call Ally / Jump)",
     "aim": "aim the continuous effect",
 }
+
+
+def seat_panels(s: GameSession) -> list[tuple[str, tuple[float, float, float]]]:
+    """Each seat's panel: the score and the hand first (the HUD cuts a panel to 6 lines at
+    14 px capitals), the reserve, and the dice in play that are poisoned, frozen or held
+    (each die's side is pinned beside it on the table)."""
+    st = s.state
+    out = []
+    for seat in (0, 1):
+        lines = [f"{s.player_name(seat)}: score {st.scores[seat]}"]
+        hand = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "hand"]
+        reserve = [s.crew(d).name for d in st.seat_dice(seat) if st.where[d] == "reserve"]
+        play = [d for d in st.seat_dice(seat) if st.where[d] == "play"]
+        lines.append("hand: " + (", ".join(hand) if hand else "-"))
+        if reserve:
+            lines.append("reserve: " + ", ".join(reserve))
+        for d in play:
+            if d in st.poses:
+                flags = []
+                if d in st.poison:
+                    flags.append(f"poison (P{st.poison[d] + 1})")
+                if st.frozen(d):
+                    flags.append("frozen")
+                elif st.held(d):
+                    flags.append("held")
+                if flags:
+                    lines.append(f"{s.crew(d).name}: {', '.join(flags)}")
+        out.append(("\n".join(lines), PLAYER_COLOURS[seat + 1]))
+    return out
 
 
 # The framed view: what is in play fitted into this part of the window (left, top, right,
