@@ -94,10 +94,12 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
 
     assert f"3 {SYMBOL_NAMES[int(u.dice[2])]}" in clicked["captions"], clicked
     # The HUD's texts at capitals 14 px high at least (issue 37; the seat panels and the
-    # log were 8-9 px), measured from the face and the text's scale, and the first unit's
-    # panel read by OCR below.
+    # log were 8-9 px), measured from the face and the text's scale; D-Day's units' panels
+    # are their sheets on the table (none in the HUD's column over the map), read by OCR
+    # below.
     caps = out["text_caps_px"]
     assert all(px >= 14 for px in caps.values()), caps
+    assert out["panels_shown"] == 0, out
     # The window as it opened: OCR reads the sector titles pinned over the map (before,
     # painted on the tiles 5-10 px high, it read none of the 17).
     if shutil.which("tesseract") is not None:
@@ -106,19 +108,15 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
         found = [t for t in titles if all(word in read for word in t.split())]
         assert len(found) >= 10, (found, read)
         # And the unit's sheet: its Courage, EP and soldiers (before: 6-8 px on the cloth).
-        x, y = out["sheet_pin"]
         u = st.units[0]
-        sheet = _ocr_box(tmp_path / "dday.png", (int(x) - 260, int(y) - 8, int(x) + 260,
-                                                   int(y) + 34), psm="7")
+        left, top, right, bottom = out["sheet_box"]
+        sheet = _ocr_box(tmp_path / "dday.png", (left - 6, top - 6, right + 6, bottom + 6),
+                         psm="6")
         # The window's face draws 0 much as O ("EPO"): read so before a space, comma or end.
         sheet = re.sub(r"O(?=[ ,]|$)", "0", sheet).replace(" ", "")
         assert f"Courage{u.courage},EP{u.ep},{u.soldiers}soldiers" in sheet, sheet
-        left, top, right, bottom = out["panel_box"]
-        panel = _ocr_box(tmp_path / "dday.png", (left - 6, top - 6, right + 6, bottom + 6),
-                         psm="6")
-        panel = re.sub(r"O(?=[ ,]|$)", "0", panel).replace(" ", "")
-        assert f"{u.soldiers}soldiers,Courage{u.courage},EP{u.ep}" in panel, (panel,
-                                                                             out["panel_text"])
+        here = st.map.sectors[u.sector]
+        assert f"{here.title},EF{here.enemy_fire}".replace(" ", "") in sheet, sheet
 
 
 @pytest.mark.display

@@ -107,11 +107,12 @@ def dday(out: str) -> dict:
     result["after_table_click"] = {"inspected": app.inspected,
                                    "card_shown": not app.hud.inspect.isHidden()}
     result["dice_px"] = dice_px(app)
+    sheet_node = app._pins[n]  # the window's pinned label of the first unit's sheet
     result["text_caps_px"] = {name: cap_px(app, node) for name, node in
-                              (("status", app.hud.status), ("panel", app.hud.panels[0]),
-                               ("log", app.hud.log))}
-    result["panel_box"] = box_px(app, app.hud.panels[0])
-    result["panel_text"] = app.hud.panels[0].getText()
+                              (("status", app.hud.status), ("sheet", sheet_node),
+                               ("log", app.hud.log), ("panel", app.hud.panels[0]))}
+    result["sheet_box"] = box_px(app, sheet_node)
+    result["panels_shown"] = sum(not p.isHidden() for p in app.hud.panels)
     # A click in the close-up on the third die's cell: that die's card.
     from simulator.render.inset import inset_cells
 

@@ -23,7 +23,7 @@ from simulator.render.dice_scene import DiceTableScene, seat_colour
 from simulator.render.dice_session import DiceSession, Roll, d6_shape
 from simulator.render.dice_window import DiceGameWindow, module_functions
 from simulator.render.scene import _box
-from simulator.render.window import Choice
+from simulator.render.window import Choice, wrap
 
 GAME = "dday"
 PLAYERS = (1, 4)
@@ -404,21 +404,10 @@ class App(DiceGameWindow):
         return f"D-Day Dice  turn {st.turn}, {PHASES.get(st.phase, st.phase)}\n{now}"
 
     def panels(self) -> list[tuple[str, tuple[float, float, float]]]:
-        st = self.session.state
-        out = []
-        for k, u in enumerate(st.units):
-            sec = st.map.sectors[u.sector]
-            # What a player reads first comes first: the HUD cuts a panel to its room (5
-            # lines with 4 units); the dice are in the close-up, a sector's card on a click.
-            kit = ", ".join([*u.specialists, *u.items])
-            lines = [("> " if k == st.seat and not st.is_terminal() else "")
-                     + f"{self.session.player_name(k)} [{u.status}]",
-                     f"{u.soldiers} soldiers, Courage {u.courage}, EP {u.ep}, VP {u.vp}",
-                     f"{sec.title}, EF {sec.enemy_fire}, turn {u.turns_here + 1}/{sec.max_turns}"]
-            if kit:
-                lines.append(kit)
-            out.append(("\n".join(lines), seat_colour(k)))
-        return out
+        """None in the HUD: each unit's sheet on the table carries its panel, pinned in
+        screen space at 14 px capitals (`pinned_labels`). The HUD's left column lay over
+        the map's left tiles and their titles (with 4 units it hid a third of the map)."""
+        return []
 
     def prompt_lines(self) -> list[str]:
         lines = super().prompt_lines()
@@ -492,11 +481,18 @@ class App(DiceGameWindow):
             else:
                 lines.append(ef)
             out.append(((x, y + 0.032, TILE_Z), "\n".join(lines)))
-        for k, u in enumerate(st.units):  # each unit's sheet: what its painted head says
-            out.append(((0.2, sheet_y(k) + 0.012, 0.0),
-                        f"{self.session.player_name(k)}: Courage {u.courage}, EP {u.ep}, "
+        for k, u in enumerate(st.units):  # each unit's sheet: its panel (the HUD has none)
+            sec = st.map.sectors[u.sector]
+            kit = ", ".join([*u.specialists, *u.items])
+            where = (f"{sec.title}, EF {sec.enemy_fire}, turn {u.turns_here + 1}/"
+                     f"{sec.max_turns}, VP {u.vp}" + (f"; {kit}" if kit else ""))
+            # A little right of and above the painted head: clear of the map's right column,
+            # and the last unit's three lines inside the window.
+            out.append(((0.26, sheet_y(k) + 0.026, 0.0),
+                        ("> " if k == st.seat and not st.is_terminal() else "")
+                        + f"{self.session.player_name(k)}: Courage {u.courage}, EP {u.ep}, "
                         f"{u.soldiers} soldiers" + (f", {u.status}" if u.status != "active"
-                                                    else "")))
+                                                    else "") + "\n" + wrap(where, 50)))
         return out
 
     def inspect_card(self, picked: Any) -> list[str] | None:

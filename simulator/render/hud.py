@@ -31,7 +31,11 @@ STATUS_SCALE = CHOICE_SCALE = PANEL_SCALE = LOG_SCALE = 0.056
 LINE_H = 0.9875 * PANEL_SCALE  # a line of the default face at that size (aspect2d units)
 PANEL_WIDTH = 36  # characters a panel's line wraps at (about 0.96 units wide)
 PANEL_MOST = 6  # lines of a panel when two seats face each other (the right one above the inset)
-LOG_TOP, LOG_LINES, LOG_WIDTH = -0.52, 8, 44  # the log's first line, its lines, their width
+# The log: its last LOG_LINES rows of LOG_WIDTH characters at the window's foot, its first
+# row's baseline at LOG_TOP (over the table's near edge: at 14 px, 8 rows from -0.52 lay
+# over D-Day's landing sectors).
+LOG_LINES, LOG_WIDTH = 5, 42
+LOG_TOP = -1.0 + (LOG_LINES - 1) * LINE_H + 0.035
 BACKING = (0.05, 0.05, 0.08, 0.62)  # the card behind the panels and the log: seat colours
 # (D-Day's red) read against the felt and the sand of the map
 INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
