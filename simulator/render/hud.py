@@ -36,7 +36,7 @@ PANEL_MOST = 6  # lines of a panel when two seats face each other (the right one
 # over D-Day's landing sectors).
 LOG_LINES, LOG_WIDTH = 5, 42
 LOG_TOP = -1.0 + (LOG_LINES - 1) * LINE_H + 0.035
-BACKING = (0.05, 0.05, 0.08, 0.62)  # the card behind the panels and the log: seat colours
+BACKING = (0.05, 0.05, 0.08, 0.8)  # the card behind the panels and the log: seat colours
 # (D-Day's red) read against the felt and the sand of the map
 INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
 
