@@ -149,6 +149,18 @@ def test_a_click_on_a_seat_or_a_tile_shows_its_card_and_its_dice_large(
     for seen, at in zip(out["inset_targets"], out["dice_at"], strict=True):
         assert seen == pytest.approx(at, abs=1e-6), out
     assert out["inset_px"] and min(out["inset_px"]) >= MIN_DIE_PX, out
+    # The card covers neither the piece clicked nor a seat panel (before: Diceland's card
+    # lay over the tile clicked, Diced's over the seats' panels at the left).
+    card = out["card_box"]
+    for box in [out["piece_box"], *out["panel_boxes"]]:
+        assert _overlap(card, box) == 0, (card, box, out)
+
+
+def _overlap(a: list[float], b: list[float]) -> float:
+    """The area (px^2) two boxes (left, top, right, bottom) share."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
 
 
 def _ocr_map(path: Path, pins: list[list[float]]) -> str:

@@ -233,9 +233,34 @@ def d6_inspect(out: str, game: str) -> dict:
               "dice_at": [list(app.scene.die_position(n)) for n in names],
               "inset_targets": [list(cam.target) for cam, _box, _size in views],
               "inset_px": [die_px(cam, size, die_corners_in(app.scene, n))
-                           for n, (cam, _box, size) in zip(names, views, strict=False)]}
+                           for n, (cam, _box, size) in zip(names, views, strict=False)],
+              # Where the card lies, the piece clicked (its die; a tile's hexagon too) and
+              # the seat panels shown, as boxes on the screen (px).
+              "card_box": box_px(app, app.hud.inspect),
+              "piece_box": piece_box(app, game, names[0], piece.get("tile")),
+              "panel_boxes": [box_px(app, p) for p in app.hud.panels if not p.isHidden()]}
     app.cleanup()
     return result
+
+
+def piece_box(app, game: str, name: str, tile: int | None) -> list[float]:
+    """The box (px) the clicked die covers in the main view, and its hex tile's rim."""
+    import numpy as np
+
+    from simulator.render.dice_picture import die_corners_in
+    from simulator.render.framing import screen_box
+
+    pts = [np.asarray(die_corners_in(app.scene, name), dtype=float).reshape(-1, 3)]
+    if game == "diceland-hex" and tile is not None:
+        from simulator.render.diceland_hex_window import RADIUS, TILE_Z, layout_of
+
+        x, y = layout_of(app.session).centres[tile]
+        rim = [(x + RADIUS * np.cos(a), y + RADIUS * np.sin(a), TILE_Z)
+               for a in np.linspace(0, 2 * np.pi, 13)]
+        pts.append(np.asarray(rim, dtype=float))
+    box = screen_box(app.camera, app.win_size(), np.concatenate(pts))
+    assert box is not None
+    return list(box)
 
 
 if __name__ == "__main__":

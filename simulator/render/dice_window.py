@@ -138,6 +138,29 @@ class DiceGameWindow(GameWindow):
         click shows what a piece means), or None: the game has none for it."""
         return None
 
+    def show_card(self) -> None:
+        """The inspect card of the piece inspected (none: put away), clear of the piece."""
+        picked = self.inspected
+        if picked is None or not (card := self.inspect_card(picked)):
+            self.hud.show_inspect(None)
+            return
+        boxes = self.piece_boxes()
+        self.hud.show_inspect(card, boxes.pop(picked, None), list(boxes.values()))
+
+    def piece_boxes(self) -> dict[Any, tuple[float, float, float, float]]:
+        """The box (px: left, top, right, bottom) each of `pieces` covers on the screen
+        (its sphere's; none behind the camera)."""
+        from simulator.render.framing import screen_box
+
+        size, out = self.win_size(), {}
+        for key, ((x, y, z), r) in self.pieces().items():
+            corners = np.array([(x + a * r, y + b * r, z + c * r)
+                                for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)])
+            box = screen_box(self.camera, size, corners)
+            if box is not None:
+                out[key] = box
+        return out
+
     def on_left_down(self, pos: tuple[float, float] | None = None) -> None:
         """A click: as the window's; at a bot's turn or in a replay it only inspects."""
         pos = pos or self.mouse()
@@ -153,7 +176,7 @@ class DiceGameWindow(GameWindow):
         picked = self.pick_sphere(pos, self.pieces())
         if picked != self.inspected:
             self.inspected = picked
-            self.hud.show_inspect(self.inspect_card(picked) if picked is not None else None)
+            self.show_card()
         if picked is None or not self.human_to_act():
             return
         action = self.action_for(picked)
@@ -224,8 +247,7 @@ class DiceGameWindow(GameWindow):
         while the person has not moved the camera (an orbit, zoom, pan or another view
         keeps theirs)."""
         super().refresh()
-        self.hud.show_inspect(self.inspect_card(self.inspected)
-                              if self.inspected is not None else None)
+        self.show_card()
         framed = getattr(self, "_framed", None)
         if framed is not None and self.camera == framed and self.follow is None:
             new = self.thrower_camera(self._seen_seat)

@@ -312,8 +312,7 @@ class App(DiceGameWindow):
         st = s.state
         n = st.n
         self.inspected = self.pick_sphere(pos, self.pieces())  # its card, whatever it does
-        self.hud.show_inspect(self.inspect_card(self.inspected)
-                              if self.inspected is not None else None)
+        self.show_card()
         legal = s.legal()
         spheres: dict[Any, tuple[tuple[float, float, float], float]] = {
             name: (self.scene.die_position(name), 0.016) for name in self.scene.dice

@@ -283,8 +283,7 @@ class App(DiceGameWindow):
         s = self.session
         st = s.state
         self.inspected = self.pick_sphere(pos, self.pieces())  # its card, whatever it does
-        self.hud.show_inspect(self.inspect_card(self.inspected)
-                              if self.inspected is not None else None)
+        self.show_card()
         legal = s.legal()
         lay = layout_of(s)
         me = st.current_player()

@@ -39,6 +39,21 @@ LOG_TOP = -1.0 + (LOG_LINES - 1) * LINE_H + 0.035
 BACKING = (0.05, 0.05, 0.08, 0.8)  # the card behind the panels and the log: seat colours
 # (D-Day's red) read against the felt and the sand of the map
 INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
+INSPECT_TOP = 0.42  # the card's first baseline where nothing it must keep clear of is
+# Where else the card may go (its first baseline, from the window's left edge), tried in
+# turn from the top left: the first place whose box covers neither the piece clicked nor a
+# panel, the status, the log, the choices or the close-up inset, nor another piece, is the
+# card's.
+INSPECT_XS = (EDGE, 0.5, 1.0, 1.5, 2.0)
+INSPECT_YS = (INSPECT_TOP, 0.62, 0.22, 0.02, -0.18, -0.38, -0.58, 0.8)
+Box = tuple[float, float, float, float]  # left, top, right, bottom (px, y down)
+
+
+def overlap(a: Box, b: Box) -> float:
+    """The area (px^2) two boxes share."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
 
 
 def panel_room(n: int) -> int:
@@ -127,6 +142,7 @@ class Hud:
         # The side columns hang from the window's edges (ShowBase's anchors follow a resize:
         # placed at a 16:9 window's x, a narrower window cut the left column off).
         self._edges = {True: base.a2dLeftCenter, False: base.a2dRightCenter}
+        self._base = base
         left, right = self._edges[True], self._edges[False]
         self.status = OnscreenText(text="", pos=(EDGE, 0.92), scale=STATUS_SCALE, fg=fg,
                                    shadow=shadow,
@@ -160,7 +176,7 @@ class Hud:
                                    mayChange=True, parent=parent)
         # The inspect view of a piece clicked (its card), over the table's left half; its
         # capitals 14 px high at 720 px (a 0.056 em is 20 px; a capital is 0.7 of it).
-        self.inspect = OnscreenText(text="", pos=(EDGE, 0.42), scale=INSPECT_SCALE, fg=fg,
+        self.inspect = OnscreenText(text="", pos=(EDGE, INSPECT_TOP), scale=INSPECT_SCALE, fg=fg,
                                     bg=(0.05, 0.05, 0.08, 0.88), shadow=shadow,
                                     align=TextNode.ALeft, mayChange=True, parent=left)
         self.inspect.hide()
@@ -229,14 +245,61 @@ class Hud:
         if now > self.banner_until and self.banner.getText():
             self.banner.setText("")
 
-    def show_inspect(self, lines: list[str] | None) -> None:
-        """The inspect view's card (`lines`, wrapped to INSPECT_WIDTH), or none."""
+    def show_inspect(self, lines: list[str] | None, piece: Box | None = None,
+                     others: list[Box] | None = None) -> None:
+        """The inspect view's card (`lines`, wrapped to INSPECT_WIDTH), or none; placed
+        clear of `piece` (the piece clicked, its box on the screen), of what the HUD shows
+        and where it can of `others` (the other pieces' boxes): `place_inspect`."""
         if not lines:
             self.inspect.setText("")
             self.inspect.hide()
             return
         self.inspect.setText("\n".join(wrap(line, INSPECT_WIDTH) for line in lines))
         self.inspect.show()
+        self.place_inspect([] if piece is None else [piece], others or [])
+
+    def box_px(self, node: Any) -> Box | None:
+        """The box a widget covers on the screen (px, y down), or None (nothing drawn)."""
+        bounds = node.getTightBounds(self._base.render2d)
+        if bounds is None:
+            return None
+        lo, hi = bounds
+        w, h = self._base.win.getXSize(), self._base.win.getYSize()
+        return ((lo.x + 1) / 2 * w, (1 - hi.z) / 2 * h, (hi.x + 1) / 2 * w, (1 - lo.z) / 2 * h)
+
+    def shown_boxes(self) -> list[Box]:
+        """What the card keeps clear of besides the piece: the seat panels, the status, the
+        log and the choices shown, and the close-up inset's rectangle."""
+        from simulator.render.inset import INSET
+
+        nodes = [self.status, self.log, *self.panels, *self.buttons]
+        boxes = [b for n in nodes if not n.isHidden() and (b := self.box_px(n)) is not None]
+        w, h = self._base.win.getXSize(), self._base.win.getYSize()
+        left, right, bottom, top = INSET
+        return [*boxes, (left * w, (1 - top) * h, right * w, (1 - bottom) * h)]
+
+    def place_inspect(self, avoid: list[Box], others: list[Box]) -> None:
+        """Put the card at the first of INSPECT_XS x INSPECT_YS where it lies in the window
+        and covers none of `avoid`, `shown_boxes` and `others`; where none does, where it
+        covers `avoid` least, then the HUD least, then `others` (a click on a piece hid it
+        under its own card in Diceland, and the card lay over Diced's seat panels)."""
+        hud = self.shown_boxes()
+        w, h = self._base.win.getXSize(), self._base.win.getYSize()
+        best: tuple[float, float, float, tuple[float, float]] | None = None
+        for y in INSPECT_YS:
+            for x in INSPECT_XS:
+                self.inspect["pos"] = (x, y)
+                box = self.box_px(self.inspect)
+                if box is None:
+                    return
+                if box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h:
+                    continue
+                a, b, c = (sum(overlap(box, o) for o in boxes) for boxes in (avoid, hud, others))
+                if a == b == c == 0.0:
+                    return
+                if best is None or (a, b, c) < best[:3]:
+                    best = (a, b, c, (x, y))
+        self.inspect["pos"] = best[3] if best is not None else (EDGE, INSPECT_TOP)
 
     def set_help(self, shown: bool) -> None:
         if shown:
