@@ -129,8 +129,10 @@ def _build_map(scene: DiceTableScene, state: Any) -> None:
                         static=True).reparentTo(text)
 
 
-def paint(scene: DiceTableScene, session: DiceSession) -> None:
-    """Markers, Player Sheets and the six dice, from the state."""
+def paint(scene: DiceTableScene, session: DiceSession, dice_words: bool = True) -> None:
+    """Markers, Player Sheets and the six dice, from the state; with `dice_words` the
+    words beside the dice's rows ("...'s dice", "set aside"), which the window leaves off:
+    it shows those dice in the close-up's cells, captioned, not on the cloth."""
     st = session.state
     shape = d6_shape()
     for name in [d for d in scene.dice if not d.startswith("roll:")]:
@@ -161,7 +163,7 @@ def paint(scene: DiceTableScene, session: DiceSession) -> None:
     for j, (value, colour) in enumerate(u.extra):
         scene.place_d6(f"surge:{j}", shape, DIE_RGB[str(colour)], int(value),
                        (DIE_X0 + (6 + j) * DIE_STEP, ROLLED_Y))
-    if u.dice:
+    if u.dice and dice_words:
         scene.label(f"{session.player_name(unit)}'s dice", (DIE_X0 - 0.075, ROLLED_Y), PALE,
                     0.016, static=True)
         if u.kept:
@@ -243,7 +245,7 @@ class App(DiceGameWindow):
         there, 15 px on the table seen whole: issue 37)."""
         from simulator.render.inset import main_only
 
-        paint(self.scene, self.session)
+        paint(self.scene, self.session, dice_words=False)  # no dice beside them here
         # A node is drawn for a camera whose mask meets its own: the main view's is the one
         # bit those dice are hidden from (every camera's mask is all bits by default).
         self.base.camNode.setCameraMask(main_only())
