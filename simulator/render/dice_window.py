@@ -145,7 +145,9 @@ class DiceGameWindow(GameWindow):
             self.hud.show_inspect(None)
             return
         boxes = self.piece_boxes()
-        self.hud.show_inspect(card, boxes.pop(picked, None), list(boxes.values()))
+        pins = [b for n in getattr(self, "_pins", []) if not n.isHidden()
+                and (b := self.hud.box_px(n)) is not None]  # texts pinned to the table
+        self.hud.show_inspect(card, boxes.pop(picked, None), [*boxes.values(), *pins])
 
     def piece_boxes(self) -> dict[Any, tuple[float, float, float, float]]:
         """The box (px: left, top, right, bottom) each of `pieces` covers on the screen

@@ -44,7 +44,7 @@ INSPECT_TOP = 0.42  # the card's first baseline where nothing it must keep clear
 # turn from the top left: the first place whose box covers neither the piece clicked nor a
 # panel, the status, the log, the choices or the close-up inset, nor another piece, is the
 # card's.
-INSPECT_XS = (EDGE, 0.5, 1.0, 1.5, 2.0)
+INSPECT_XS = (EDGE, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)  # past the window's right: not tried
 INSPECT_YS = (INSPECT_TOP, 0.62, 0.22, 0.02, -0.18, -0.38, -0.58, 0.8)
 Box = tuple[float, float, float, float]  # left, top, right, bottom (px, y down)
 
