@@ -34,3 +34,21 @@ def test_dday_window_paints_no_dice_words_on_the_cloth(xvfb_display, tmp_path) -
     assert f"{out['unit']}'s dice" not in words and "set aside" not in words, words
     # The unit's sheet on the cloth is still there.
     assert any(w.endswith("soldiers") for w in words), words
+
+
+@pytest.mark.display
+def test_dicewar_log_lies_clear_of_the_dice_in_play(xvfb_display, tmp_path) -> None:
+    # The log at the window's foot: at its left it lay over the Reserve row's powers 1 to
+    # 3 (red's seat view, framed with every die 48 px or more); where the foot has room
+    # clear of the HUD it moves along it.
+    from simulator.render.framing import MIN_DIE_PX
+
+    out = _run(xvfb_display, "dicewar", tmp_path / "dicewar.png")
+    log = out["log_box"]
+    assert out["log_rows"] == 5 and log, out
+    assert any(n.startswith("reserve0:") for n in out["dice"]), out
+    for name, box in out["dice"].items():
+        w = min(log[2], box[2]) - max(log[0], box[0])
+        h = min(log[3], box[3]) - max(log[1], box[1])
+        assert w <= 0 or h <= 0, (name, box, log)
+    assert out["min_die_px"] >= MIN_DIE_PX, out

@@ -1,7 +1,8 @@
 """Drives a game's window for tests/test_render_polish.py in a process of its own (one
 ShowBase a process; a display that fails cannot take the test run down).
 
-    python tests/window_polish_script.py dday OUT.png   # the words on the cloth
+    python tests/window_polish_script.py dicewar OUT.png   # the log against the Reserve rows
+    python tests/window_polish_script.py dday OUT.png      # the words on the cloth
 
 Prints one JSON object on its last line.
 """
@@ -41,6 +42,31 @@ def shot(app, out: str) -> None:
     Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
 
 
+def dicewar(out: str) -> dict:
+    """DiceWar in its set-up (both Reserve rows full): the boxes (px) of the log and of each
+    die on the table in the main view."""
+    from simulator.render.dice_picture import die_corners_in
+    from simulator.render.framing import die_px, screen_box
+
+    app = opened("dicewar", ["greedy", "greedy"], 3)
+    # The log full, as a game played in the window leaves it: its rows of 42 characters.
+    app.log_lines.extend(f"Red (greedy) places a creature of power {k} at row 1, column {k}"
+                         for k in range(1, 7))
+    app.refresh_texts()
+    app.step_frames(2)
+    shot(app, out)
+    size = app.win_size()
+    dice = {n: screen_box(app.camera, size, die_corners_in(app.scene, n))
+            for n in app.scene.dice if not n.startswith("roll:")}
+    result = {"log_box": list(app.hud.box_px(app.hud.log) or []),
+              "log_rows": app.hud.log.getText().count("\n") + 1,
+              "dice": {n: list(b) for n, b in dice.items() if b is not None},
+              "min_die_px": min(die_px(app.camera, size, die_corners_in(app.scene, n))
+                                for n in dice)}
+    app.cleanup()
+    return result
+
+
 def dday(out: str) -> dict:
     """D-Day after its first roll and a bot's choices: the words lying on the cloth that the
     main view draws, and the unit's dice (kept or not)."""
@@ -60,4 +86,4 @@ def dday(out: str) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps({"dday": dday}[sys.argv[1]](sys.argv[2])))
+    print(json.dumps({"dicewar": dicewar, "dday": dday}[sys.argv[1]](sys.argv[2])))

@@ -249,13 +249,23 @@ class DiceGameWindow(GameWindow):
         while the person has not moved the camera (an orbit, zoom, pan or another view
         keeps theirs)."""
         super().refresh()
-        self.show_card()
         framed = getattr(self, "_framed", None)
         if framed is not None and self.camera == framed and self.follow is None:
             new = self.thrower_camera(self._seen_seat)
             if new != framed:
                 self._glide()
                 self.camera = new
+        self.place_log()
+        self.show_card()
+
+    def refresh_texts(self) -> None:
+        """As the window's, and the log at the foot kept clear of what is in play."""
+        super().refresh_texts()
+        self.place_log()
+
+    def place_log(self) -> None:
+        if hasattr(self, "scene") and hasattr(self, "hud"):
+            self.hud.place_log(list(self.piece_boxes().values()))
 
     def top_camera(self, aspect: float) -> OrbitCamera:
         return table_top_view(self.scene.table, aspect)

@@ -36,6 +36,7 @@ PANEL_MOST = 6  # lines of a panel when two seats face each other (the right one
 # over D-Day's landing sectors).
 LOG_LINES, LOG_WIDTH = 5, 42
 LOG_TOP = -1.0 + (LOG_LINES - 1) * LINE_H + 0.035
+LOG_XS = (EDGE, 0.5, 1.0, 1.5, 2.0, 2.5)  # where along the foot the log may go (from the left)
 BACKING = (0.05, 0.05, 0.08, 0.8)  # the card behind the panels and the log: seat colours
 # (D-Day's red) read against the felt and the sand of the map
 INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
@@ -267,16 +268,36 @@ class Hud:
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         return ((lo.x + 1) / 2 * w, (1 - hi.z) / 2 * h, (hi.x + 1) / 2 * w, (1 - lo.z) / 2 * h)
 
-    def shown_boxes(self) -> list[Box]:
+    def shown_boxes(self, log: bool = True) -> list[Box]:
         """What the card keeps clear of besides the piece: the seat panels, the status, the
-        log and the choices shown, and the close-up inset's rectangle."""
+        log (unless `log` is False), the prompt and the choices shown, and the close-up
+        inset's rectangle."""
         from simulator.render.inset import INSET
 
-        nodes = [self.status, self.log, *self.panels, *self.buttons]
+        nodes = [self.status, *([self.log] if log else []), self.prompt, *self.panels,
+                 *self.buttons]
         boxes = [b for n in nodes if not n.isHidden() and (b := self.box_px(n)) is not None]
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         left, right, bottom, top = INSET
         return [*boxes, (left * w, (1 - top) * h, right * w, (1 - bottom) * h)]
+
+    def place_log(self, in_play: list[Box]) -> None:
+        """The log at the window's foot: at its left, unless it covers one of `in_play`
+        (the boxes of what is in play), then at the first of LOG_XS along the foot where it
+        covers none of them nor the HUD (`shown_boxes`); none: at the left (DiceWar's log
+        lay over the left half of the Reserve row at the foot)."""
+        hud = self.shown_boxes(log=False)
+        w = self._base.win.getXSize()
+        for x in LOG_XS:
+            self.log["pos"] = (x, LOG_TOP)
+            box = self.box_px(self.log)
+            if box is None:
+                return
+            if box[2] > w:
+                break
+            if not any(overlap(box, b) for b in (*in_play, *(hud if x != EDGE else ()))):
+                return
+        self.log["pos"] = (EDGE, LOG_TOP)
 
     def place_inspect(self, avoid: list[Box], others: list[Box]) -> None:
         """Put the card at the first of INSPECT_XS x INSPECT_YS where it lies in the window
