@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from simulator.render.framing import Box  # left, top, right, bottom (px, y down)
+
 MAX_CHOICES = 7  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
 BANNER_S = 4.0  # s a banner of news stays up
@@ -47,7 +49,6 @@ INSPECT_TOP = 0.42  # the card's first baseline where nothing it must keep clear
 # card's.
 INSPECT_XS = (EDGE, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)  # past the window's right: not tried
 INSPECT_YS = (INSPECT_TOP, 0.62, 0.22, 0.02, -0.18, -0.38, -0.58, 0.8)
-Box = tuple[float, float, float, float]  # left, top, right, bottom (px, y down)
 
 
 def overlap(a: Box, b: Box) -> float:
