@@ -32,7 +32,7 @@ from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.tray import TrayRoll, roll_tray, tray_table
 from simulator.physics.world import Frame
 from simulator.render.playback import Playback, PoseT, playback_of
-from simulator.render.session import StepResult
+from simulator.render.session import OnMatch, StepResult
 
 ROUND_PAUSE_S = 0.5  # s a cocked die is seen resting before it is thrown again
 ROLLER = "physics"  # the log header's roller: every roll in the window is thrown
@@ -55,7 +55,7 @@ class Roll:
         return tuple(f"d{i}" for i in range(len(self.faces)))
 
 
-class DiceSession:
+class DiceSession(OnMatch):
     """One game of a d6 game, for the window: `players` are kinds per seat ('human' or a
     bot of the game)."""
 
@@ -83,23 +83,6 @@ class DiceSession:
         # `roll_colours(state, n)`), in a picture as in the window.
         self.roll_state: Any = None
         self.match.begin()
-
-    @property
-    def state(self) -> Any:  # Any: each game's window reads its own state's fields
-        return self.match.state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        self.match.state = value
-
-    @property
-    def step(self) -> int:
-        """The steps taken."""
-        return self.match.steps
-
-    @step.setter
-    def step(self, value: int) -> None:
-        self.match.steps = value
 
     # -- reading ----------------------------------------------------------------------------
 

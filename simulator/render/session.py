@@ -99,7 +99,31 @@ class StepResult:
 # -- the session ------------------------------------------------------------------------------
 
 
-class GameSession:
+class OnMatch:
+    """A window's session whose game is played through a `rules.core.match.Match`: its
+    state and its step count are the match's (both sessions, and the net window's)."""
+
+    match: Match
+
+    @property
+    def state(self) -> Any:  # Any: each game's window reads its own state's fields
+        return self.match.state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self.match.state = value
+
+    @property
+    def step(self) -> int:
+        """The steps taken."""
+        return self.match.steps
+
+    @step.setter
+    def step(self, value: int) -> None:
+        self.match.steps = value
+
+
+class GameSession(OnMatch):
     """One game of Deep White Sea: the state, the players (kinds per seat) and their bots."""
 
     def __init__(self, players: list[str], seed: int = 0, options: dict[str, Any] | None = None,
@@ -117,23 +141,6 @@ class GameSession:
         self.agents = self.match.agents
         self.history: list[StepResult] = []
         self.match.begin()
-
-    @property
-    def state(self) -> Any:  # Any: the window reads Deep White Sea's own fields
-        return self.match.state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        self.match.state = value
-
-    @property
-    def step(self) -> int:
-        """The steps taken."""
-        return self.match.steps
-
-    @step.setter
-    def step(self, value: int) -> None:
-        self.match.steps = value
 
     # -- reading ----------------------------------------------------------------------------
 
