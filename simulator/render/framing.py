@@ -14,7 +14,7 @@ the same figures the pictures are drawn with:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -115,20 +115,14 @@ def frame(points: np.ndarray, size: tuple[int, int], region: Box, heading: float
 
 def _fit_distance(cam: OrbitCamera, size: tuple[int, int], pts: np.ndarray,
                   region: Box) -> float:
-    """The nearest distance (bisection) at which every point projects into `region`."""
+    """The nearest distance at which every point projects into `region`."""
 
     def fits(d: float) -> bool:
         box = screen_box(replace(cam, distance=d), size, pts)
         return box is not None and box[2] - box[0] <= region[2] - region[0] \
             and box[3] - box[1] <= region[3] - region[1]
 
-    lo, hi = MIN_DISTANCE, MAX_DISTANCE
-    if fits(lo):
-        return lo
-    for _ in range(40):
-        m = math.sqrt(lo * hi)
-        lo, hi = (lo, m) if fits(m) else (m, hi)
-    return hi
+    return _edge(fits, nearest=True)
 
 
 def _die_distance(cam: OrbitCamera, size: tuple[int, int], dice: Sequence[np.ndarray],
@@ -139,13 +133,23 @@ def _die_distance(cam: OrbitCamera, size: tuple[int, int], dice: Sequence[np.nda
         c = replace(cam, distance=d)
         return all(die_px(c, size, corners) >= min_px for corners in dice)
 
+    return _edge(big, nearest=False)
+
+
+def _edge(holds: Callable[[float], bool], nearest: bool) -> float:
+    """Bisection (40 halvings of the ratio) between MIN_DISTANCE and MAX_DISTANCE for the
+    edge of the distances where `holds`: with `nearest`, the nearest one (`holds` is true far
+    off, false near), else the farthest one (true near, false far off)."""
     lo, hi = MIN_DISTANCE, MAX_DISTANCE
-    if big(hi):
-        return hi
+    if holds(lo if nearest else hi):
+        return lo if nearest else hi
     for _ in range(40):
         m = math.sqrt(lo * hi)
-        lo, hi = (m, hi) if big(m) else (lo, m)
-    return lo
+        if holds(m) == nearest:
+            hi = m
+        else:
+            lo = m
+    return hi if nearest else lo
 
 
 def _slide(cam: OrbitCamera, size: tuple[int, int], dx: float, dy: float) -> OrbitCamera:
