@@ -66,7 +66,7 @@ def main() -> int:
         return _window_child(args.window_of, args.seed, args.turns, args.frames,
                              args.window_shading)
     games = GAMES if args.games == "all" else tuple(g.strip() for g in args.games.split(","))
-    from simulator.render.offscreen import gl_unavailable, pbr_unavailable
+    from simulator.render.core.offscreen import gl_unavailable, pbr_unavailable
 
     have = ["software"]
     why_not = gl_unavailable()
@@ -120,14 +120,14 @@ def _played(game: str, seed: int, turns: int) -> tuple[Any, list[tuple[float, fl
     session = module.new_session(["random"] * seats, seed, dict(options))
     throws: list[tuple[float, float]] = []
     if game == "deep-white-sea":
-        from simulator.render.session import ThrowAnim
+        from simulator.render.deep_white_sea.session import ThrowAnim
 
         module.play_turns(session, turns)
         throws = [(a.physics_s, a.playback.duration) for out in session.history
                   for a in out.anims if isinstance(a, ThrowAnim) and a.playback.duration > 0]
         return session, throws
     from simulator.physics.tray import roll_tray
-    from simulator.render.dice_session import d6_model
+    from simulator.render.d6.session import d6_model
 
     # A first throw builds the tray's world and loads PyBullet's data: not the game's cost.
     roll_tray(d6_model(), 1, np.random.default_rng(0), record=True)
@@ -172,7 +172,7 @@ def _window_frames(game: str, session: Any, frames: int,
     app: Any = open_window(session, window_module(game), shading=shading)
     app.paused = True
     if game != "deep-white-sea":
-        from simulator.render.dice_window import place_roll
+        from simulator.render.d6.window import place_roll
 
         roll = session.last_roll
         colours = window_module(game).roll_colours(session.roll_state, len(roll.faces))
@@ -187,7 +187,7 @@ def _window_frames(game: str, session: Any, frames: int,
 
 def _mover(game: str, session: Any, scene: Any) -> tuple[Any, Callable[[dict[str, Any]], None]]:
     """The last throw's playback and what poses the scene's dice at one of its moments."""
-    from simulator.render.session import ThrowAnim
+    from simulator.render.deep_white_sea.session import ThrowAnim
 
     if game == "deep-white-sea":
         anim = next(a for out in reversed(session.history) for a in out.anims

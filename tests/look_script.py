@@ -25,10 +25,10 @@ SIZE = (640, 360)
 
 
 def dice(out: str, shading: str) -> dict:
-    from simulator.render.camera import overview
-    from simulator.render.looks import solid_look
-    from simulator.render.offscreen import OffscreenRenderer
-    from simulator.render.scene import TableScene
+    from simulator.render.core.camera import overview
+    from simulator.render.core.looks import solid_look
+    from simulator.render.core.offscreen import OffscreenRenderer
+    from simulator.render.core.scene import TableScene
 
     table = TableSpec()
     world = World(table)

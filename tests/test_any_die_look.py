@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw
 
 from dice_models import available, load_die
 from simulator.physics import die_shape
-from simulator.render.looks import polygon_uvs, value_look
+from simulator.render.core.looks import polygon_uvs, value_look
 
 BODY = (236, 232, 220)
 OTHER = [n for n in available() if die_shape(load_die(n)).poly.kind not in ("octahedron", "cube")]

@@ -928,7 +928,7 @@ def test_the_window_session_plays_a_seat_through_the_server_and_shows_its_throws
     each server step: the state is the server's, and a throw's animation is the server's
     recorded trajectory, ending where the table's outcome put the die."""
     from simulator.net.window import STEP, Bridge, NetSession
-    from simulator.render.session import ThrowAnim
+    from simulator.render.deep_white_sea.session import ThrowAnim
 
     async def serve_and_wait() -> None:
         async with Served(tmp_path) as s:

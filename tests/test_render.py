@@ -16,10 +16,10 @@ from dice_models.crews import load_crews
 from rules.core.protocols import ThrowSpec
 from simulator.physics import TableSpec, World, die_shape
 from simulator.physics.world import FOOT, Frame
-from simulator.render.camera import OrbitCamera, overview, thrower_view, top_view
-from simulator.render.gesture import GestureSettings, throw_from_drag
-from simulator.render.looks import crew_look, solid_look
-from simulator.render.playback import playback_of
+from simulator.render.core.camera import OrbitCamera, overview, thrower_view, top_view
+from simulator.render.core.looks import crew_look, solid_look
+from simulator.render.core.playback import playback_of
+from simulator.render.deep_white_sea.gesture import GestureSettings, throw_from_drag
 
 SIZE = (320, 180)
 TABLE = TableSpec()
@@ -30,7 +30,7 @@ SPOTS = {"red": ((0.31, 0.12), 0, (230, 30, 30)), "blue": ((-0.22, -0.18), 3, (3
 
 @pytest.fixture(scope="module")
 def renderer():  # one software buffer for the module: Panda3D's engine is process-wide
-    from simulator.render.offscreen import OffscreenRenderer
+    from simulator.render.core.offscreen import OffscreenRenderer
 
     r = OffscreenRenderer(SIZE)
     yield r
@@ -50,7 +50,7 @@ def placed() -> dict[str, tuple]:
 
 
 def _scene_with(dice: dict[str, tuple], looks: dict[str, object]):
-    from simulator.render.scene import TableScene
+    from simulator.render.core.scene import TableScene
 
     scene = TableScene(TABLE)
     shape = die_shape(load_die("paper-d8"))
@@ -116,7 +116,7 @@ def test_each_image_corner_lands_on_its_model_corner(renderer, face) -> None:
     from PIL import Image, ImageDraw
 
     from dice_models.crews import CORNER_UV, corner_axis
-    from simulator.render.looks import ATLAS_COLS, ATLAS_ROWS, CELL, DieLook
+    from simulator.render.core.looks import ATLAS_COLS, ATLAS_ROWS, CELL, DieLook
 
     marks = {"top": (230, 20, 20), "left": (20, 200, 20), "right": (20, 40, 230)}
     inset = 0.3  # fraction of the way from a corner to the face centre
@@ -213,7 +213,13 @@ def test_recorded_throw_played_back_ends_where_the_physics_left_the_die() -> Non
 
 
 def test_session_animations_end_where_the_engine_left_the_dice() -> None:
-    from simulator.render.session import GameSession, ThrowAnim, TipAnim, VanishAnim, play_turns
+    from simulator.render.deep_white_sea.session import (
+        GameSession,
+        ThrowAnim,
+        TipAnim,
+        VanishAnim,
+        play_turns,
+    )
 
     session = GameSession(["random", "random"], seed=3, options={"table": "physics"})
     seen: dict[str, int] = {"throw": 0, "tip": 0, "vanish": 0}
@@ -241,7 +247,7 @@ def test_session_animations_end_where_the_engine_left_the_dice() -> None:
 
 def test_a_game_played_through_the_session_writes_a_log_that_verifies(tmp_path) -> None:
     from rules.core.runner import verify_log
-    from simulator.render.session import GameSession, play_turns
+    from simulator.render.deep_white_sea.session import GameSession, play_turns
 
     path = tmp_path / "window.jsonl"
     with open(path, "w") as log:
@@ -316,7 +322,7 @@ def test_replay_view_without_a_display_says_so_in_one_line(monkeypatch, capsys, 
 
 def test_the_command_line_does_not_load_panda3d() -> None:
     code = ("import sys; from simulator.cli.main import build_parser; build_parser(); "
-            "import simulator.render.app, simulator.render.session; "
+            "import simulator.render.app, simulator.render.deep_white_sea.session; "
             "print(json.dumps('panda3d' in sys.modules))")
     out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True,
                          text=True, check=True)

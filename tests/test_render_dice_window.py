@@ -99,7 +99,7 @@ def test_game_over_screen_starts_again_and_long_choice_lists_page(xvfb_display,
     # Placing on the large board offers one line per empty tile: a page of MAX_CHOICES
     # lines, the last one 'more...'; its key shows the next page, whose first line places
     # on that tile.
-    from simulator.render.hud import MAX_CHOICES
+    from simulator.render.core.hud import MAX_CHOICES
 
     assert out["pages"][0] == MAX_CHOICES and out["pages"][1].startswith("more...")
     tile = int(out["pages"][2].rsplit(" ", 1)[1])
@@ -124,7 +124,7 @@ def test_play_without_a_display_says_so_in_one_line_for_every_game(game, monkeyp
 def test_a_logged_face_is_printed_on_top_of_whatever_face_the_throw_left_up() -> None:
     from scipy.spatial.transform import Rotation
 
-    from simulator.render.dice_session import d6_shape, relabel, shown_value, up_face
+    from simulator.render.d6.session import d6_shape, relabel, shown_value, up_face
 
     shape = d6_shape()
     rng = np.random.default_rng(0)
@@ -143,7 +143,7 @@ def test_a_logged_face_is_printed_on_top_of_whatever_face_the_throw_left_up() ->
 
 def test_a_recorded_tray_roll_ends_with_its_faces_on_top() -> None:
     from simulator.physics.tray import roll_tray
-    from simulator.render.dice_session import d6_model, d6_shape, roll_of, shown_value
+    from simulator.render.d6.session import d6_model, d6_shape, roll_of, shown_value
 
     shape = d6_shape()
     tray = roll_tray(d6_model(), 5, np.random.default_rng(4), record=True)
@@ -207,7 +207,7 @@ def test_a_headless_log_replays_in_the_viewer_session_to_the_same_digests(tmp_pa
     reaches the digest the log recorded after every step (no display: the session only)."""
     from rules.core.runner import digest, read_log
     from simulator.cli.main import main
-    from simulator.render.dice_session import DiceSession, Roll, replay_session, replay_step
+    from simulator.render.d6.session import DiceSession, Roll, replay_session, replay_step
 
     log = tmp_path / "hex.jsonl"
     assert main(["play", "diceland-hex", "--headless", "--players", "greedy,random",

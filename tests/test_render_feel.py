@@ -1,7 +1,7 @@
 """The window's feel without a window (issue 37, item 4): when the dice are heard and how
-loud, on real recorded throws (`simulator/render/sound.py`); the sounds the project makes;
+loud, on real recorded throws (`simulator/render/core/sound.py`); the sounds the project makes;
 which audio library a window opens; the settings file remembered between runs
-(`simulator/render/settings.py`) and the command line's flags for it. The window's keys
+(`simulator/render/core/settings.py`) and the command line's flags for it. The window's keys
 are tested under Xvfb in tests/test_render_feel_window.py."""
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from rules.core.protocols import ThrowSpec
 from simulator.physics import TableSpec, World
 from simulator.physics.tray import roll_tray
 from simulator.physics.world import ThrowReport
-from simulator.render import settings as st
-from simulator.render.dice_session import d6_model
-from simulator.render.playback import playback_of
-from simulator.render.sound import (
+from simulator.render.core import settings as st
+from simulator.render.core.playback import playback_of
+from simulator.render.core.sound import (
     FULL_SPEED,
     IMPULSE_MIN,
     audio_library,
@@ -31,6 +30,7 @@ from simulator.render.sound import (
     knock_wave,
     wav_bytes,
 )
+from simulator.render.d6.session import d6_model
 
 
 def _drop(height: float) -> ThrowReport:

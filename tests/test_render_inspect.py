@@ -32,7 +32,7 @@ def test_a_click_on_a_die_shows_its_eight_sides_as_dice_show_prints_them(
     assert out["inspected"] == out["die"] and out["card_shown"], out
     # The window opens framed on the dice in play from above, every one in view and 48 px
     # across or more (issue 37; before: the thrower's low view, the dice about 25 px).
-    from simulator.render.framing import MIN_DIE_PX
+    from simulator.render.core.framing import MIN_DIE_PX
 
     sizes = out["dice_px"]
     assert len(sizes) >= 3 and all(d["in_view"] and d["px"] >= MIN_DIE_PX
@@ -77,7 +77,7 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
     # Every die of the window as it opened 48 px across or more (issue 37): the unit's six
     # in the close-up's cells (about 62 px), none small on the main view (before: 15 px
     # there, the map framed whole).
-    from simulator.render.framing import MIN_DIE_PX
+    from simulator.render.core.framing import MIN_DIE_PX
 
     dice = out["dice_px"]
     six = [n for n in dice if n.startswith("die:")]
@@ -126,7 +126,7 @@ def test_a_click_on_a_seat_or_a_tile_shows_its_card_and_its_dice_large(
     # Issue 37's inspect for Diced (a seat's dice) and Diceland (a hex tile's army): a
     # click through the window's handler; before, neither window had a card or a close-up
     # of what was clicked.
-    from simulator.render.framing import MIN_DIE_PX
+    from simulator.render.core.framing import MIN_DIE_PX
 
     env = {**os.environ, "DISPLAY": xvfb_display}
     done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / f"{game}.png"), game],

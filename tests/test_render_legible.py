@@ -18,7 +18,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from simulator.render.framing import MIN_DIE_PX
+from simulator.render.core.framing import MIN_DIE_PX
 
 SIZE = (1280, 720)
 STATES = {"deep-white-sea": (3, 8), "dday": (2, 4), "diced": (2, 4), "dicewar": (2, 4),
@@ -116,7 +116,7 @@ def test_ocr_reads_what_a_player_must_read(drawn, game) -> None:
 
 @pytest.mark.parametrize("game", list(STATES))
 def test_every_text_is_drawn_with_capitals_of_14_px_at_least(drawn, game) -> None:
-    from simulator.render.legible import CAP_MIN, FONT_PX, SMALL_PX, cap_height
+    from simulator.render.core.legible import CAP_MIN, FONT_PX, SMALL_PX, cap_height
 
     assert cap_height(SMALL_PX) >= CAP_MIN and cap_height(FONT_PX) >= CAP_MIN
     _pixels, report, _session = drawn[game]
@@ -191,7 +191,7 @@ def test_the_smallest_pictures_are_drawn_too() -> None:
 def test_a_seat_panel_is_cut_to_its_room_at_14_px_capitals() -> None:
     # The window's seat panels and log were 0.034 and 0.032 (capitals 8-9 px at 720 px):
     # now 14 px, so a panel holds fewer lines and the HUD cuts what would run into the next.
-    from simulator.render.hud import LINE_H, LOG_SCALE, PANEL_SCALE, PANEL_WIDTH, fit_panel, panel_room
+    from simulator.render.core.hud import LINE_H, LOG_SCALE, PANEL_SCALE, PANEL_WIDTH, fit_panel, panel_room
 
     assert PANEL_SCALE * 0.7 * 360 >= 14 and LOG_SCALE * 0.7 * 360 >= 14
     assert panel_room(2) == 6 and panel_room(4) == 5 and panel_room(8) == 2

@@ -19,7 +19,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from simulator.physics import TableSpec
-from simulator.render.camera import CameraMove, OrbitCamera, overview, thrower_view, top_view
+from simulator.render.core.camera import CameraMove, OrbitCamera, overview, thrower_view, top_view
 
 SIZE = (1280, 720)
 TABLE = TableSpec()
@@ -28,8 +28,8 @@ SCRIPT = Path(__file__).with_name("look_script.py")
 
 @pytest.fixture(scope="module")
 def picture():
-    from simulator.render.picture import SessionPicture
-    from simulator.render.session import GameSession, play_turns
+    from simulator.render.deep_white_sea.picture import SessionPicture
+    from simulator.render.deep_white_sea.session import GameSession, play_turns
 
     session = GameSession(["random", "random"], seed=3, options={"table": "physics"})
     play_turns(session, 8)
@@ -54,8 +54,8 @@ def _top_face_px(cam: OrbitCamera, shape, pose, size) -> float:
 def test_the_die_just_thrown_is_60_px_across_in_the_inset_of_every_view(picture, view) -> None:
     # Issue 14: "the die just thrown is legible in every default camera: its top face at
     # least 60 px across at 1280x720, or a close-up inset of the last roll".
-    from simulator.render.offscreen import INSET_FRACTION, inset_box
-    from simulator.render.picture import camera_for, last_thrown
+    from simulator.render.core.offscreen import INSET_FRACTION, inset_box
+    from simulator.render.deep_white_sea.picture import camera_for, last_thrown
 
     session = picture.session
     die = last_thrown(session)
@@ -155,7 +155,7 @@ def test_felt_wood_and_paper_are_textured(picture) -> None:
     col, row = side.project((0.0, -TABLE.edge_y, -0.02), SIZE)  # the table's front edge, wood
     wood = shot[int(row) - 3:int(row) + 4, int(col) - 40:int(col) + 40].reshape(-1, 3)
     assert wood.std(axis=0).max() > 2.0, wood.std(axis=0)
-    from simulator.render.looks import crew_look
+    from simulator.render.core.looks import crew_look
 
     crew = picture.session.crew(next(iter(picture.session.poses())))
     atlas = np.asarray(crew_look(crew).atlas.convert("RGB")).astype(int)
@@ -171,8 +171,8 @@ def test_foul_zones_change_little_of_the_picture_and_nothing_on_the_table(camera
     # floor area, not a solid box in front of the camera)".
     from PIL import Image, ImageDraw
 
-    from simulator.render.offscreen import OffscreenRenderer
-    from simulator.render.scene import TableScene
+    from simulator.render.core.offscreen import OffscreenRenderer
+    from simulator.render.core.scene import TableScene
 
     size = (640, 360)
     renderer = OffscreenRenderer(size, "software")
@@ -221,7 +221,7 @@ def test_the_largest_boards_fixed_geometry_is_drawn_in_few_pieces() -> None:
     # tray were 276 separately drawn pieces, 26-34 frames/s under llvmpipe; merged by
     # colour they are a few dozen (61 frames/s; figures from benchmarks/bench_render.py,
     # no timing here). Each piece is one draw call.
-    from simulator.render import diceland_hex_window as game
+    from simulator.render.d6 import diceland_hex_window as game
 
     session = game.new_session(["random", "random"], 1, {"board": "large"})
     game.play_turns(session, 1)
@@ -242,7 +242,7 @@ def test_the_cloth_that_fills_the_window_is_sampled_cheaply_and_drawn_once() -> 
     # die atlases keep fine filtering: face art is read at a slant.
     from panda3d.core import Texture
 
-    from simulator.render.scene import TableScene
+    from simulator.render.core.scene import TableScene
 
     scene = TableScene(TABLE)
     cloth = {name: scene._textures[name] for name in ("felt", "wood")}
@@ -264,8 +264,8 @@ def test_the_cloth_that_fills_the_window_is_sampled_cheaply_and_drawn_once() -> 
 def test_a_die_atlas_keeps_fine_filtering() -> None:
     from panda3d.core import Texture
 
-    from simulator.render.looks import solid_look
-    from simulator.render.scene import TableScene
+    from simulator.render.core.looks import solid_look
+    from simulator.render.core.scene import TableScene
 
     tex = TableScene(TABLE)._texture(solid_look((200, 30, 30)))
     assert tex.getAnisotropicDegree() == 4

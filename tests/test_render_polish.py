@@ -41,7 +41,7 @@ def test_dicewar_log_lies_clear_of_the_dice_in_play(xvfb_display, tmp_path) -> N
     # The log at the window's foot: at its left it lay over the Reserve row's powers 1 to
     # 3 (red's seat view, framed with every die 48 px or more); where the foot has room
     # clear of the HUD it moves along it.
-    from simulator.render.framing import MIN_DIE_PX
+    from simulator.render.core.framing import MIN_DIE_PX
 
     out = _run(xvfb_display, "dicewar", tmp_path / "dicewar.png")
     log = out["log_box"]

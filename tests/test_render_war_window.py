@@ -169,9 +169,9 @@ TRAY_COLOURS = {"dday": ["red", "red", "white", "white", "blue", "blue"],
 @pytest.mark.parametrize("game", GAMES)
 def test_a_pictures_tray_dice_have_the_games_own_colours(game) -> None:
     from simulator.render.app import window_module
-    from simulator.render.dday_window import DIE_RGB
-    from simulator.render.dice_scene import SEAT_COLOURS
-    from simulator.render.dicewar_window import DICE_RGB
+    from simulator.render.d6.dday_window import DIE_RGB
+    from simulator.render.d6.dicewar_window import DICE_RGB
+    from simulator.render.d6.scene import SEAT_COLOURS
 
     module = window_module(game)
     assert module is not None

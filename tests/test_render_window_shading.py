@@ -65,7 +65,7 @@ def test_auto_draws_the_window_fixed_function_on_llvmpipe(xvfb_display, tmp_path
     """Under Xvfb OpenGL is Mesa drawing on the CPU: auto keeps the fixed-function window
     (its frame rate), and says so in the line the window prints when it opens; software is
     Panda3D's own renderer."""
-    from simulator.render.offscreen import software_rasterizer
+    from simulator.render.core.offscreen import software_rasterizer
 
     shown, stdout = _run(xvfb_display, "window", "diced", shading, str(tmp_path / "w.png"))
     first = stdout.splitlines()[0]
@@ -78,7 +78,7 @@ def test_auto_draws_the_window_fixed_function_on_llvmpipe(xvfb_display, tmp_path
 
 
 def test_a_renderer_string_names_a_software_rasterizer_or_a_gpu() -> None:
-    from simulator.render.offscreen import software_rasterizer
+    from simulator.render.core.offscreen import software_rasterizer
 
     assert software_rasterizer("llvmpipe (LLVM 15.0.6, 256 bits)")
     assert software_rasterizer("softpipe")
@@ -135,8 +135,8 @@ def test_the_window_draws_with_the_path_asked_for_or_says_it_cannot(interface, r
     asked for (software asked for and OpenGL opened, when p3tinydisplay is missing, once came
     back as pbr), auto by the renderer."""
     pytest.importorskip("simplepbr")
-    from simulator.render.offscreen import RenderPathError
-    from simulator.render.window import GameWindow
+    from simulator.render.core.offscreen import RenderPathError
+    from simulator.render.core.window import GameWindow
 
     window = GameWindow.__new__(GameWindow)
     window.base = _FakeBase(interface, renderer)
@@ -177,6 +177,6 @@ def test_pbr_without_a_display_is_one_line(monkeypatch, capsys, tmp_path) -> Non
 
 def test_the_command_lines_shading_names_are_the_renderers() -> None:
     from simulator.cli.args import SHADINGS
-    from simulator.render.offscreen import PATHS
+    from simulator.render.core.offscreen import PATHS
 
     assert SHADINGS == PATHS

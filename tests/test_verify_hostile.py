@@ -232,7 +232,7 @@ def test_physics_tray_dice_are_resimulated(logs: dict[str, Path], tmp_path: Path
 def test_the_windows_tray_dice_are_resimulated_too(tmp_path: Path) -> None:
     """A d6 game in the window throws every roll in the tray and logs roller 'physics':
     verify re-simulates its rolls like those of `tabletop play --dice physics`."""
-    from simulator.render.dice_session import DiceSession
+    from simulator.render.d6.session import DiceSession
 
     log = tmp_path / "window.jsonl"
     with open(log, "w") as fh:

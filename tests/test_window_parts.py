@@ -9,11 +9,11 @@ import time
 
 import numpy as np
 
-from simulator.render.camera import OrbitCamera
-from simulator.render.hud import MAX_CHOICES, MORE, Choice, page_of, wrap
-from simulator.render.inset import INSET, inset_cells, inset_size
-from simulator.render.picking import pick_sphere, ray_plane, screen_of
-from simulator.render.turns import REPLAY_PAUSE_S, BotThread, Replay
+from simulator.render.core.camera import OrbitCamera
+from simulator.render.core.hud import MAX_CHOICES, MORE, Choice, page_of, wrap
+from simulator.render.core.inset import INSET, inset_cells, inset_size
+from simulator.render.core.picking import pick_sphere, ray_plane, screen_of
+from simulator.render.core.turns import REPLAY_PAUSE_S, BotThread, Replay
 
 
 def test_a_long_choice_list_pages_with_a_more_line_and_wraps_round() -> None:
@@ -110,7 +110,7 @@ def test_seat_panels_and_the_first_choice_stay_clear_of_the_inset() -> None:
     (14 px capitals: LINE_H apart) and PANEL_WIDTH characters (0.96 wide in aspect2d units),
     hung from its side's window edge; a choice button reaches 0.04 above its text. Checked
     at 16:9 and at a narrower 960x600 window."""
-    from simulator.render.hud import CHOICES_TOP, EDGE, LINE_H, LOG_TOP, panel_places, panel_room
+    from simulator.render.core.hud import CHOICES_TOP, EDGE, LINE_H, LOG_TOP, panel_places, panel_room
 
     for aspect in (16 / 9, 960 / 600):
         left, right = (2 * INSET[0] - 1) * aspect, (2 * INSET[1] - 1) * aspect

@@ -18,7 +18,7 @@ from typing import Any
 
 from rules.core.runner import digest, read_log
 from simulator.render.app import window_module
-from simulator.render.window import GameWindow
+from simulator.render.core.window import GameWindow
 
 # Diced's smallest pool (one die a player) closes soon, so a player attack comes early.
 OPTIONS: dict[str, dict[str, Any]] = {"diced": {"pool": 3}}
@@ -91,7 +91,7 @@ def play(game: str, log_path: str) -> dict[str, Any]:
 def diced(app: Any, session: Any) -> dict[str, Any]:
     """Click your first ready die (attack with one), then the pool: the engine applies
     ('pool', 1); later, a player's dice: ('attack', target, k)."""
-    from simulator.render.diced_window import pool_spots, seat_dice_spots
+    from simulator.render.d6.diced_window import pool_spots, seat_dice_spots
 
     st = session.state
     out: dict[str, Any] = {}
@@ -136,8 +136,8 @@ def diced(app: Any, session: Any) -> dict[str, Any]:
 def hex_game(app: Any, session: Any) -> dict[str, Any]:
     """Place by clicks (a die of the hand, then an empty tile), then attack by clicks (your
     army, then the enemy's next to it)."""
-    from simulator.render.dice_scene import TILE_Z
-    from simulator.render.diceland_hex_window import layout_of
+    from simulator.render.d6.diceland_hex_window import layout_of
+    from simulator.render.d6.scene import TILE_Z
 
     st = session.state
     lay = layout_of(session)
@@ -204,7 +204,7 @@ def replay(game: str, log_path: str) -> dict[str, Any]:
 def extras(game: str, log_path: str) -> dict[str, Any]:
     """The game-over screen and 'start again' (three bots, a one-round Diced), and the
     choices list paging past ten lines (placing on the large hex board by keys)."""
-    from simulator.render import diced_window, diceland_hex_window
+    from simulator.render.d6 import diced_window, diceland_hex_window
 
     out: dict[str, Any] = {}
     session = diced_window.new_session(["greedy"] * 3, 1, {"max_rounds": 1})
@@ -244,8 +244,8 @@ def extras(game: str, log_path: str) -> dict[str, Any]:
 def pictures(shading: str, _path: str) -> dict[str, Any]:
     """Offscreen pictures of Diced and hex drawn by `shading`; for each named piece, how far
     the colours at its projected position are from its own colour (`colour_distance`)."""
-    from simulator.render import diced_window, diceland_hex_window
-    from simulator.render.dice_scene import POOL_COLOUR, TERRAIN_COLOURS, TILE_Z, seat_colour
+    from simulator.render.d6 import diced_window, diceland_hex_window
+    from simulator.render.d6.scene import POOL_COLOUR, TERRAIN_COLOURS, TILE_Z, seat_colour
 
     # A 16 mm die is about 13 px across in the top view at this size (the window's).
     size = (1280, 720)

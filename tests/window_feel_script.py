@@ -17,9 +17,9 @@ import sys
 import time
 from typing import Any
 
-from simulator.render import diced_window
 from simulator.render.app import open_window
-from simulator.render.settings import Remembered
+from simulator.render.core.settings import Remembered
+from simulator.render.d6 import diced_window
 
 
 def watch(app: Any, seconds: float = 60.0) -> dict[str, Any]:

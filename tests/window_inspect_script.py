@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def main(out: str) -> dict:
     from simulator.render.app import window_module
-    from simulator.render.offscreen import texture_to_array
+    from simulator.render.core.offscreen import texture_to_array
 
     module = window_module("deep-white-sea")
     assert module is not None
@@ -64,7 +64,7 @@ def main(out: str) -> dict:
 def dday(out: str) -> dict:
     """D-Day with a bot, paused after its first roll: a click on the unit's sector."""
     from simulator.render.app import window_module
-    from simulator.render.dday_window import sector_at
+    from simulator.render.d6.dday_window import sector_at
 
     module = window_module("dday")
     assert module is not None
@@ -79,7 +79,7 @@ def dday(out: str) -> dict:
     app.step_frames(2)
     from PIL import Image
 
-    from simulator.render.offscreen import texture_to_array
+    from simulator.render.core.offscreen import texture_to_array
 
     # The window as it opens: its sector titles are read by OCR (the test).
     Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
@@ -114,7 +114,7 @@ def dday(out: str) -> dict:
     result["sheet_box"] = box_px(app, sheet_node)
     result["panels_shown"] = sum(not p.isHidden() for p in app.hud.panels)
     # A click in the close-up on the third die's cell: that die's card.
-    from simulator.render.inset import inset_cells
+    from simulator.render.core.inset import inset_cells
 
     left, right, bottom, top = inset_cells(len(app.close_dice()))[2]
     cell = (left + right - 1.0, bottom + top - 1.0)  # its middle, -1..1 with y up
@@ -133,7 +133,7 @@ def die_sizes(app, session) -> dict:
     lies wholly in the window (framing.die_px, screen_box: what the render tests use)."""
     import numpy as np
 
-    from simulator.render.framing import die_corners, die_px, screen_box
+    from simulator.render.core.framing import die_corners, die_px, screen_box
 
     w, h = app.win_size()
     out = {}
@@ -170,10 +170,10 @@ def box_px(app, text) -> list[int]:
 def dice_px(app) -> dict:
     """Each die's size (px) as the window draws it now: in the main view (None where it is
     hidden from it or off the window) and in its close-up cell (None: no cell), measured
-    with the projection the render tests use (simulator/render/framing.py)."""
-    from simulator.render.dice_picture import die_corners_in
-    from simulator.render.framing import die_px, screen_box
-    from simulator.render.inset import main_only
+    with the projection the render tests use (simulator/render/core/framing.py)."""
+    from simulator.render.core.framing import die_px, screen_box
+    from simulator.render.core.inset import main_only
+    from simulator.render.d6.picture import die_corners_in
 
     w, h = app.win_size()
     cells = dict(zip(app.close_dice(), app.inset_views, strict=False)) \
@@ -197,9 +197,9 @@ def d6_inspect(out: str, game: str) -> dict:
     from PIL import Image
 
     from simulator.render.app import window_module
-    from simulator.render.dice_picture import die_corners_in
-    from simulator.render.framing import die_px
-    from simulator.render.offscreen import texture_to_array
+    from simulator.render.core.framing import die_px
+    from simulator.render.core.offscreen import texture_to_array
+    from simulator.render.d6.picture import die_corners_in
 
     module = window_module(game)
     assert module is not None
@@ -247,12 +247,12 @@ def piece_box(app, game: str, name: str, tile: int | None) -> list[float]:
     """The box (px) the clicked die covers in the main view, and its hex tile's rim."""
     import numpy as np
 
-    from simulator.render.dice_picture import die_corners_in
-    from simulator.render.framing import screen_box
+    from simulator.render.core.framing import screen_box
+    from simulator.render.d6.picture import die_corners_in
 
     pts = [np.asarray(die_corners_in(app.scene, name), dtype=float).reshape(-1, 3)]
     if game == "diceland-hex" and tile is not None:
-        from simulator.render.diceland_hex_window import RADIUS, TILE_Z, layout_of
+        from simulator.render.d6.diceland_hex_window import RADIUS, TILE_Z, layout_of
 
         x, y = layout_of(app.session).centres[tile]
         rim = [(x + RADIUS * np.cos(a), y + RADIUS * np.sin(a), TILE_Z)

@@ -28,8 +28,8 @@ from simulator.net.client import Client
 from simulator.net.load import start_server
 from simulator.net.window import Bridge, NetSession, net_app
 from simulator.physics.world import FOOT
-from simulator.render.deep_white_sea_window import App
-from simulator.render.session import ThrowAnim
+from simulator.render.deep_white_sea.deep_white_sea_window import App
+from simulator.render.deep_white_sea.session import ThrowAnim
 
 SPEED = 8.0
 STEPS = 30  # a d6 game's window plays this many steps of the server's table

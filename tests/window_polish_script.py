@@ -37,7 +37,7 @@ def opened(game: str, players: list[str], turns: int):
 def shot(app, out: str) -> None:
     from PIL import Image
 
-    from simulator.render.offscreen import texture_to_array
+    from simulator.render.core.offscreen import texture_to_array
 
     Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
 
@@ -45,8 +45,8 @@ def shot(app, out: str) -> None:
 def dicewar(out: str) -> dict:
     """DiceWar in its set-up (both Reserve rows full): the boxes (px) of the log and of each
     die on the table in the main view."""
-    from simulator.render.dice_picture import die_corners_in
-    from simulator.render.framing import die_px, screen_box
+    from simulator.render.core.framing import die_px, screen_box
+    from simulator.render.d6.picture import die_corners_in
 
     app = opened("dicewar", ["greedy", "greedy"], 3)
     # The log full, as a game played in the window leaves it: its rows of 42 characters.
@@ -72,7 +72,7 @@ def dday(out: str) -> dict:
     main view draws, and the unit's dice (kept or not)."""
     from panda3d.core import TextNode
 
-    from simulator.render.inset import main_only
+    from simulator.render.core.inset import main_only
 
     app = opened("dday", ["greedy"], 3)
     shot(app, out)

@@ -21,7 +21,7 @@ import numpy as np
 from rules.core.runner import digest, read_log
 from simulator.physics.world import FOOT
 from simulator.render.app import TableApp, replay_session
-from simulator.render.session import GameSession, ThrowAnim
+from simulator.render.deep_white_sea.session import GameSession, ThrowAnim
 
 SPEED = 8.0  # animations at 8x real time: the test waits less, the code path is the same
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from simulator.render.app import window_module
-from simulator.render.camera import OrbitCamera, closeup_view
+from simulator.render.core.camera import OrbitCamera, closeup_view
 
 PLAYERS = 3  # Diced's fewest: the table `tabletop render --game diced` draws by default
 SEED, TURNS = 3, 4
@@ -71,7 +71,7 @@ def window(game: str, shading: str, out_png: str) -> dict[str, Any]:
     from PIL import Image
 
     from simulator.render.app import open_window
-    from simulator.render.dice_window import place_roll
+    from simulator.render.d6.window import place_roll
 
     module, session = session_of(game)
     app: Any = open_window(session, module, shading=shading)

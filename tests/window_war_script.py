@@ -65,7 +65,7 @@ def inset(app: Any) -> dict[str, Any] | None:
     from test_render_look import _top_face_px
     from window_dice_script import colour_distance
 
-    from simulator.render.dice_session import d6_shape
+    from simulator.render.d6.session import d6_shape
 
     if not app.inset_views:
         return None
@@ -100,7 +100,7 @@ def dicewar(app: Any, session: Any) -> dict[str, Any]:
     engine applies ('place', col, 4). War: a click on a creature, then on a field it can
     move to: ('move', src, dst); the creature clicked twice: ('upgrade', src)."""
     from rules.dicewar.game import SIZE, home_row
-    from simulator.render.dicewar_window import FIELD_Z, field_xy, reserve_xy
+    from simulator.render.d6.dicewar_window import FIELD_Z, field_xy, reserve_xy
 
     out: dict[str, Any] = {"inset": inset(app), "glide": glide(app)}
     st = session.state
@@ -146,7 +146,7 @@ def dday(app: Any, session: Any) -> dict[str, Any]:
     """After the first roll, clicks on dice 1 and 2 set them aside: ('keep', 0, 1); clicks
     on dice 3 and 4, then on the tray, re-roll them: ('reroll', (2, 3)); in the movement
     phase a click on a sector the unit may enter moves it there: ('move', sector)."""
-    from simulator.render.dday_window import TRAY_AT, die_xy, sector_at
+    from simulator.render.d6.dday_window import TRAY_AT, die_xy, sector_at
 
     out: dict[str, Any] = {}
     st = session.state

@@ -45,7 +45,7 @@ def game_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # The drawing paths of `tabletop render`, `tabletop play` (window) and `tabletop replay --view`
-# (simulator.render.offscreen.PATHS, repeated here: the parser must not load Panda3D).
+# (simulator.render.core.offscreen.PATHS, repeated here: the parser must not load Panda3D).
 SHADINGS = ("auto", "pbr", "gl", "software")
 
 
@@ -75,7 +75,7 @@ def volume(text: str) -> float:
 
 
 def add_window_settings(p: argparse.ArgumentParser) -> None:
-    """The window's remembered settings (simulator/render/settings.py): the file, and the
+    """The window's remembered settings (simulator/render/core/settings.py): the file, and the
     flags that win over it for one run. `--shading` (add_shading, called before) is left
     unset so the file's shading is used when it is not given."""
     p.set_defaults(shading=None)

@@ -81,7 +81,7 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     print(f"{die.name}: {die.team}, {die.die_class}, {die.points} points "
           f"({die.geometry}, edge {die.edge * 1000:.0f} mm; {die.source})")
-    from simulator.render.dice_card import side_rows  # the window's inspect view's words too
+    from simulator.render.deep_white_sea.dice_card import side_rows  # the window's inspect view's words too
 
     _print_table(side_rows(die), right={0})
     print("Corners are read with the side number upright; on the die, top is the corner on "

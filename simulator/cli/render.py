@@ -9,7 +9,7 @@ module makes the session, lets the bots play and draws the picture.
 Drawn into an offscreen buffer with physically based shading where OpenGL answers (a
 desktop, or Xvfb with Mesa), else by Panda3D's software renderer (no display, no GPU); the
 command says which. The default view, `framed`, is the player's picture
-(`simulator.render.legible`): what is in play framed, every text a player needs at a cap
+(`simulator.render.core.legible`): what is in play framed, every text a player needs at a cap
 height of at least 14 px at 1280x720, the dice read close up one by one; `--json` prints each
 die's size in px. The other views but `closeup` carry a close-up inset of the last die thrown.
 """
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from PIL import Image
 
     from simulator.render.app import window_module
-    from simulator.render.offscreen import RenderPathError
+    from simulator.render.core.offscreen import RenderPathError
 
     module = window_module(spec.name)
     assert module is not None

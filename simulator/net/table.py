@@ -374,11 +374,11 @@ class GameTable:
 
     def _trajectory(self, seat: int, action: Any) -> dict[str, Any] | None:
         """A throw on the physics table, recorded at 60 Hz for the clients to play back
-        (the window's own recorder: `simulator.render.session.record_throw`)."""
+        (the window's own recorder: `simulator.render.deep_white_sea.session.record_throw`)."""
         if not (isinstance(action, tuple) and len(action) == 3 and action[0] == "throw"):
             return None
         from simulator.physics.world import PhysicsError, PlacementError
-        from simulator.render.session import record_throw
+        from simulator.render.deep_white_sea.session import record_throw
 
         try:
             _throw, report, _s = record_throw(self.state, action[1], action[2], seat + 1)

@@ -34,8 +34,8 @@ from rules.registry import lookup
 from simulator.net.client import Chooser, Client, ClientError, TableRecord, make_chooser
 from simulator.physics.world import Frame
 from simulator.plugins import load_plugins
-from simulator.render.playback import playback_of
-from simulator.render.session import GAME, GameSession, StepResult, ThrowAnim, _spec_of
+from simulator.render.core.playback import playback_of
+from simulator.render.deep_white_sea.session import GAME, GameSession, StepResult, ThrowAnim, _spec_of
 
 STEP, REFUSED, CLOSED = "step", "refused", "closed"
 
@@ -268,11 +268,11 @@ def net_app(app_class: Any) -> Any:
 
 
 def dice_net_session(record: TableRecord, game: str) -> Any:
-    """A d6 game's window session (`simulator.render.dice_session.DiceSession`) that
+    """A d6 game's window session (`simulator.render.d6.session.DiceSession`) that
     mirrors the server's table: set up as the log's header says, at the state the server
     sent; every later step is the server's, replayed through it and checked against the
     server's digest (`net_dice_app`)."""
-    from simulator.render.dice_session import DiceSession
+    from simulator.render.d6.session import DiceSession
 
     header = record.lines[0]
     kinds = [str(k) for k in header["players"]]

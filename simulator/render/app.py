@@ -1,9 +1,9 @@
 """The desktop window's entry points for every game: `tabletop play GAME` (people and bots
 at one screen), `tabletop replay LOG --view` and the games' window modules.
 
-A game has a window when `simulator/render/<game>_window.py` exists (the game's registry
+A game has a window when `simulator/render/<table>/<game>_window.py` exists (the game's registry
 name with '-' written '_'), found by that name alone; each module implements the small
-interface `simulator.render.window` documents in `GameWindowModule` terms:
+interface `simulator.render.core.window` documents in `GameWindowModule` terms:
 
     GAME: str                       # the registry name
     PLAYERS: tuple[int, int]        # fewest and most seats in the window
@@ -14,8 +14,8 @@ interface `simulator.render.window` documents in `GameWindowModule` terms:
     play_turns(session, turns) -> steps taken (bots play; `tabletop render`)
 
 The window itself (camera, HUD, choices, bots, replay, picking, game over) is
-`simulator.render.window.GameWindow`; Deep White Sea's is
-`simulator.render.deep_white_sea_window.TableApp`.
+`simulator.render.core.window.GameWindow`; Deep White Sea's is
+`simulator.render.deep_white_sea.deep_white_sea_window.TableApp`.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from typing import Any
 from dice_models.outfiles import LineFile, check_target
 from rules.core.runner import read_log
 from simulator.render import WindowError, window_games, window_module_name
-from simulator.render.deep_white_sea_window import TableApp, replay_session
-from simulator.render.offscreen import pbr_package_missing
-from simulator.render.settings import Remembered, settings_path
-from simulator.render.window import GameWindow
+from simulator.render.core.offscreen import pbr_package_missing
+from simulator.render.core.settings import Remembered, settings_path
+from simulator.render.core.window import GameWindow
+from simulator.render.deep_white_sea.deep_white_sea_window import TableApp, replay_session
 
 __all__ = ["TableApp", "display_problem", "launch", "open_window", "play_window",
            "replay_session", "replay_window", "window_module", "window_games", "window_prefs"]
@@ -170,7 +170,7 @@ def open_window(session: Any, module: ModuleType | None = None, **kwargs: Any) -
     """The game's window, or one line saying why it cannot open (a display that is set but
     does not answer, no OpenGL, the `shading` asked for cannot be had). Says on stdout which
     path it draws with, as `tabletop render` does."""
-    from simulator.render.offscreen import RenderPathError
+    from simulator.render.core.offscreen import RenderPathError
 
     module = module or _module(getattr(session, "game", "deep-white-sea"))
     shading = kwargs.get("shading") or "auto"

@@ -50,7 +50,7 @@ from PIL import Image
 from simulator.physics.dice import DieShape
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import FOOT, TABLE_THICKNESS
-from simulator.render.looks import (
+from simulator.render.core.looks import (
     BAND_Z,
     FELT,
     FELT_Z,

@@ -4,7 +4,7 @@ player needs to choose a move drawn in screen space at a cap height of at least 
 1280x720 (issue 37), never as small type painted on the cloth.
 
 A game's window module says what its picture holds (`Layout`): the table points in play
-(the camera is framed on them, `simulator.render.framing.frame`), the dice measured in the
+(the camera is framed on them, `simulator.render.core.framing.frame`), the dice measured in the
 main view, the dice shown in close-up cells (each seen from straight above by its own
 camera), cards pinned to table points (a sector's title, a creature's name, a hex's value),
 the banner lines across the top (whose turn, the scores) and the side panel (sheets, the
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from simulator.render.camera import OrbitCamera, die_view
-from simulator.render.framing import MIN_DIE_PX, Box, die_px, frame, screen_box
+from simulator.render.core.camera import OrbitCamera, die_view
+from simulator.render.core.framing import MIN_DIE_PX, Box, die_px, frame, screen_box
 
 RGB = tuple[float, float, float]
 FONT_PX = 21  # Pillow's default face at 21 px: capitals 15 px high

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from simulator.render.camera import OrbitCamera
-from simulator.render.offscreen import apply_camera
+from simulator.render.core.camera import OrbitCamera
+from simulator.render.core.offscreen import apply_camera
 
 Ray = tuple[np.ndarray, np.ndarray]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from simulator.render.camera import OrbitCamera, closeup_view, die_view
-from simulator.render.offscreen import apply_camera
+from simulator.render.core.camera import OrbitCamera, closeup_view, die_view
+from simulator.render.core.offscreen import apply_camera
 
 # Where (left, right, bottom, top: fractions of the window): at the right, under the first
 # seat panels and over the choices column, where it hides the table least.

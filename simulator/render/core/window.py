@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from simulator.render import picking
-from simulator.render.camera import CameraMove, OrbitCamera, follow_view
-from simulator.render.feel import Feel
-from simulator.render.hud import MORE, Choice, Hud, page_of, wrap
-from simulator.render.inset import Inset, inset_size
-from simulator.render.offscreen import (
+from simulator.render.core import picking
+from simulator.render.core.camera import CameraMove, OrbitCamera, follow_view
+from simulator.render.core.feel import Feel
+from simulator.render.core.hud import MORE, Choice, Hud, page_of, wrap
+from simulator.render.core.inset import Inset, inset_size
+from simulator.render.core.offscreen import (
     PATHS,
     RenderPath,
     RenderPathError,
@@ -38,8 +38,8 @@ from simulator.render.offscreen import (
     software_rasterizer,
     start_pbr,
 )
-from simulator.render.sound import audio_prc as audio  # the sound library line
-from simulator.render.turns import BotThread, Replay
+from simulator.render.core.sound import audio_prc as audio  # the sound library line
+from simulator.render.core.turns import BotThread, Replay
 
 __all__ = ["Binding", "Choice", "GameWindow", "Running", "wrap"]
 

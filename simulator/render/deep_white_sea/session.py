@@ -32,7 +32,7 @@ from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.settings import TableSpec
 from simulator.physics.world import Pose, ThrowReport, World, tip_poses
 from simulator.plugins import load_plugins
-from simulator.render.playback import Playback, PoseT, playback_of
+from simulator.render.core.playback import Playback, PoseT, playback_of
 
 GAME = "deep-white-sea"
 PLAYER_KINDS = ("human", "random", "greedy", "planner")

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from simulator.render.camera import OrbitCamera, closeup_view, overview, thrower_view, top_view
-from simulator.render.caption import caption_lines
-from simulator.render.looks import CELL, PLAYER_COLOURS, crew_look
-from simulator.render.offscreen import OffscreenRenderer, with_inset
-from simulator.render.session import GameSession, ThrowAnim
+from simulator.render.core.camera import OrbitCamera, closeup_view, overview, thrower_view, top_view
+from simulator.render.core.caption import caption_lines
+from simulator.render.core.looks import CELL, PLAYER_COLOURS, crew_look
+from simulator.render.core.offscreen import OffscreenRenderer, with_inset
+from simulator.render.deep_white_sea.session import GameSession, ThrowAnim
 
 VIEWS = ("framed", "overview", "top", "thrower", "closeup")
 
@@ -56,7 +56,7 @@ class SessionPicture:
 
     def __init__(self, session: GameSession, size: tuple[int, int] = (1280, 720),
                  shading: str = "auto") -> None:
-        from simulator.render.scene import TableScene
+        from simulator.render.core.scene import TableScene
 
         self.session = session
         self.size = size
@@ -89,11 +89,11 @@ class SessionPicture:
                inset: bool = True) -> np.ndarray:
         """The picture from `view`; with `inset`, views other than the close-up carry the
         close-up of the last die thrown (when one is on the table) in a corner. "framed"
-        is the player's picture (`simulator.render.legible`; `report` says what it drew)."""
+        is the player's picture (`simulator.render.core.legible`; `report` says what it drew)."""
         self.update()
         if view == "framed":
-            from simulator.render.deep_white_sea_window import legible_layout
-            from simulator.render.legible import draw
+            from simulator.render.core.legible import draw
+            from simulator.render.deep_white_sea.deep_white_sea_window import legible_layout
 
             s = self.session
             sizes = {d: 2 * float(s.shape(d).poly.circumradius) for d in s.poses()}

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from simulator.render.camera import MAX_DISTANCE, MIN_DISTANCE, OrbitCamera
+from simulator.render.core.camera import MAX_DISTANCE, MIN_DISTANCE, OrbitCamera
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
 MIN_DIE_PX = 48.0  # the smallest a die may be drawn in a default view at 1280x720 (issue 37)

@@ -1,7 +1,7 @@
 """Deep White Sea's window: the throw gesture, placing the first die, tips, shots and the
-table's marks, on the shared window (`simulator.render.window.GameWindow`).
+table's marks, on the shared window (`simulator.render.core.window.GameWindow`).
 
-What happens on the table is the engine's (`simulator.render.session.GameSession`): the
+What happens on the table is the engine's (`simulator.render.deep_white_sea.session.GameSession`): the
 window shows poses, plays throws back from their recorded trajectory at real speed, rolls
 tipped dice over their edge, and asks the person for each decision.
 """
@@ -16,10 +16,17 @@ import numpy as np
 from rules.core.protocols import DiePose
 from rules.core.runner import from_json, read_log
 from rules.deep_white_sea.geometry import baseline
-from simulator.render.camera import OrbitCamera, thrower_view, top_view
-from simulator.render.gesture import GestureSettings, ThrowPreview, arc_of, flight_time, throw_from_drag
-from simulator.render.looks import FOUL_COLOUR, MARK_Z, PLAYER_COLOURS, crew_look
-from simulator.render.session import (
+from simulator.render.core.camera import OrbitCamera, thrower_view, top_view
+from simulator.render.core.looks import FOUL_COLOUR, MARK_Z, PLAYER_COLOURS, crew_look
+from simulator.render.core.window import Binding, Choice, GameWindow, Running
+from simulator.render.deep_white_sea.gesture import (
+    GestureSettings,
+    ThrowPreview,
+    arc_of,
+    flight_time,
+    throw_from_drag,
+)
+from simulator.render.deep_white_sea.session import (
     Anim,
     DropAnim,
     GameSession,
@@ -29,7 +36,6 @@ from simulator.render.session import (
     VanishAnim,
     resting_pose,
 )
-from simulator.render.window import Binding, Choice, GameWindow, Running
 
 GAME = "deep-white-sea"
 PLAYERS = (2, 2)  # fewest and most seats
@@ -79,7 +85,7 @@ class TableApp(GameWindow):
     # -- hooks ----------------------------------------------------------------------------
 
     def make_scene(self) -> Any:
-        from simulator.render.scene import TableScene
+        from simulator.render.core.scene import TableScene
 
         return TableScene(self.session.table_spec)
 
@@ -148,7 +154,7 @@ class TableApp(GameWindow):
     def inspect_lines(self) -> list[str] | None:
         """The inspected die's card: its eight sides as `tabletop dice show` words them,
         the side on top marked, and whose it is; None when no die is inspected."""
-        from simulator.render.dice_card import card_lines
+        from simulator.render.deep_white_sea.dice_card import card_lines
 
         die = self.inspected
         if die is None or die not in self.scene.dice:
@@ -689,7 +695,7 @@ def framed_view(session: GameSession, player: int, size: tuple[int, int]) -> Orb
     """From above on the dice in play (the table when none is), each die at least
     MIN_DIE_PX across at `size` (a little more: the window's pixel grid), from `player`'s
     side of the table or a quarter turn from it."""
-    from simulator.render.framing import MIN_DIE_PX, die_corners, frame, screen_box
+    from simulator.render.core.framing import MIN_DIE_PX, die_corners, frame, screen_box
 
     poses = session.poses()
     dice = [die_corners(np.asarray(session.shape(d).poly.vertices, dtype=float), p, q)
@@ -767,13 +773,13 @@ def replay_session(log_path: Any) -> tuple[GameSession, list[Any], list[str | No
 
 
 def picture(session: GameSession, size: tuple[int, int], shading: str = "auto") -> Any:
-    from simulator.render.picture import SessionPicture
+    from simulator.render.deep_white_sea.picture import SessionPicture
 
     return SessionPicture(session, size, shading)
 
 
 def play_turns(session: GameSession, turns: int) -> int:
-    from simulator.render.session import play_turns as play
+    from simulator.render.deep_white_sea.session import play_turns as play
 
     return play(session, turns)
 
@@ -786,12 +792,12 @@ def summary(session: GameSession) -> str:
 
 
 def legible_layout(session: GameSession) -> Any:
-    """The player's picture of the table (`simulator.render.legible`): the camera framed on
+    """The player's picture of the table (`simulator.render.core.legible`): the camera framed on
     the dice in play (the table when none is), each die named on a card beside it and shown
     close up in the side panel, the score and whose turn across the top, and each die's
     side and state, the hands and the choices at the side."""
-    from simulator.render.framing import die_corners
-    from simulator.render.legible import Card, Layout
+    from simulator.render.core.framing import die_corners
+    from simulator.render.core.legible import Card, Layout
 
     s = session
     st = s.state

@@ -5,7 +5,7 @@ Courage, equipment points, Specialists and Items), and the acting unit's six dic
 a row, red, red, white, white, blue, blue, the ones set aside moved to a row of their own
 and those a skull cancelled turned askew. Every roll (the six dice, re-rolls, machine-gun
 fire, minefields, Surge) is thrown into the tray by the physics
-(`simulator.render.dice_window`), the faces shown being the faces the engine receives.
+(`simulator.render.d6.window`), the faces shown being the faces the engine receives.
 
 Clicks: after the first roll, two dice to set aside; then dice to re-roll (each click adds
 or drops one) and the tray to throw them; with a skull to pay, the die it removes; in the
@@ -19,11 +19,11 @@ from typing import Any
 
 from rules.dday.game import START_COLOURS, SYMBOL_NAMES
 from simulator.physics.settings import TableSpec
-from simulator.render.dice_scene import DiceTableScene, seat_colour
-from simulator.render.dice_session import DiceSession, Roll, d6_shape
-from simulator.render.dice_window import DiceGameWindow, module_functions
-from simulator.render.scene import _box
-from simulator.render.window import Choice, wrap
+from simulator.render.core.scene import _box
+from simulator.render.core.window import Choice, wrap
+from simulator.render.d6.scene import DiceTableScene, seat_colour
+from simulator.render.d6.session import DiceSession, Roll, d6_shape
+from simulator.render.d6.window import DiceGameWindow, module_functions
 
 GAME = "dday"
 PLAYERS = (1, 4)
@@ -243,7 +243,7 @@ class App(DiceGameWindow):
         """As the picture paints it; the unit's dice are hidden from the main view: they
         are shown in the close-up's cells, one a cell (at 1280x720 about 62 px across
         there, 15 px on the table seen whole: issue 37)."""
-        from simulator.render.inset import main_only
+        from simulator.render.core.inset import main_only
 
         paint(self.scene, self.session, dice_words=False)  # no dice beside them here
         # A node is drawn for a camera whose mask meets its own: the main view's is the one
@@ -271,7 +271,7 @@ class App(DiceGameWindow):
 
     def cell_of(self, pos: tuple[float, float]) -> str | None:
         """The die whose close-up cell is at window position `pos` (-1..1, y up), or None."""
-        from simulator.render.inset import inset_cells
+        from simulator.render.core.inset import inset_cells
 
         if self.rolling():
             return None
@@ -306,8 +306,8 @@ class App(DiceGameWindow):
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
-        from simulator.render.inset import inset_cells
-        from simulator.render.window import PIN_SCALE
+        from simulator.render.core.inset import inset_cells
+        from simulator.render.core.window import PIN_SCALE
 
         super().refresh_texts()
         captions = [] if self.rolling() or self.session.state.is_terminal() \
@@ -441,7 +441,7 @@ class App(DiceGameWindow):
         st = self.session.state
         if st.is_terminal():
             return
-        from simulator.render.inset import main_only
+        from simulator.render.core.inset import main_only
 
         for i in self.picked:  # seen round the die in its close-up cell
             u = st.units[st.seat]
@@ -581,12 +581,12 @@ new_session, replay_session, picture, play_turns = module_functions(GAME, __name
 
 
 def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
-    """The player's picture (`simulator.render.legible`): the camera framed on the battle
+    """The player's picture (`simulator.render.core.legible`): the camera framed on the battle
     map, each sector's card (title, Enemy Fire, machine gun or bunker, the most turns,
     which units stand there), the six dice and the last roll close up, every unit's sheet
     (soldiers, Courage, EP, Specialists and Items) and the choices in the side panel."""
-    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
-    from simulator.render.legible import Card, Layout
+    from simulator.render.core.legible import Card, Layout
+    from simulator.render.d6.picture import choice_lines, die_corners_in, roll_cells
 
     st = session.state
     white = (1.0, 1.0, 1.0)

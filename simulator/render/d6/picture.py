@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from simulator.render.camera import OrbitCamera
-from simulator.render.caption import caption_lines
-from simulator.render.dice_session import DiceSession
-from simulator.render.dice_window import TRAY_PREFIX, place_roll, seat_view, table_top_view
-from simulator.render.offscreen import OffscreenRenderer
+from simulator.render.core.camera import OrbitCamera
+from simulator.render.core.caption import caption_lines
+from simulator.render.core.offscreen import OffscreenRenderer
+from simulator.render.d6.session import DiceSession
+from simulator.render.d6.window import TRAY_PREFIX, place_roll, seat_view, table_top_view
 
 VIEWS = ("framed", "overview", "top", "thrower", "closeup")
 CLOSEUP_PITCH, CLOSEUP_FOV = -88.0, 40.0  # deg: nearly straight down, so no wall hides a die
@@ -77,7 +77,7 @@ class DicePicture:
                inset: bool = True) -> np.ndarray:
         """The picture from `view`; `inset`: with a close-up of the tray in a corner (not on
         the close-up itself, nor when there has been no roll). "framed" is the player's
-        picture (`simulator.render.legible`, laid out by the module's `legible_layout`)."""
+        picture (`simulator.render.core.legible`, laid out by the module's `legible_layout`)."""
         self.update()
         if view == "framed":
             return self.framed()
@@ -85,7 +85,7 @@ class DicePicture:
         self.renderer.set_camera(cam)
         pixels = self.renderer.render()
         if inset and view != "closeup" and self.session.last_roll is not None:
-            from simulator.render.offscreen import with_inset
+            from simulator.render.core.offscreen import with_inset
 
             self.renderer.set_camera(self.camera("closeup"))
             pixels = with_inset(pixels, self.renderer.render())
@@ -97,8 +97,8 @@ class DicePicture:
     def framed(self) -> np.ndarray:
         """The player's picture: the module's layout, the tray's dice close up in cells,
         the type painted on the cloth hidden (its words are on the cards and the panel)."""
-        from simulator.render.dice_session import d6_shape
-        from simulator.render.legible import draw
+        from simulator.render.core.legible import draw
+        from simulator.render.d6.session import d6_shape
 
         layout = self.module.legible_layout(self.session, self.scene)
         painted = [n for n in self.scene.root.findAllMatches("**/+TextNode") if not n.isHidden()]
@@ -123,8 +123,8 @@ class DicePicture:
 
 def die_corners_in(scene: Any, name: str) -> np.ndarray:
     """A die's corners on the table as the scene shows it."""
-    from simulator.render.dice_session import d6_shape
-    from simulator.render.framing import die_corners
+    from simulator.render.core.framing import die_corners
+    from simulator.render.d6.session import d6_shape
 
     nodes = scene.dice[name]
     p, q = nodes.pose.getPos(), nodes.pose.getQuat()

@@ -1,4 +1,4 @@
-"""The d6 games' window on the shared one (`simulator.render.window.GameWindow`): every
+"""The d6 games' window on the shared one (`simulator.render.core.window.GameWindow`): every
 roll thrown by the physics into the tray on the table and played back from its recording,
 the faces the engine receives being the faces the dice show (`DiceSession.throw`, then
 `apply_roll` once the playback is over); a cocked die rests in view and is thrown again.
@@ -18,19 +18,19 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from simulator.physics.settings import TableSpec
-from simulator.render.camera import MIN_PITCH, OrbitCamera
-from simulator.render.dice_scene import DiceTableScene, seat_colour
-from simulator.render.dice_session import (
+from simulator.render.core.camera import MIN_PITCH, OrbitCamera
+from simulator.render.core.window import GameWindow, Running
+from simulator.render.d6.scene import DiceTableScene, seat_colour
+from simulator.render.d6.session import (
     DiceSession,
     Roll,
     d6_shape,
     replay_step,
     shown_value,
 )
-from simulator.render.dice_session import (
+from simulator.render.d6.session import (
     replay_session as dice_replay_session,
 )
-from simulator.render.window import GameWindow, Running
 
 TRAY_PREFIX = "roll:"  # scene names of the tray's dice: roll:d0, roll:d1, ...
 # The window's framed seat view: what is in play fitted into this part of the window
@@ -152,7 +152,7 @@ class DiceGameWindow(GameWindow):
     def piece_boxes(self) -> dict[Any, tuple[float, float, float, float]]:
         """The box (px: left, top, right, bottom) each of `pieces` covers on the screen
         (its sphere's; none behind the camera)."""
-        from simulator.render.framing import screen_box
+        from simulator.render.core.framing import screen_box
 
         size, out = self.win_size(), {}
         for key, ((x, y, z), r) in self.pieces().items():
@@ -231,7 +231,7 @@ class DiceGameWindow(GameWindow):
         layout_of = getattr(sys.modules[type(self).__module__], "legible_layout", None)
         if layout_of is None or not hasattr(self, "scene"):
             return seat_view(self.scene.table, self.seat_heading(seat))
-        from simulator.render.framing import frame
+        from simulator.render.core.framing import frame
 
         layout = layout_of(self.session, self.scene)
         pts = [np.asarray(layout.points, dtype=float).reshape(-1, 3)]
@@ -341,12 +341,12 @@ def module_functions(game: str, module_name: str) -> ModuleFunctions:
     def picture(session: DiceSession, size: tuple[int, int], shading: str = "auto") -> Any:
         import sys
 
-        from simulator.render.dice_picture import DicePicture
+        from simulator.render.d6.picture import DicePicture
 
         return DicePicture(session, size, sys.modules[module_name], shading)
 
     def turns(session: DiceSession, count: int) -> int:
-        from simulator.render.dice_session import play_turns
+        from simulator.render.d6.session import play_turns
 
         return play_turns(session, count)
 

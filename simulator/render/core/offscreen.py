@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from simulator.render.camera import OrbitCamera
+from simulator.render.core.camera import OrbitCamera
 
 _CONFIGURED = False
 BACKGROUND = (0.16, 0.15, 0.14, 1.0)

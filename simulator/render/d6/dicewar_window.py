@@ -4,7 +4,7 @@ in their player's colour, the ruins (with the Ruins option), each player's Reser
 Exile beside the board, and the victory and trigger points as tracks of counters.
 
 The start roll is the one roll of the game: two dice thrown into the tray by the physics
-(`simulator.render.dice_window`), red's and black's, the faces shown being the faces the
+(`simulator.render.d6.window`), red's and black's, the faces shown being the faces the
 engine receives. Dice are otherwise turned by hand: a placed or upgraded creature is put
 down showing its power.
 
@@ -20,11 +20,11 @@ from typing import Any
 
 from rules.dicewar.game import CELLS, RUINS, SIZE, cell_name, home_row
 from simulator.physics.settings import TableSpec
-from simulator.render.dice_scene import DiceTableScene
-from simulator.render.dice_session import DiceSession, Roll, d6_shape
-from simulator.render.dice_window import DiceGameWindow, module_functions
-from simulator.render.scene import _box
-from simulator.render.window import Choice
+from simulator.render.core.scene import _box
+from simulator.render.core.window import Choice
+from simulator.render.d6.scene import DiceTableScene
+from simulator.render.d6.session import DiceSession, Roll, d6_shape
+from simulator.render.d6.window import DiceGameWindow, module_functions
 
 GAME = "dicewar"
 PLAYERS = (2, 2)
@@ -360,13 +360,13 @@ def named_pieces(scene: DiceTableScene, session: DiceSession
 
 
 def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
-    """The player's picture (`simulator.render.legible`): the camera framed on the
+    """The player's picture (`simulator.render.core.legible`): the camera framed on the
     warlands and both Reserve rows, each creature's power on a card on its field, the
     creature cards (field, name, power, movement, spell and speciality) in the side panel
     for the player to act first, the points and whose turn across the top, the start roll
     close up while it is the last thing that happened."""
-    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
-    from simulator.render.legible import Card, Layout
+    from simulator.render.core.legible import Card, Layout
+    from simulator.render.d6.picture import choice_lines, die_corners_in, roll_cells
 
     st = session.state
     white = (1.0, 1.0, 1.0)

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from simulator.render.playback import Playback, Track
+from simulator.render.core.playback import Playback, Track
 
 __all__ = ["FULL_SPEED", "IMPULSE_MIN", "Knock", "SoundBoard", "audio_library", "audio_prc",
            "gain_of", "impacts_of", "knock_wave", "sound_cache"]

@@ -1,7 +1,7 @@
 """Diced in the window: 3 to 8 seats round the table, each player's dice in front of their
 seat, the pool beside the tray in the middle, re-roll tokens as gold coins, whose turn it
 is and what each die of the player on turn is for (ready to attack, or used / captured
-this turn); every roll thrown into the tray (`simulator.render.dice_window`).
+this turn); every roll thrown into the tray (`simulator.render.d6.window`).
 
 Clicks: on your own ready dice to choose how many attack (the first k), then on the pool
 or on a player's dice to attack; defending, on your own dice (the k-th: defend with k);
@@ -15,10 +15,10 @@ import math
 from typing import Any
 
 from simulator.physics.settings import TableSpec
-from simulator.render.dice_scene import POOL_COLOUR, DiceTableScene, seat_colour
-from simulator.render.dice_session import DiceSession, Roll, d6_shape
-from simulator.render.dice_window import DiceGameWindow, module_functions
-from simulator.render.window import Choice
+from simulator.render.core.window import Choice
+from simulator.render.d6.scene import POOL_COLOUR, DiceTableScene, seat_colour
+from simulator.render.d6.session import DiceSession, Roll, d6_shape
+from simulator.render.d6.window import DiceGameWindow, module_functions
 
 GAME = "diced"
 PLAYERS = (3, 8)
@@ -362,11 +362,11 @@ new_session, replay_session, picture, play_turns = module_functions(GAME, __name
 
 
 def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
-    """The player's picture (`simulator.render.legible`): the camera framed on every
+    """The player's picture (`simulator.render.core.legible`): the camera framed on every
     seat's dice and the pool, each seat's card (name, dice, tokens) and the pool's, the
     last roll close up, whose turn and the counts across the top, the choices at the side."""
-    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
-    from simulator.render.legible import Card, Layout
+    from simulator.render.core.legible import Card, Layout
+    from simulator.render.d6.picture import choice_lines, die_corners_in, roll_cells
 
     st = session.state
     n = st.n

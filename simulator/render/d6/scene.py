@@ -22,9 +22,9 @@ from PIL import Image, ImageDraw
 from simulator.physics.dice import DieShape
 from simulator.physics.settings import TableSpec
 from simulator.physics.tray import tray_table
-from simulator.render.looks import ATLAS_COLS, ATLAS_ROWS, CELL, MARK_Z, DieLook
-from simulator.render.playback import PoseT
-from simulator.render.scene import Colour, TableScene, _box, _mesh, polygon_mesh
+from simulator.render.core.looks import ATLAS_COLS, ATLAS_ROWS, CELL, MARK_Z, DieLook
+from simulator.render.core.playback import PoseT
+from simulator.render.core.scene import Colour, TableScene, _box, _mesh, polygon_mesh
 
 RGB = tuple[float, float, float]
 
@@ -219,7 +219,7 @@ def d6_look(colour: RGB) -> DieLook:
 def resting_d6(shape: DieShape, value: int, xy: tuple[float, float], z: float = 0.0,
                yaw_deg: float = 0.0) -> PoseT:
     """A d6 lying flat on a surface at height z with `value` on top."""
-    from simulator.render.session import quat_of
+    from simulator.render.deep_white_sea.session import quat_of
 
     up = shape.values.index(value)
     bottom = shape.poly.opposite_face(up)

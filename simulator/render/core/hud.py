@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from simulator.render.framing import Box  # left, top, right, bottom (px, y down)
+from simulator.render.core.framing import Box  # left, top, right, bottom (px, y down)
 
 MAX_CHOICES = 7  # buttons in the choices column; a longer list pages (the last says 'more')
 MORE = object()  # the `arm` of the "more choices" line (nothing a game arms)
@@ -273,7 +273,7 @@ class Hud:
         """What the card keeps clear of besides the piece: the seat panels, the status, the
         log (unless `log` is False), the prompt and the choices shown, and the close-up
         inset's rectangle."""
-        from simulator.render.inset import INSET
+        from simulator.render.core.inset import INSET
 
         nodes = [self.status, *([self.log] if log else []), self.prompt, *self.panels,
                  *self.buttons]

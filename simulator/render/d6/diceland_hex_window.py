@@ -15,15 +15,15 @@ import math
 from typing import Any
 
 from simulator.physics.settings import TableSpec
-from simulator.render.dice_scene import (
+from simulator.render.core.window import Choice, wrap
+from simulator.render.d6.scene import (
     TERRAIN_COLOURS,
     TILE_Z,
     DiceTableScene,
     seat_colour,
 )
-from simulator.render.dice_session import DiceSession, Roll, d6_shape
-from simulator.render.dice_window import TRAY_PREFIX, DiceGameWindow, module_functions
-from simulator.render.window import Choice, wrap
+from simulator.render.d6.session import DiceSession, Roll, d6_shape
+from simulator.render.d6.window import TRAY_PREFIX, DiceGameWindow, module_functions
 
 GAME = "diceland-hex"
 PLAYERS = (2, 2)
@@ -442,12 +442,12 @@ new_session, replay_session, picture, play_turns = module_functions(GAME, __name
 
 
 def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
-    """The player's picture (`simulator.render.legible`): the camera framed on the board
+    """The player's picture (`simulator.render.core.legible`): the camera framed on the board
     and both hands, each tile's card (its number, the army's value and owner), the last
     roll close up, the armies and pips of each player and whose turn across the top, the
     choices at the side."""
-    from simulator.render.dice_picture import choice_lines, die_corners_in, roll_cells
-    from simulator.render.legible import Card, Layout
+    from simulator.render.core.legible import Card, Layout
+    from simulator.render.d6.picture import choice_lines, die_corners_in, roll_cells
 
     st = session.state
     lay = layout_of(session)

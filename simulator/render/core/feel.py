@@ -21,8 +21,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from simulator.render.settings import FAST_FORWARD_SPEEDS, SHADINGS, Remembered, Settings
-from simulator.render.sound import SoundBoard
+from simulator.render.core.settings import FAST_FORWARD_SPEEDS, SHADINGS, Remembered, Settings
+from simulator.render.core.sound import SoundBoard
 
 __all__ = ["Feel"]
 
