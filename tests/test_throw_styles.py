@@ -18,9 +18,8 @@ from simulator.experiments.config import (
     draw_throw,
     load_experiment,
     parse_experiment,
-    parse_throw,
 )
-from simulator.physics import TableSpec, die_shape
+from simulator.physics import die_shape
 
 BASE: dict[str, Any] = {"name": "styles", "die": "d6", "throws": 10, "seed": 5}
 
@@ -120,10 +119,39 @@ def test_bad_styles_are_one_line_naming_the_field(throw: dict[str, Any], field: 
     assert text.index(field) < text.index(says)  # the field and reason before any value
 
 
-def test_a_dataset_throw_model_takes_no_styles() -> None:
-    exp = experiment({})
-    with pytest.raises(DataError, match="throw.styles"):
-        parse_throw({"styles": {"cup": {"weight": 1}}}, "data.yaml", exp.die, TableSpec())
+def test_a_dataset_throw_model_of_styles_is_fitted_by_its_shares() -> None:
+    # issue 36, item 4: the calibration scales every style's speed and spin and sets the
+    # mixture's weights from its shares (stick-breaking: share.NAME of all but the last)
+    from simulator.experiments.calibration_sim import (
+        base_parameters,
+        experiment_for,
+        style_weights,
+    )
+    from simulator.experiments.datasets import bounds, parse_dataset
+
+    styles = {"dropped": {"weight": 1}, "tossed": {"weight": 2}, "rolled": {"weight": 1}}
+    ds = parse_dataset({
+        "name": "mix", "source": {"citation": "test", "where_read": "test"},
+        "objects": [{"name": "cube", "geometry": {"kind": "cube", "side": 0.016},
+                     "mass": 0.006, "mass_model": "solid", "material": "plastic",
+                     "surface": "hardwood", "outcomes": {"one": [1], "rest": [2, 3, 4, 5, 6]},
+                     "counts": {"one": 10, "rest": 50}, "where_read": "test",
+                     "throw": {"as_described": "test", "model": {"styles": styles}},
+                     "assumed": {f: "test" for f in ("geometry", "mass", "mass_model",
+                                                     "material", "surface", "throw")}}]},
+        "mix.yaml")
+    obj = ds.objects[0]
+    base = base_parameters(obj)
+    assert base["share.dropped"] == pytest.approx(0.25) and base["share.tossed"] == pytest.approx(2 / 3)
+    assert "share.rolled" not in base and bounds("share.tossed") == (0.0, 1.0)
+    assert style_weights(obj.throw, base) == pytest.approx([0.25, 0.5, 0.25])
+    exp = experiment_for(obj, {**base, "throw_scale": 2.0, "share.dropped": 0.5,
+                               "share.tossed": 0.0}, seed=3)
+    assert [st.weight for st in exp.throw.styles] == pytest.approx([0.5, 0.0, 0.5])
+    tossed = exp.throw.styles[1].throw
+    assert tossed.speed == pytest.approx((1.0, 4.0)) and tossed.spin == pytest.approx((0.0, 60.0))
+    drawn = {draw_throw(exp, i).style for i in range(200)}
+    assert drawn == {"dropped", "rolled"}  # a share of 0 is never drawn
 
 
 def test_a_styled_experiment_throws() -> None:

@@ -94,6 +94,7 @@ from simulator.experiments.calibration_sim import (  # noqa: F401  (re-exported:
     experiment_for,
     phi_df,
     simulate,
+    style_shares,
     trial_library,
 )
 from simulator.experiments.datasets import (  # noqa: F401  (re-exported: `calibrate` is the lab's entry point)
@@ -108,6 +109,7 @@ from simulator.experiments.datasets import (  # noqa: F401  (re-exported: `calib
     PAIR_PARAMETERS,
     PARAMETERS,
     PROPORTION_FIELDS,
+    SHARE,
     SOURCE_FIELDS,
     STEP,
     THROW_FIELDS,
@@ -160,14 +162,15 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
     if method == "surrogate" and design < min_design(len(fit_names)):
         raise ValueError(f"design must be at least {min_design(len(fit_names))} for "
                          f"{len(fit_names)} parameter(s), not {design}")
-    for n in fit_names:
-        if n not in PARAMETERS:
-            raise DataError("--fit", "fit", f"unknown parameter {n!r}; known: "
-                            f"{', '.join(PARAMETERS)}", show_value=False)
     fitted, held = split(dataset, holdout)
     if not fitted:
         raise DataError(dataset.path, "objects", "no object with counts is left to fit (objects "
                         "with n: unknown are for validation only)", show_value=False)
+    known = [*PARAMETERS, *style_shares(fitted[0].throw)]
+    for n in fit_names:
+        if n not in known:
+            raise DataError("--fit", "fit", f"unknown parameter {n!r}; known: "
+                            f"{', '.join(known)}", show_value=False)
     die_m, surf_m = fitted[0].pair
     for o in fitted[1:]:
         if o.pair != (die_m, surf_m):
@@ -279,8 +282,9 @@ def _applied(o: DataObject, ds: Dataset, die_m: Material, surf_m: Material,
     if same_pair:
         for n in PAIR_PARAMETERS:
             params[n] = values[n]
-    if same_throw:
+    if same_throw:  # the throw scale, and the styles' shares where the throw has styles
         params["throw_scale"] = values["throw_scale"]
+        params.update({n: v for n, v in values.items() if n.startswith(SHARE)})
     applied = ("pair + throw" if same_pair and same_throw else "pair" if same_pair
                else "throw" if same_throw else "none (own materials and throw)")
     return applied, params
@@ -353,7 +357,7 @@ def _report(ds: Dataset, validate: Sequence[Dataset], res: FitResult, rows: list
         "pair": {"die": die_m.name, "surface": surf_m.name,
                  "before": library().pair(die_m, surf_m).to_json()},
         "fitted_parameters": list(fit_names),
-        "values": {n: res.values[n] for n in PARAMETERS},
+        "values": {n: v for n, v in res.values.items() if n in PARAMETERS or n.startswith(SHARE)},
         "sigma": res.sigma,
         "interval95": intervals,
         "uncertainty_method": res.method,

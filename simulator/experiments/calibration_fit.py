@@ -17,7 +17,7 @@ from scipy.stats import qmc
 
 from simulator.experiments import surrogate as sg
 from simulator.experiments.calibration_sim import Simulator, base_parameters, chi_square, phi_df
-from simulator.experiments.datasets import LOCAL, MAX_STAGES, NEAR_BOUND, PARAMETERS, STEP, DataObject
+from simulator.experiments.datasets import LOCAL, MAX_STAGES, NEAR_BOUND, STEP, DataObject, bounds
 from simulator.experiments.dispersion import rise95, x2_p
 
 
@@ -53,8 +53,8 @@ def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], see
         grid: int = 3, refine: int = 24, log: Callable[[str], None] = lambda s: None) -> FitResult:
     """Grid, then Nelder-Mead, then the curvature design (module docstring)."""
     base = base_parameters(objects[0])
-    lo = np.array([PARAMETERS[n][0] for n in names])
-    hi = np.array([PARAMETERS[n][1] for n in names])
+    lo = np.array([bounds(n)[0] for n in names])
+    hi = np.array([bounds(n)[1] for n in names])
     k = len(names)
     evals: list[dict[str, Any]] = []
     seen: dict[tuple[float, ...], float] = {}
@@ -187,8 +187,8 @@ def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence
     if k == 0:
         return fit(objects, sim, names, seed, log=log)
     base = base_parameters(objects[0])
-    lo = np.array([PARAMETERS[n][0] for n in names])
-    hi = np.array([PARAMETERS[n][1] for n in names])
+    lo = np.array([bounds(n)[0] for n in names])
+    hi = np.array([bounds(n)[1] for n in names])
     point = _unit_point(base, names, lo, hi)
     d = _Designs(objects, sim, names, seed, design, lo, hi, point, log)
     unit = (np.zeros(k), np.ones(k))

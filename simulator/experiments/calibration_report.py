@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulator.experiments.datasets import PARAMETERS
-
 
 def render_markdown(rep: dict[str, Any]) -> str:
     """The report as Markdown: the dataset, the fitted values, the measured scatter, the
@@ -42,7 +40,7 @@ def _md_fitted(rep: dict[str, Any]) -> list[str]:
              f"spinning lever arm {pair['before']['spinning_friction']:.6f} m, "
              f"{pair['before']['source']}); throw_scale before: 1.", "",
              "| parameter | value | sigma | 95% interval |", "| --- | --- | --- | --- |"]
-    for n in PARAMETERS:
+    for n in rep["values"]:  # PARAMETERS, then the styles' shares of a throw of styles
         if n in rep["fitted_parameters"]:
             s, iv = rep["sigma"][n], rep["interval95"][n]
             lines.append(f"| {n} | {rep['values'][n]:.4f} | {_fmt(s)} | "

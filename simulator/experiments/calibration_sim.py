@@ -15,8 +15,8 @@ from dice_models.materials import (
     library,
     overlay,
 )
-from simulator.experiments.config import Experiment
-from simulator.experiments.datasets import DataObject
+from simulator.experiments.config import Experiment, ThrowDistribution
+from simulator.experiments.datasets import SHARE, DataObject
 from simulator.experiments.stats import homogeneity
 from simulator.physics import PhysicsSettings
 
@@ -35,14 +35,46 @@ class SimCounts:
 def base_parameters(obj: DataObject) -> dict[str, float]:
     pair = library().pair(*obj.pair)
     return {"friction": pair.friction, "restitution": pair.restitution, "throw_scale": 1.0,
-            "spinning_friction": pair.spinning_friction}
+            "spinning_friction": pair.spinning_friction, **style_shares(obj.throw)}
+
+
+def style_shares(throw: ThrowDistribution) -> dict[str, float]:
+    """The styles' weights as the fit's shares (datasets.SHARE): `share.NAME` of every style
+    but the last, its weight over the weights of itself and the styles after it."""
+    out: dict[str, float] = {}
+    rest = sum(st.weight for st in throw.styles)
+    for st in throw.styles[:-1]:
+        out[SHARE + st.name] = st.weight / rest if rest > 0 else 0.0
+        rest -= st.weight
+    return out
+
+
+def style_weights(throw: ThrowDistribution, params: dict[str, float]) -> list[float]:
+    """The mixture's weights (summing to 1) from the shares in `params` (the throw's own
+    where `params` has none)."""
+    own = style_shares(throw)
+    left, weights = 1.0, []
+    for st in throw.styles[:-1]:
+        share = min(1.0, max(0.0, params.get(SHARE + st.name, own[SHARE + st.name])))
+        weights.append(left * share)
+        left *= 1.0 - share
+    return [*weights, left]
+
+
+def _scaled(t: ThrowDistribution, s: float) -> ThrowDistribution:
+    return replace(t, speed=(t.speed[0] * s, t.speed[1] * s), spin=(t.spin[0] * s, t.spin[1] * s))
 
 
 def experiment_for(obj: DataObject, params: dict[str, float], seed: int,
                    engine: str = "pybullet", time_step: float | None = None) -> Experiment:
     s = params.get("throw_scale", 1.0)
     t = obj.throw
-    throw = replace(t, speed=(t.speed[0] * s, t.speed[1] * s), spin=(t.spin[0] * s, t.spin[1] * s))
+    if t.styles:  # every style's speed and spin scaled, the weights from the shares
+        throw = replace(t, styles=tuple(
+            replace(st, weight=w, throw=_scaled(st.throw, s))
+            for st, w in zip(t.styles, style_weights(t, params), strict=True)))
+    else:
+        throw = _scaled(t, s)
     # Throw i of object j: default_rng([seed', i]) with seed' = seed * 1000 + j (config's rule).
     return Experiment(name=obj.name, source=obj.die.source, die=obj.die,
                       table=obj.table, throw=throw,
@@ -53,12 +85,12 @@ def experiment_for(obj: DataObject, params: dict[str, float], seed: int,
 
 def trial_library(obj: DataObject, params: dict[str, float]) -> MaterialLibrary:
     """The pair values of a trial as a library for overlay(): friction, restitution and the
-    spinning lever arm as given, the rolling lever arm as the pair's data."""
+    spinning lever arm as given, the rolling lever arm as given or else the pair's data."""
     die, surface = obj.pair
     base = library().pair(die, surface)
     key = (die.name, surface.name) if die.name <= surface.name else (surface.name, die.name)
     stated = {"friction": params["friction"], "restitution": params["restitution"],
-              "rolling_friction": base.rolling_friction,
+              "rolling_friction": params.get("rolling_friction", base.rolling_friction),
               "spinning_friction": params.get("spinning_friction", base.spinning_friction),
               "source": "calibration trial"}
     return MaterialLibrary({die.name: die, surface.name: surface}, {key: stated})

@@ -252,11 +252,9 @@ def parse_stop(raw: Any, source: str, faces: tuple[int, ...]) -> StopRule:
 
 def parse_throw(raw: Any, source: str, die: DieModel, table: TableSpec) -> ThrowDistribution:
     """A `throw:` mapping of an experiment (THROW_KEYS), validated against the die and the
-    table as an experiment's is (the calibration datasets use the same throw model, but not
-    its styles: the calibration's throw_scale scales one distribution's speed and spin)."""
-    if isinstance(raw, dict) and raw.get("styles") is not None:
-        raise DataError(source, "throw.styles", "a dataset's throw model is one distribution: "
-                        "the calibration's throw_scale does not reach styles", show_value=False)
+    table as an experiment's is (the calibration datasets use the same throw model; the
+    calibration's throw_scale scales every style's speed and spin, and fits the styles'
+    shares as `share.NAME` where asked)."""
     shape = die_shape(die)
     return _parse_throw(raw, source, shape.values, shape.poly.circumradius, table)
 

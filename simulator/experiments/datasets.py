@@ -51,6 +51,19 @@ PARAMETERS: dict[str, tuple[float, float]] = {
     "spinning_friction": (0.0, 0.002),
 }
 PAIR_PARAMETERS = ("friction", "restitution", "spinning_friction")
+# A throw model of styles (`styles:`, docs/calibration.md "Throw styles") is fitted by the
+# styles' shares: `share.NAME` for every style but the last, each the share of the throws
+# left after the styles before it (stick-breaking: k - 1 numbers in [0, 1] reach every mixture).
+SHARE = "share."
+
+
+def bounds(name: str) -> tuple[float, float]:
+    """A fitted parameter's search range: PARAMETERS', or [0, 1] for a style's share."""
+    if name.startswith(SHARE) and len(name) > len(SHARE):
+        return (0.0, 1.0)
+    return PARAMETERS[name]
+
+
 STEP = 0.08  # the curvature design's step, as a share of each parameter's range
 LOCAL = 0.15  # the surrogate's later designs: +- this share of each range around the estimate
 MAX_STAGES = 4  # the surrogate's designs at most by default (the first over the whole ranges)
@@ -266,10 +279,12 @@ def _parse_object(raw: dict[str, Any], index: int, source: str, where: str) -> D
     throw_text = _text(throw_raw.get("as_described"), source, f"{where}.throw.as_described")
     throw = parse_throw(throw_raw.get("model", {}), f"{source}: {where}", die, table)
     # Throw scales up to the top of the search must stay within the world's speed limit.
-    if throw.speed[1] * PARAMETERS["throw_scale"][1] > MAX_SPEED:
-        raise DataError(source, f"{where}.throw.model.speed", f"times the largest throw_scale "
-                        f"{PARAMETERS['throw_scale'][1]} must stay under {MAX_SPEED} m/s",
-                        list(throw.speed))
+    for field, t in ([("speed", throw)] if not throw.styles else
+                     [(f"styles.{st.name}.speed", st.throw) for st in throw.styles]):
+        if t.speed[1] * PARAMETERS["throw_scale"][1] > MAX_SPEED:
+            raise DataError(source, f"{where}.throw.model.{field}", f"times the largest "
+                            f"throw_scale {PARAMETERS['throw_scale'][1]} must stay under "
+                            f"{MAX_SPEED} m/s", list(t.speed))
     groups = _groups(raw.get("outcomes"), die, source, f"{where}.outcomes")
     counts, n, published = _counts(raw, groups, source, where)
     where_read = _text(raw.get("where_read"), source, f"{where}.where_read")

@@ -1,0 +1,165 @@
+"""The steep ends of the cuboid curve (issue 36, item 2): the 15 steel square cuboids of
+`budden_square_cuboids.yaml` thrown under a variant of the physics or the throw, scored as
+the issue judges a model (docs/calibration.md, "What steepens the curve").
+
+A variant is `impacts.throw_shares`' keywords: `params` (friction, restitution, throw_scale,
+spinning_friction), `throw` (throw-model fields replaced after the throw scale, `styles`
+among them), `table`, `max_spin` and PhysicsSettings fields. `curve` throws every cuboid
+(one process per cuboid, `workers` at a time); `score` says how many of the 15 points are
+inside (the measured and simulated 95% Wilson intervals overlap, the measured counts taken
+binomially or weighed as N / phi, the dataset's own scatter estimated without the
+simulator), the MAE of the shares, the end points and the binomial X^2.
+
+`python -m simulator.experiments.steep NAME [--throws N] [--seed S] [--workers W]` prints one
+named variant's table (VARIANTS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from simulator.experiments import impacts as im
+from simulator.experiments.stats import homogeneity, wilson
+
+# The issue's end points: x/y 0.47, 0.63 and every cuboid of 1.44 and above.
+END_POINTS = ("c047", "c063", "c144", "c155", "c160", "c171", "c187", "c212", "c265")
+
+
+def _names() -> tuple[str, ...]:
+    from simulator.experiments.calibrate import load_dataset
+
+    return tuple(o.name for o in load_dataset(im.DATASET).objects)
+
+
+def _one(args: tuple[str, int, int, dict[str, Any]]) -> tuple[str, tuple[int, int, int]]:
+    name, throws, seed, variant = args
+    return name, im.throw_shares((name,), throws, seed=seed, **variant)[name]
+
+
+def curve(variant: dict[str, Any], throws: int, seed: int = 23, workers: int = 2,
+          names: Sequence[str] | None = None) -> dict[str, tuple[int, int, int]]:
+    """Per cuboid (square face up, on the table, thrown) under `variant`."""
+    tasks = [(n, throws, seed, variant) for n in (names or _names())]
+    if workers > 1:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return dict(pool.map(_one, tasks, chunksize=1))
+    return dict(_one(t) for t in tasks)
+
+
+@dataclass(frozen=True)
+class Score:
+    inside_binomial: int
+    inside_phi: int
+    objects: int
+    mae: float
+    ends_binomial: tuple[str, ...]  # the end points outside, binomially
+    ends_phi: tuple[str, ...]  # ... and with the counts weighed as N / phi
+    chi2: float  # binomial homogeneity X^2 summed over the objects
+    shares: dict[str, float]
+
+    def line(self) -> str:
+        def ends(xs: tuple[str, ...]) -> str:
+            return "all inside" if not xs else "out: " + " ".join(xs)
+
+        return (f"inside {self.inside_binomial}/{self.objects} binomially ({ends(self.ends_binomial)}), "
+                f"{self.inside_phi}/{self.objects} with phi ({ends(self.ends_phi)}), "
+                f"MAE {self.mae:.4f}, X^2 {self.chi2:.1f} on {self.objects} df")
+
+
+def _overlap(a: Any, b: Any) -> bool:
+    return bool(a.low <= b.high and b.low <= a.high)
+
+
+def score(counts: dict[str, tuple[int, int, int]]) -> Score:
+    """The issue's judgement of simulated counts (square up, on the table, thrown)."""
+    from simulator.experiments.calibrate import load_dataset
+
+    ds = load_dataset(im.DATASET)
+    ib = ip = 0
+    out_b: list[str] = []
+    out_p: list[str] = []
+    errs: list[float] = []
+    chi2 = 0.0
+    shares: dict[str, float] = {}
+    for o in ds.objects:
+        if o.name not in counts:
+            continue
+        k, n, _ = counts[o.name]
+        assert o.counts is not None and o.n is not None
+        g = [gname for gname, _ in o.groups].index("square")
+        p_m = o.measured_p(g)
+        sim = wilson(k, n)
+        meas_b = wilson(o.counts[g], o.n)
+        meas_p = wilson(o.counts[g] / o.dispersion, o.n / o.dispersion)
+        if _overlap(sim, meas_b):
+            ib += 1
+        elif o.name in END_POINTS:
+            out_b.append(o.name)
+        if _overlap(sim, meas_p):
+            ip += 1
+        elif o.name in END_POINTS:
+            out_p.append(o.name)
+        shares[o.name] = k / n
+        errs.append(abs(k / n - p_m))
+        chi2 += homogeneity([o.counts[g], o.n - o.counts[g]], [k, n - k]).statistic
+    return Score(ib, ip, len(errs), sum(errs) / len(errs), tuple(out_b), tuple(out_p), chi2, shares)
+
+
+def table_row(label: str, counts: dict[str, tuple[int, int, int]]) -> str:
+    """A markdown row: the variant, the 15 shares, inside (binomial / phi), MAE, X^2."""
+    s = score(counts)
+    cells = " | ".join(f"{s.shares[n]:.3f}" for n in s.shares)
+    return (f"| {label} | {cells} | {s.inside_binomial} / {s.inside_phi} | {s.mae:.4f} | "
+            f"{s.chi2:.1f} | {' '.join(s.ends_binomial) or '-'} |")
+
+
+def header() -> str:
+    names = _names()
+    return ("| variant | " + " | ".join(names) + " | inside (binomial / phi) | MAE | X^2 (15) | "
+            "ends out (binomial) |\n|" + " --- |" * (len(names) + 5))
+
+
+# The lab's default hand throw (benchmarks/experiments/cuboid-24mm.yaml) on the lab's default
+# 1.2 m x 0.9 m table, of hardwood: the issue's second target. The pair is the calibration's;
+# the throw scale is the dataset's thrower's and does not apply.
+LAB_THROW = {"height": (0.10, 0.30), "speed": (0.2, 1.5), "elevation_deg": (-30.0, 30.0),
+             "spin": (0.0, 25.0), "area": (0.1, 0.1)}
+
+
+def lab_hand(**params: float) -> dict[str, Any]:
+    """The variant of the lab's hand throw on its default table at the calibrated pair
+    (`params` replace friction, restitution, ...; throw_scale is 1)."""
+    from simulator.physics.settings import SURFACES, TableSpec
+
+    p = {**im.CALIBRATED, "throw_scale": 1.0, **params}
+    return {"params": p, "throw": dict(LAB_THROW), "table": TableSpec(surface=SURFACES["hardwood"])}
+
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "lab-hand": lab_hand(),
+    "calibrated": {},
+    "turn-bound-off": {"max_turn_deg": 0.0},
+    "spin-clamp-1000": {"max_spin": 1000.0},
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simulator.experiments.steep")
+    ap.add_argument("variant", choices=sorted(VARIANTS))
+    ap.add_argument("--throws", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--workers", type=int, default=2)
+    a = ap.parse_args(argv)
+    counts = curve(VARIANTS[a.variant], a.throws, a.seed, a.workers)
+    print(header())
+    print(table_row(a.variant, counts))
+    print(score(counts).line())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
