@@ -422,3 +422,86 @@ def test_rows_added_across_chunks_and_cut_by_a_stop_keep_every_checksum(tmp_path
         assert [r[0] for r in store.conn.execute("SELECT chunk FROM chunk_sums")] == [0, 1]
     finally:
         store.close()
+
+
+def _format_2_store(tmp_path: Path) -> tuple[Path, Path]:
+    """A results directory as the store wrote it with checksums but before it recorded each
+    throw's style (format 2): FORMAT_1_SCHEMA's rows, their chunk checksums and the meta
+    checksums, written here with plain SQL and the store's own checksum functions."""
+    import json
+
+    from simulator.experiments.store import _chunk_sum, _meta_sum, physics_code
+
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(EXP)
+    exp = load_experiment(cfg)
+    out = tmp_path / "v2"
+    out.mkdir()
+    conn = sqlite3.connect(out / DB_NAME)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(FORMAT_1_SCHEMA + """
+CREATE TABLE IF NOT EXISTS chunk_sums (
+    chunk INTEGER PRIMARY KEY,
+    rows INTEGER NOT NULL,
+    sha256 TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta_sums (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
+""")
+    for key, value in (("format", 2), ("chunk_rows", 20), ("physics_code", physics_code()),
+                       ("experiment", exp.to_json())):
+        text = json.dumps(value, sort_keys=True)
+        conn.execute("INSERT INTO meta VALUES (?, ?)", (key, text))
+        conn.execute("INSERT INTO meta_sums VALUES (?, ?)", (key, _meta_sum(key, text)))
+    rows = [(i, 1, 0.2, 0.5, 3.0, 0.01, "on_table", None, 1 + i % 8, 8 - i % 8, 1.0, 9)
+            for i in range(40)]
+    conn.executemany("INSERT INTO throws VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+    for c in (0, 1):
+        conn.execute("INSERT INTO chunk_sums VALUES (?, ?, ?)",
+                     (c, 20, _chunk_sum(rows[20 * c:20 * (c + 1)])))
+    conn.commit()
+    conn.close()
+    return cfg, out
+
+
+def test_a_store_written_before_styles_is_read_but_not_resumed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg, out = _format_2_store(tmp_path)
+    db = out / DB_NAME
+    before = db.read_bytes()
+    store = Store.open(out)
+    try:
+        rows = store.rows()
+    finally:
+        store.close()
+    assert len(rows) == 40 and {r.style for r in rows} == {""}
+    rep = _report_json(out, capsys)
+    assert rep["throws"] == 40 and rep["counts"] == {str(f): 5 for f in range(1, 9)}
+    assert cli(["fairness", "run", str(cfg), "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert _one_line(err) and "format: is 2" in err and "another --out" in err, err
+    assert db.read_bytes() == before
+    # a bit flipped in a row of the old layout is still caught by its chunk's checksum
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE throws SET face = 3 WHERE idx = 25")
+    conn.commit()
+    conn.close()
+    with pytest.raises(DataError, match="chunk 1"):
+        Store.open(out)
+
+
+def test_each_row_records_the_style_its_throw_drew(tmp_path: Path) -> None:
+    # issue 36, item 4: a throw of styles stores the style of every throw, as drawn
+    from simulator.experiments.config import draw_throw, parse_experiment
+    from simulator.experiments.dispatch import run_experiment
+
+    exp = parse_experiment({"name": "mix", "die": "d6", "throws": 12, "chunk_size": 5, "seed": 4,
+                            "throw": {"styles": {"dropped": {"weight": 1},
+                                                 "rolled": {"weight": 1}}}}, "mix.yaml")
+    run_experiment(exp, tmp_path / "mix", workers=1, progress=False)
+    store = Store.open(tmp_path / "mix")
+    try:
+        rows = store.rows()
+    finally:
+        store.close()
+    assert [r.style for r in rows] == [draw_throw(exp, i).style for i in range(12)]
+    assert {r.style for r in rows} == {"dropped", "rolled"}

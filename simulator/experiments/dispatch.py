@@ -102,13 +102,13 @@ def row_of(drawn: DrawnThrow, shape: DieShape, out: DiePose, sim_time_s: float, 
     down = lowest_face(shape.poly.normals.tolist(), quat_rows(out.quaternion)[2])
     return ThrowRow(drawn.index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
                     drawn.energy_j, out.status, out.reason, int(out.face), int(shape.values[down]),
-                    float(sim_time_s), int(steps))
+                    float(sim_time_s), int(steps), drawn.style)
 
 
 def error_row(drawn: DrawnThrow, error: str) -> ThrowRow:
     """A stored row of a throw whose simulation failed (`error`: the PhysicsError's name)."""
     return ThrowRow(drawn.index, drawn.initial_down, drawn.height, drawn.speed, drawn.spin,
-                    drawn.energy_j, "error", error, None, None, 0.0, 0)
+                    drawn.energy_j, "error", error, None, None, 0.0, 0, drawn.style)
 
 
 def run_experiment(exp: Experiment, out: str | Path, throws: int | None = None, workers: int = 1,

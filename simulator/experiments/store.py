@@ -37,8 +37,12 @@ from dice_models.outfiles import OutputError, ensure_dir, reason
 from simulator.experiments.config import Experiment
 
 DB_NAME = "results.sqlite"
-FORMAT = 2  # 2: checksums per chunk of rows and per meta value; 1: none (read with a warning)
+# 3: each row records the throw's style (a throw of styles, docs/impacts.md; '' for one
+# distribution); 2: checksums per chunk of rows and per meta value, no style (read, not
+# resumed); 1: no checksums either (read with a warning)
+FORMAT = 3
 UNCHECKED_FORMAT = 1
+FORMATS = (1, 2, 3)
 
 
 @dataclass(frozen=True)
@@ -58,11 +62,13 @@ class ThrowRow:
     final_down: int | None
     settle_time_s: float
     steps: int
+    style: str = ""  # the style the throw drew ('' for a throw of one distribution)
 
 
 COLUMNS = tuple(f.name for f in fields(ThrowRow))
+OLD_COLUMNS = COLUMNS[:-1]  # a store of format 1 or 2: no style
 _as_tuple = operator.attrgetter(*COLUMNS)  # dataclasses.astuple deep-copies: slow per chunk
-_SCHEMA = """
+_OLD_SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS throws (
     idx INTEGER PRIMARY KEY,
@@ -85,14 +91,25 @@ CREATE TABLE IF NOT EXISTS chunk_sums (
 );
 CREATE TABLE IF NOT EXISTS meta_sums (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL);
 """
-_SELECT = f"SELECT {', '.join(COLUMNS)} FROM throws"
+_SCHEMA = _OLD_SCHEMA.replace("    steps INTEGER NOT NULL\n);",
+                              "    steps INTEGER NOT NULL,\n    style TEXT NOT NULL\n);")
+assert _SCHEMA != _OLD_SCHEMA
+
+
+def _select(columns: tuple[str, ...]) -> str:
+    return f"SELECT {', '.join(columns)} FROM throws"
+
+
 
 
 class Store:
-    def __init__(self, conn: sqlite3.Connection, path: Path, chunk_rows: int | None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, chunk_rows: int | None,
+                 columns: tuple[str, ...] = COLUMNS) -> None:
         self.conn = conn
         self.path = path
         self.chunk_rows = chunk_rows  # rows a checksum covers; None: a store of format 1
+        self.columns = columns  # OLD_COLUMNS: a store of format 1 or 2 (no style)
+        self._select = _select(columns)
 
     # -- opening ----------------------------------------------------------------------
 
@@ -110,6 +127,12 @@ class Store:
             raise OutputError(out, "--out", reason(exc)) from None
         if resuming:
             store = cls.open(out, resuming=True)
+            if store.columns != COLUMNS:
+                store.close()
+                raise DataError(db, "format", "is 2, written before the store recorded each "
+                                "throw's style: it is not resumed (`fairness report` still "
+                                "reads it); run the experiment again with another --out",
+                                show_value=False)
             theirs = store.experiment_json()
             if theirs.get("fingerprint") != exp.fingerprint():
                 store.close()
@@ -163,10 +186,11 @@ class Store:
         try:
             conn = sqlite3.connect(db, isolation_level=None)
             _tune(conn)
+            columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(throws)"))
         except sqlite3.DatabaseError as exc:
             raise DataError(db, "file", f"cannot be opened for writing ({exc})",
                             show_value=False) from None
-        return cls(conn, db, chunk_rows)
+        return cls(conn, db, chunk_rows, columns)
 
     def close(self) -> None:
         self.conn.close()
@@ -186,7 +210,7 @@ class Store:
 
     def rows(self, limit: int | None = None) -> list[ThrowRow]:
         """Rows in throw order; with `limit`, only throws with index below it."""
-        sql = _SELECT
+        sql = self._select
         args: tuple[Any, ...] = ()
         if limit is not None:
             sql += " WHERE idx < ?"
@@ -196,7 +220,7 @@ class Store:
 
     def iter_rows(self) -> Iterator[ThrowRow]:
         with self._sqlite():
-            for r in self.conn.execute(_SELECT + " ORDER BY idx"):
+            for r in self.conn.execute(self._select + " ORDER BY idx"):
                 yield ThrowRow(*r)
 
     def stop_decision(self) -> dict[str, Any] | None:
@@ -253,7 +277,7 @@ class Store:
         n = self.chunk_rows
         assert n is not None
         with self._sqlite():
-            return list(self.conn.execute(_SELECT + " WHERE idx >= ? AND idx < ? ORDER BY idx",
+            return list(self.conn.execute(self._select + " WHERE idx >= ? AND idx < ? ORDER BY idx",
                                           (c * n, (c + 1) * n)))
 
     def _check_chunk(self, c: int) -> None:
@@ -434,9 +458,9 @@ def _check_contents(db: Path, conn: sqlite3.Connection) -> int | None:
         raise DataError(db, "file", "is not a results database (no 'meta' and 'throws' tables)",
                         show_value=False)
     columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(throws)"))
-    if columns != COLUMNS:
+    if columns not in (COLUMNS, OLD_COLUMNS):
         raise DataError(db, "throws", "is not a results table (other columns)", columns)
-    ours = _schema_sql()
+    ours = _schema_sql(columns == COLUMNS)
     for name, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE type='table'"):
         if name in ours and sql != ours[name]:  # a flipped bit can make idx no key, a NOT NULL null
             raise DataError(db, f"table {name!r}", "is defined otherwise than a results table's "
@@ -450,20 +474,20 @@ def _check_contents(db: Path, conn: sqlite3.Connection) -> int | None:
         except (ValueError, TypeError, RecursionError):  # ValueError: JSONDecodeError too
             raise DataError(db, f"meta {key!r}", "is not JSON", _short(value)) from None
     fmt = meta.get("format")
-    if fmt not in (FORMAT, UNCHECKED_FORMAT) or isinstance(fmt, bool):
-        raise DataError(db, "format", f"unsupported results format (expected {FORMAT})",
-                        _short(fmt))
+    if fmt not in FORMATS or isinstance(fmt, bool) or (fmt == FORMAT) != (columns == COLUMNS):
+        raise DataError(db, "format", f"unsupported results format (expected {FORMAT}, with "
+                        "the style column)", _short(fmt))
     if fmt == UNCHECKED_FORMAT and not {"chunk_sums", "meta_sums"} & tables:
         n = None
     else:  # a format 2 store, or one whose format's bits were flipped to 1
-        n = _check_sums(db, conn, texts, meta, tables)
+        n = _check_sums(db, conn, texts, meta, tables, columns)
     if not isinstance(meta.get("experiment"), dict):
         raise DataError(db, "experiment", "is missing: not a results database", show_value=False)
     return n
 
 
 def _check_sums(db: Path, conn: sqlite3.Connection, texts: list[tuple[Any, Any]],
-                meta: dict[str, Any], tables: set[str]) -> int:
+                meta: dict[str, Any], tables: set[str], columns: tuple[str, ...]) -> int:
     """Every meta value and every chunk of rows against its checksum; the rows a checksum
     covers."""
     if not {"chunk_sums", "meta_sums"} <= tables:
@@ -486,7 +510,8 @@ def _check_sums(db: Path, conn: sqlite3.Connection, texts: list[tuple[Any, Any]]
                         _short(n))
     stored = {c: (rows, sha) for c, rows, sha in
               conn.execute("SELECT chunk, rows, sha256 FROM chunk_sums")}
-    for c, group in groupby(conn.execute(_SELECT + " ORDER BY idx"), key=lambda r: r[0] // n):
+    for c, group in groupby(conn.execute(_select(columns) + " ORDER BY idx"),
+                            key=lambda r: r[0] // n):
         _check_chunk(db, n, c, list(group), stored.pop(c, None))
     if stored:
         c = min(stored)
@@ -495,11 +520,12 @@ def _check_sums(db: Path, conn: sqlite3.Connection, texts: list[tuple[Any, Any]]
 
 
 @functools.cache
-def _schema_sql() -> dict[str, str]:
-    """Each table's definition as SQLite keeps it in a store this module makes."""
+def _schema_sql(styled: bool = True) -> dict[str, str]:
+    """Each table's definition as SQLite keeps it in a store this module makes (`styled`:
+    today's; else a store of format 1 or 2, without the style column)."""
     conn = sqlite3.connect(":memory:")
     try:
-        conn.executescript(_SCHEMA)
+        conn.executescript(_SCHEMA if styled else _OLD_SCHEMA)
         return dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type='table'"))
     finally:
         conn.close()
