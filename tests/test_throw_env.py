@@ -125,10 +125,12 @@ def test_a_greedy_first_placement_is_the_bots_own_choice() -> None:
     assert seats == {0, 1}
 
 
-def test_make_vec_steps_the_single_environments_side_by_side() -> None:
-    """`gymnasium.make_vec` (sync) runs N copies; seeded with s, copy i is the single
-    environment reset with seed s + i, step for step."""
-    vec = gym.make_vec(throw_env.ENV_ID, num_envs=2, vectorization_mode="sync",
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_steps_the_single_environments_side_by_side(mode: str) -> None:
+    """`gymnasium.make_vec` runs N copies, in this process (sync) or one process each
+    (async); seeded with s, copy i is the single environment reset with seed s + i, step
+    for step."""
+    vec = gym.make_vec(throw_env.ENV_ID, num_envs=2, vectorization_mode=mode,
                        table="kinematic", max_throws=3)
     obs, _ = vec.reset(seed=5)
     singles = [gym.make(throw_env.ENV_ID, table="kinematic", max_throws=3) for _ in range(2)]
