@@ -123,7 +123,7 @@ def dday(out: str) -> dict:
     app.step_frames(2)
     result["cell_click"] = {"inspected": list(app.inspected or []),
                             "card": app.hud.inspect.getText(),
-                            "captions": [t.getText() for t in app._captions if not t.isHidden()]}
+                            "captions": app.inset.shown_captions()}
     app.cleanup()
     return result
 

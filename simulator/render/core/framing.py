@@ -73,12 +73,15 @@ def inside(box: Box, region: Box) -> bool:
 
 def frame(points: np.ndarray, size: tuple[int, int], region: Box, heading: float,
           pitch: float, fov: float, dice: Sequence[np.ndarray] = (),
-          min_die_px: float = MIN_DIE_PX, margin: float = 0.04) -> OrbitCamera:
+          min_die_px: float = MIN_DIE_PX, margin: float = 0.04, seen_in: Box | None = None,
+          clear_of: Sequence[Box] = ()) -> OrbitCamera:
     """The camera from `heading` and `pitch` (deg) with vertical field of view `fov` that
     fits every one of `points` (n, 3) into `region` of a picture of `size`, with `margin`
     of the region's size spare, centred on the region; no farther than keeps every die of
     `dice` (each its corners) `min_die_px` across. Where both cannot be had the dice win:
-    the view is centred on the middle of what is in play and the rest runs off its edges."""
+    the view is slid along the table to hold the most dice wholly in `seen_in` (default
+    `region`) clear of the boxes `clear_of` (what is drawn over the view), the middle of what
+    is in play first; the rest runs off its edges (`_most_dice`)."""
     pts = np.asarray(points, dtype=float).reshape(-1, 3)
     if len(pts) == 0:
         raise ValueError("frame needs at least one point in play")
@@ -110,7 +113,68 @@ def frame(points: np.ndarray, size: tuple[int, int], region: Box, heading: float
                 dx = (box[0] + box[2]) / 2 - mid[0]
                 dy = (box[1] + box[3]) / 2 - mid[1]
                 cam = _slide(cam, size, dx, dy)
+            sight = (seen_in or region, tuple(clear_of))
+            if len(seen(cam, size, dice, *sight)) < len(dice):
+                cam = _most_dice(cam, size, dice, region, sight, min_die_px)
     return cam
+
+
+def seen(cam: OrbitCamera, size: tuple[int, int], dice: Sequence[np.ndarray],
+         region: Box, clear_of: Sequence[Box] = ()) -> list[int]:
+    """The indices of the `dice` (each its corners) that lie wholly in `region` and cover
+    none of the boxes `clear_of` (what is drawn over the view: a close-up, a panel)."""
+    out = []
+    for k, corners in enumerate(dice):
+        box = screen_box(cam, size, corners)
+        if box is not None and inside(box, region) and not any(overlap(box, o) for o in clear_of):
+            out.append(k)
+    return out
+
+
+def overlap(a: Box, b: Box) -> bool:
+    """Whether boxes `a` and `b` share some area."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _most_dice(cam: OrbitCamera, size: tuple[int, int], dice: Sequence[np.ndarray],
+               region: Box, sight: tuple[Box, tuple[Box, ...]],
+               min_die_px: float) -> OrbitCamera:
+    """`cam` slid along the table (its distance, heading and pitch kept) to where the most
+    of `dice` are seen (`seen(..., *sight)`), centred in `region`: the dice that one view
+    cannot hold with the rest at their floor size are the fewest and lie at its edges, not
+    those at both ends of a spread centred on its middle (issue 37: Deep White Sea's dice
+    lie where the physics left them). Tried: the view centred on each die and on the middle of each two; the
+    dice a try holds are then centred together if that loses none of them. Of equal
+    counts the try nearest the view given wins."""
+    mid = ((region[0] + region[2]) / 2, (region[1] + region[3]) / 2)
+    centres = [np.asarray(c, dtype=float).reshape(-1, 3).mean(axis=0) for c in dice]
+    best: tuple[int, float, OrbitCamera] | None = None
+    for i in range(len(dice)):
+        for j in range(i, len(dice)):
+            at = cam.project((centres[i] + centres[j]) / 2, size)
+            if at is None:
+                continue
+            trial = _slide(cam, size, at[0] - mid[0], at[1] - mid[1])
+            held = seen(trial, size, dice, *sight)
+            if held:
+                box = screen_box(trial, size, np.concatenate([dice[k] for k in held]))
+                assert box is not None
+                centred = _slide(trial, size, (box[0] + box[2]) / 2 - mid[0],
+                                 (box[1] + box[3]) / 2 - mid[1])
+                if len(seen(centred, size, dice, *sight)) >= len(held):
+                    trial = centred
+            moved = float(np.hypot(trial.target[0] - cam.target[0],
+                                   trial.target[1] - cam.target[1]))
+            if best is None or len(held) > best[0] or (len(held) == best[0]
+                                                        and moved < best[1] - 1e-9):
+                best = (len(held), moved, trial)
+    if best is None or best[0] <= len(seen(cam, size, dice, *sight)):
+        return cam
+    # Slid off the middle, a die nearer the view's edge is drawn a little smaller: drawn in
+    # again (about the new target) to keep every die at its floor.
+    out = best[2]
+    near = _die_distance(out, size, dice, min_die_px)
+    return replace(out, distance=near) if near < out.distance else out
 
 
 def _fit_distance(cam: OrbitCamera, size: tuple[int, int], pts: np.ndarray,

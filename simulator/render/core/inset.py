@@ -41,6 +41,14 @@ def inset_cells(n: int) -> list[Rect]:
             for k in range(n) for r, c in [divmod(k, cols)]]
 
 
+def inset_box(win_size: tuple[int, int]) -> tuple[float, float, float, float]:
+    """The box (left, top, right, bottom px from the window's top left) the close-up and
+    its frame cover: what is drawn there of the table is hidden."""
+    w, h = win_size
+    fx, fy = INSET_FRAME_PX, INSET_FRAME_PX
+    return (INSET[0] * w - fx, (1 - INSET[3]) * h - fy, INSET[1] * w + fx, (1 - INSET[2]) * h + fy)
+
+
 def inset_size(win_size: tuple[int, int]) -> tuple[int, int]:
     """The inset's size in pixels in a window of `win_size`."""
     w, h = win_size
@@ -92,6 +100,8 @@ class Inset:
             cell = region(INSET, 21, background, cam_np)
             cell.setClearDepthActive(True)
             self._cells.append((cell, cam_np, lens))
+        self.captions: list[Any] = []  # OnscreenText over and under each cell (`caption`)
+        self._layer: tuple[Any, Any, Any] | None = None  # their 2D scene (`_caption_layer`)
         self.camera: OrbitCamera | None = None  # the close-up shown, None when off
         # What it shows: (camera, cell in window fractions, cell size px) per die of the
         # last roll in the order given, or one camera framing them all.
@@ -129,7 +139,68 @@ class Inset:
             cell.setActive(True)
             self.views.append((cam, box, cell_size))
 
+    def caption(self, captions: list[tuple[str, str]], win_size: tuple[int, int]) -> None:
+        """Each cell's caption, (over the die, under it), for the cells of `len(captions)`
+        dice (`inset_cells`) at capitals 14 px (`PIN_SCALE`); none: they are hidden. A text
+        is set only when it changes (the window calls this every frame)."""
+        from direct.gui.OnscreenText import OnscreenText
+        from panda3d.core import TextNode
+
+        from simulator.render.core.window import PIN_SCALE
+
+        texts = self.captions
+        w, h = win_size
+        layer = self._caption_layer(w / h)
+        while len(texts) < 2 * len(captions):
+            texts.append(OnscreenText(text="", scale=PIN_SCALE, fg=(1, 1, 1, 1),
+                                      shadow=(0, 0, 0, 1), align=TextNode.ACenter,
+                                      mayChange=True, parent=layer))
+        boxes = inset_cells(len(captions)) if captions else []
+        for k, node in enumerate(texts):
+            if k >= 2 * len(captions):
+                node.hide()
+                continue
+            left, right, bottom, top = boxes[k // 2]
+            x = ((left + right) - 1) * w / h  # aspect2d x of the cell's middle
+            y = 2 * top - 1 - PIN_SCALE * 0.95 if k % 2 == 0 else 2 * bottom - 1 + PIN_SCALE * 0.3
+            text = captions[k // 2][k % 2]
+            if node.getText() != text:
+                # A name wider than its cell goes on as many lines as it needs (ems).
+                node.textNode.setWordwrap((right - left) * 2 * w / h / PIN_SCALE * 0.96)
+                node.setText(text)
+            node.setPos(x, y)
+            node.show()
+
+    def shown_captions(self) -> list[str]:
+        """The captions on screen now, in order (over and under each cell)."""
+        return [t.getText() for t in self.captions if not t.isHidden()]
+
+    def _caption_layer(self, aspect: float) -> Any:
+        """The 2D scene the cells' captions are drawn in: over the close-up's display
+        regions (drawn after the HUD's, they would cover texts in aspect2d), in aspect2d's
+        units (x -aspect..aspect, y -1..1), on the window itself."""
+        from panda3d.core import Camera, NodePath, OrthographicLens
+
+        if self._layer is None:
+            root = NodePath("close-up-captions")
+            root.setDepthTest(False)
+            root.setDepthWrite(False)
+            lens = OrthographicLens()
+            lens.setNearFar(-10, 10)
+            cam = Camera("close-up-captions-camera")
+            cam.setLens(lens)
+            region = self.base.win.makeDisplayRegion()
+            region.setSort(30)
+            region.setCamera(root.attachNewNode(cam))
+            self._layer = (root, lens, region)
+        root, lens, _region = self._layer
+        lens.setFilmSize(2 * aspect, 2)
+        return root
+
     def remove(self) -> None:
+        if self._layer is not None and self.base.win is not None:
+            self.base.win.removeDisplayRegion(self._layer[2])
+            self._layer = None
         win = self.output
         win.removeDisplayRegion(self._region)
         win.removeDisplayRegion(self._frame)

@@ -233,8 +233,6 @@ class App(DiceGameWindow):
 
     def init_game(self) -> None:
         self.picked: list[int] = []  # dice chosen so far (to set aside, or to re-roll)
-        self._captions: list[Any] = []  # OnscreenText over and under each close-up cell
-        self._layer: tuple[Any, Any, Any] | None = None  # their 2D scene (_caption_layer)
 
     def make_scene(self) -> DiceTableScene:
         return make_scene(self.session)
@@ -303,62 +301,10 @@ class App(DiceGameWindow):
 
     def refresh_texts(self) -> None:
         """As the window's, and the close-up cells' captions (none while a roll plays)."""
-        from direct.gui.OnscreenText import OnscreenText
-        from panda3d.core import TextNode
-
-        from simulator.render.core.inset import inset_cells
-        from simulator.render.core.window import PIN_SCALE
-
         super().refresh_texts()
         captions = [] if self.rolling() or self.session.state.is_terminal() \
             else self.cell_captions()
-        texts = self._captions
-        w, h = self.win_size()
-        layer = self._caption_layer(w / h)
-        while len(texts) < 2 * len(captions):
-            texts.append(OnscreenText(text="", scale=PIN_SCALE, fg=(1, 1, 1, 1),
-                                      shadow=(0, 0, 0, 1), align=TextNode.ACenter,
-                                      mayChange=True, parent=layer))
-        boxes = inset_cells(len(captions)) if captions else []
-        for k, node in enumerate(texts):
-            if k >= 2 * len(captions):
-                node.hide()
-                continue
-            left, right, bottom, top = boxes[k // 2]
-            x = ((left + right) - 1) * w / h  # aspect2d x of the cell's middle
-            y = 2 * top - 1 - PIN_SCALE * 0.95 if k % 2 == 0 else 2 * bottom - 1 + PIN_SCALE * 0.3
-            node.setText(captions[k // 2][k % 2])
-            node.setPos(x, y)
-            node.show()
-
-    def _caption_layer(self, aspect: float) -> Any:
-        """The 2D scene the cells' captions are drawn in: over the close-up's display
-        regions (drawn after the HUD's, they would cover texts in aspect2d), in aspect2d's
-        units (x -aspect..aspect, y -1..1)."""
-        from panda3d.core import Camera, NodePath, OrthographicLens
-
-        if self._layer is None:
-            root = NodePath("close-up-captions")
-            root.setDepthTest(False)
-            root.setDepthWrite(False)
-            lens = OrthographicLens()
-            lens.setNearFar(-10, 10)
-            cam = Camera("close-up-captions-camera")
-            cam.setLens(lens)
-            region = self.base.win.makeDisplayRegion()
-            region.setSort(30)
-            region.setCamera(root.attachNewNode(cam))
-            self._layer = (root, lens, region)
-        root, lens, _region = self._layer
-        lens.setFilmSize(2 * aspect, 2)
-        return root
-
-    def cleanup(self) -> None:
-        layer = getattr(self, "_layer", None)  # None too before init_game
-        if layer is not None and self.base.win is not None:
-            self.base.win.removeDisplayRegion(layer[2])
-            self._layer = None
-        super().cleanup()
+        self.inset.caption(captions, self.win_size())
 
     def click(self, pos: tuple[float, float]) -> None:
         """A click on a die's close-up cell is a click on that die."""

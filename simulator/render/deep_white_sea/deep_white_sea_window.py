@@ -184,10 +184,11 @@ class TableApp(GameWindow):
         return out
 
     def inset_points(self) -> list[tuple[float, float, float]]:
-        """The inspected die, large in the close-up; else the last throw's."""
-        if self.inspected is not None and self.inspected in self.scene.dice:
-            return [self.scene.die_position(self.inspected)]
-        return super().inset_points()
+        """The inspected die, large in the close-up; else the dice off the view, captioned;
+        else the last throw's (`close_up`)."""
+        from simulator.render.deep_white_sea.close_up import close_up
+
+        return close_up(self)
 
     # -- pointer: picking and the throw gesture -------------------------------------------------
 
@@ -695,7 +696,8 @@ def framed_view(session: GameSession, player: int, size: tuple[int, int]) -> Orb
     """From above on the dice in play (the table when none is), each die at least
     MIN_DIE_PX across at `size` (a little more: the window's pixel grid), from `player`'s
     side of the table or a quarter turn from it."""
-    from simulator.render.core.framing import MIN_DIE_PX, die_corners, frame, screen_box
+    from simulator.render.core.framing import MIN_DIE_PX, die_corners, frame, seen
+    from simulator.render.deep_white_sea.close_up import window_sight
 
     poses = session.poses()
     dice = [die_corners(np.asarray(session.shape(d).poly.vertices, dtype=float), p, q)
@@ -716,13 +718,12 @@ def framed_view(session: GameSession, player: int, size: tuple[int, int]) -> Orb
               FRAMED_REGION[3] * h)
     seat = 0.0 if player == 1 else 180.0
     best: tuple[int, OrbitCamera] | None = None
+    sight = window_sight(size)  # in the window, clear of the close-up
     for turn in (0.0, 90.0, 270.0, 180.0):
         cam = frame(pts, size, region, (seat + turn) % 360.0, FRAMED_PITCH, FRAMED_FOV, dice,
-                    min_die_px=(MIN_DIE_PX + 4) * h / 720, margin=0.03)
-        lost = 0
-        for corners in dice:
-            box = screen_box(cam, size, corners)
-            lost += box is None or box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h
+                    min_die_px=(MIN_DIE_PX + 4) * h / 720, margin=0.03, seen_in=sight[0],
+                    clear_of=sight[1])
+        lost = len(dice) - len(seen(cam, size, dice, *sight))
         if best is None or lost < best[0]:
             best = (lost, cam)
         if lost == 0:

@@ -1,0 +1,61 @@
+"""What Deep White Sea's close-up shows (issue 37: every die in play seen 48 px across or
+more): the die clicked to be inspected; else the dice the window's view does not show
+whole (off its edges, or under the close-up itself: its dice lie where the physics left
+them, at times wider apart than one view holds with each die 48 px across), one a cell,
+captioned with its name and side like D-Day's six; else the die thrown last.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from simulator.render.core.camera import OrbitCamera
+from simulator.render.core.framing import Box, die_corners, seen
+from simulator.render.core.inset import INSET_CELLS, inset_box
+
+
+def dice_corners(session: Any) -> dict[str, np.ndarray]:
+    """Each die in play's corners on the table, by name (sorted)."""
+    return {d: die_corners(np.asarray(session.shape(d).poly.vertices, dtype=float), p, q)
+            for d, (p, q) in sorted(session.poses().items())}
+
+
+def window_sight(size: tuple[int, int]) -> tuple[Box, tuple[Box, ...]]:
+    """Where a die is seen in a window of `size`: wholly in it, clear of the close-up."""
+    return (0.0, 0.0, float(size[0]), float(size[1])), (inset_box(size),)
+
+
+def off_view(session: Any, cam: OrbitCamera, size: tuple[int, int]) -> list[str]:
+    """The dice in play that `cam` does not show whole in a window of `size`, by name."""
+    dice = dice_corners(session)
+    names = list(dice)
+    held = set(seen(cam, size, list(dice.values()), *window_sight(size)))
+    return [n for k, n in enumerate(names) if k not in held]
+
+
+def caption(session: Any, die: str) -> tuple[str, str]:
+    """A cell's caption, over the die and under it: its name; whose it is and its side."""
+    st = session.state
+    side = f", side {st.side(die).number}" if die in st.poses else ""
+    return session.crew(die).name, f"P{session.seat_of(die) + 1}{side}"
+
+
+def close_up(app: Any) -> list[tuple[float, float, float]]:
+    """The points the window's close-up frames (module note), its cells captioned on
+    `app.inset`; while a throw plays, the die in flight (the window's own choice)."""
+    from simulator.render.core.window import GameWindow
+
+    s = app.session
+    names: list[str] = []
+    if app.inspected is not None and app.inspected in app.scene.dice:
+        names = [app.inspected]
+    elif app.running is None and not s.state.is_terminal():
+        names = [d for d in off_view(s, app.camera, app.win_size()) if d in app.scene.dice]
+        names = names[:INSET_CELLS]
+    if not names:
+        app.inset.caption([], app.win_size())
+        return list(GameWindow.inset_points(app))
+    app.inset.caption([caption(s, d) for d in names], app.win_size())
+    return [app.scene.die_position(d) for d in names]
