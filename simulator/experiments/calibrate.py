@@ -149,10 +149,13 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
               seed: int = 0, grid: int = 3, refine: int = 24, alpha: float = 0.01,
               log: Callable[[str], None] = lambda s: None, engine: str = "pybullet",
               method: str = "surrogate", design: int = 24,
-              stages: int = MAX_STAGES, binomial: bool = False) -> dict[str, Any]:
+              stages: int = MAX_STAGES, binomial: bool = False,
+              at: dict[str, float] | None = None) -> dict[str, Any]:
     """Fit, simulate every object at the fit with fresh seeds, write DIR's four files; the
     report as a dict. `engine` simulates the throws (the fitted values are that engine's).
-    The measured counts weigh as N / the dataset's dispersion, or as N (`binomial`)."""
+    The measured counts weigh as N / the dataset's dispersion, or as N (`binomial`). `at`
+    holds parameters not fitted at these values (the pair's data and throw scale 1 otherwise):
+    with `fit_names` empty, the report of a calibration already made."""
     t0 = time.perf_counter()
     if binomial:
         dataset = dataset.binomial()
@@ -167,7 +170,7 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
         raise DataError(dataset.path, "objects", "no object with counts is left to fit (objects "
                         "with n: unknown are for validation only)", show_value=False)
     known = [*PARAMETERS, *style_shares(fitted[0].throw)]
-    for n in fit_names:
+    for n in [*fit_names, *(at or {})]:
         if n not in known:
             raise DataError("--fit", "fit", f"unknown parameter {n!r}; known: "
                             f"{', '.join(known)}", show_value=False)
@@ -182,9 +185,9 @@ def calibrate(dataset: Dataset, out: str | Path, throws: int = 300, workers: int
         log(f"fitting {', '.join(fit_names) or 'nothing'} on {len(fitted)} objects of "
             f"{dataset.name}, {throws} throws each per evaluation, {workers} worker(s)")
         if method == "surrogate":
-            res = fit_surrogate(fitted, sim, list(fit_names), seed, design, alpha, stages, log)
+            res = fit_surrogate(fitted, sim, list(fit_names), seed, design, alpha, stages, log, at)
         else:
-            res = fit(fitted, sim, list(fit_names), seed, grid, refine, log)
+            res = fit(fitted, sim, list(fit_names), seed, grid, refine, log, at)
         fit_seconds = time.perf_counter() - t0
         log(f"fit done in {fit_seconds:.1f} s; checking every object at the fit with fresh seeds")
         rows = []

@@ -50,9 +50,10 @@ def _unit_point(base: dict[str, float], names: Sequence[str], lo: np.ndarray,
 
 
 def fit(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
-        grid: int = 3, refine: int = 24, log: Callable[[str], None] = lambda s: None) -> FitResult:
+        grid: int = 3, refine: int = 24, log: Callable[[str], None] = lambda s: None,
+        at: dict[str, float] | None = None) -> FitResult:
     """Grid, then Nelder-Mead, then the curvature design (module docstring)."""
-    base = base_parameters(objects[0])
+    base = {**base_parameters(objects[0]), **(at or {})}  # `at`: values held, not fitted
     lo = np.array([bounds(n)[0] for n in names])
     hi = np.array([bounds(n)[1] for n in names])
     k = len(names)
@@ -178,15 +179,16 @@ class _Quadratic:
 
 def fit_surrogate(objects: Sequence[DataObject], sim: Simulator, names: Sequence[str], seed: int,
                   design: int = 24, alpha: float = 0.01, stages: int = MAX_STAGES,
-                  log: Callable[[str], None] = lambda s: None) -> FitResult:
+                  log: Callable[[str], None] = lambda s: None,
+                  at: dict[str, float] | None = None) -> FitResult:
     """Designs of `design` points (the first over the ranges, up to `stages - 1` more around
     the estimate), each point simulated with its own seeds; a quadratic logit per object
     through them (`simulator.experiments.surrogate`); the minimum of the summed X^2 of those
     surfaces against the measured counts; profile intervals (docs/calibration.md)."""
     k = len(names)
     if k == 0:
-        return fit(objects, sim, names, seed, log=log)
-    base = base_parameters(objects[0])
+        return fit(objects, sim, names, seed, log=log, at=at)
+    base = {**base_parameters(objects[0]), **(at or {})}  # `at`: values held, not fitted
     lo = np.array([bounds(n)[0] for n in names])
     hi = np.array([bounds(n)[1] for n in names])
     point = _unit_point(base, names, lo, hi)

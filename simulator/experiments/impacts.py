@@ -865,13 +865,16 @@ CALIBRATED = {"friction": FRICTION, "restitution": RESTITUTION, "throw_scale": 1
 def throw_shares(names: tuple[str, ...], throws: int, max_spin: float | None = None,
                  params: dict[str, float] | None = None, seed: int = 11,
                  dataset: str = DATASET, throw: dict[str, Any] | None = None,
-                 table: TableSpec | None = None, **settings: Any) -> dict[str, tuple[int, int, int]]:
+                 table: TableSpec | None = None, engine_params: dict[str, float] | None = None,
+                 **settings: Any) -> dict[str, tuple[int, int, int]]:
     """The lab's own throws of the dataset's objects (calibrate.simulate's experiment, the
     dataset's table and throw model, `params` the calibrated point by default), with every
     die body's velocity clamp at `max_spin` (None: Bullet's 100), `throw` fields of the
     throw model replaced (after the throw scale), on `table` (None: the dataset's) and with
-    `settings` changed in the PhysicsSettings: per object (square face up, on the table, all throws). The same
-    seeds whatever is changed: the comparisons are paired."""
+    `settings` changed in the PhysicsSettings, and `engine_params` given to Bullet's
+    setPhysicsEngineParameter after the lab's (restitutionVelocityThreshold, say): per object
+    (square face up, on the table, all throws). The same seeds whatever is changed: the
+    comparisons are paired."""
     from simulator.experiments.calibrate import experiment_for, load_dataset, trial_library
     from simulator.experiments.dispatch import ThrowSimulator
 
@@ -893,6 +896,8 @@ def throw_shares(names: tuple[str, ...], throws: int, max_spin: float | None = N
             try:
                 if max_spin is not None:
                     _clamp_spin(sim.world, max_spin)
+                if engine_params:
+                    _engine_params(sim.world, engine_params)
                 rows = sim.run(list(range(throws)))
             finally:
                 sim.world.close()
@@ -925,3 +930,17 @@ def _clamp_spin(world: Any, max_spin: float) -> None:
         return body
 
     world._add_body = add_body
+
+
+def _engine_params(world: Any, params: dict[str, float]) -> None:
+    """Bullet's engine parameters `params` on every table `world` builds, after the lab's
+    (an experiment's hook on this World instance only)."""
+    build = world._build_table
+
+    def build_table(*args: Any, **kwargs: Any) -> Any:
+        out = build(*args, **kwargs)
+        world._client.setPhysicsEngineParameter(**params)
+        return out
+
+    world._build_table = build_table
+    world._client.setPhysicsEngineParameter(**params)

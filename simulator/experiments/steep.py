@@ -139,25 +139,74 @@ def lab_hand(**params: float) -> dict[str, Any]:
     return {"params": p, "throw": dict(LAB_THROW), "table": TableSpec(surface=SURFACES["hardwood"])}
 
 
+PAIR_KEYS = ("friction", "restitution", "throw_scale", "spinning_friction", "rolling_friction")
+# Each variant's changes from the calibration (docs/calibration.md, "What steepens the
+# curve"): pair values and the throw scale go to `params`, the rest to `throw_shares`.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "lab-hand": lab_hand(),
     "calibrated": {},
+    "restitution-0.1": {"restitution": 0.1},
+    "restitution-0.2": {"restitution": 0.2},
+    "restitution-0.3": {"restitution": 0.3},
+    "restitution-0.85": {"restitution": 0.85},
+    "friction-0.1": {"friction": 0.1},
+    "friction-0.2": {"friction": 0.2},
+    "friction-0.8": {"friction": 0.8},
+    "friction-1.0": {"friction": 1.0},
+    "rolling-0.5mm": {"rolling_friction": 0.0005},
+    "spinning-1mm": {"spinning_friction": 0.001},
     "turn-bound-off": {"max_turn_deg": 0.0},
+    "dt-1/960": {"time_step": 1.0 / 960.0},
     "spin-clamp-1000": {"max_spin": 1000.0},
+    "mujoco": {"engine": "mujoco"},
+    "threshold-0": {"engine_params": {"restitutionVelocityThreshold": 0.0}},
+    "threshold-0.05": {"engine_params": {"restitutionVelocityThreshold": 0.05}},
+    "processing-1mm": {"contact_processing_threshold": 0.001},
+    "square-face-down": {"throw": {"orientation": 1}},
+    "side-face-down": {"throw": {"orientation": 2}},
+    "released-2-4cm": {"throw": {"height": (0.02, 0.04)}},
+    "released-50-70cm": {"throw": {"height": (0.5, 0.7)}},
 }
+
+
+def variant(name: str, lab: bool = False) -> dict[str, Any]:
+    """`throw_shares`' keywords of a named variant, on the dataset's roll or (`lab`) the
+    lab's hand throw on its table."""
+    changes = VARIANTS[name]
+    v: dict[str, Any] = lab_hand() if lab else {"params": dict(im.CALIBRATED)}
+    for k, x in changes.items():
+        if k in PAIR_KEYS:
+            v["params"][k] = x
+        elif k == "throw":
+            v["throw"] = {**v.get("throw", {}), **x}
+        else:
+            v[k] = x
+    return v
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m simulator.experiments.steep")
-    ap.add_argument("variant", choices=sorted(VARIANTS))
+    ap.add_argument("variant", nargs="+", choices=sorted(VARIANTS))
+    ap.add_argument("--lab", action="store_true", help="the lab's hand throw on its table")
+    ap.add_argument("--names", default="", help="cuboids, comma-separated (default all 15)")
     ap.add_argument("--throws", type=int, default=300)
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--set", default="", help="pair values or throw_scale, e.g. "
+                    "restitution=0.2,throw_scale=1.3 (over the variant's)")
     a = ap.parse_args(argv)
-    counts = curve(VARIANTS[a.variant], a.throws, a.seed, a.workers)
-    print(header())
-    print(table_row(a.variant, counts))
-    print(score(counts).line())
+    names = [n for n in a.names.split(",") if n] or None
+    sets = {k: float(x) for k, _, x in (kv.partition("=") for kv in a.set.split(",") if kv)}
+    if set(sets) - set(PAIR_KEYS):
+        ap.error(f"--set: only {', '.join(PAIR_KEYS)}")
+    for name in a.variant:
+        v = variant(name, a.lab)
+        v["params"].update(sets)
+        counts = curve(v, a.throws, a.seed, a.workers, names)
+        s = score(counts)
+        print(f"{name}{' (lab hand throw)' if a.lab else ''}{' ' + a.set if a.set else ''}: "
+              + " ".join(f"{k} {s.shares[k]:.3f}" for k in s.shares)
+              + f" | on the table {min(c[1] for c in counts.values())}-"
+              f"{max(c[1] for c in counts.values())} of {a.throws} | {s.line()}", flush=True)
     return 0
 
 
