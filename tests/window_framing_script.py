@@ -3,11 +3,13 @@ own (a display that fails cannot take the test run down): a bot game played to a
 whose dice lie wider apart than one view holds at 48 px each, paused; then what the window
 shows of each die.
 
-    python tests/window_framing_script.py OUT.png SEED TURNS
+    python tests/window_framing_script.py OUT.png SEED TURNS        # what it shows of each die
+    python tests/window_framing_script.py OUT.png SEED TURNS card   # a click on each die
 
 Prints one JSON line: each die's name, its size (px) in the main view (None where the
 view does not show it whole, or the close-up covers it) and in its close-up cell (None: no
-cell), and the captions the close-up shows.
+cell), and the captions the close-up shows; with `card`, for a click on each die in turn
+the inspect card's box, the dice's boxes and the HUD's (px).
 """
 
 from __future__ import annotations
@@ -19,14 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def main(out: str, seed: int, turns: int) -> dict:
-    import numpy as np
-    from PIL import Image
-
+def opened(seed: int, turns: int):
+    """The window on a bot game played `turns` turns, paused, its view glided home."""
     from simulator.render.app import window_module
-    from simulator.render.core.framing import die_corners, die_px, overlap, screen_box
-    from simulator.render.core.inset import inset_box
-    from simulator.render.core.offscreen import texture_to_array
 
     module = window_module("deep-white-sea")
     assert module is not None
@@ -39,6 +36,51 @@ def main(out: str, seed: int, turns: int) -> dict:
         if app.idle():
             break
     app.step_frames(3)
+    return app, session
+
+
+def cards(out: str, seed: int, turns: int) -> dict:
+    """A click on each die in play in turn: where its card lies, and the dice and the HUD."""
+    import numpy as np
+    from PIL import Image
+
+    from simulator.render.core.framing import die_corners, screen_box
+    from simulator.render.core.offscreen import texture_to_array
+
+    app, session = opened(seed, turns)
+    w, h = app.win_size()
+    clicks = []
+    for k, name in enumerate(sorted(session.poses())):
+        pos = app.screen_of(app.scene.die_position(name))
+        assert pos is not None, name
+        app.on_left_down(pos)
+        app.on_left_up(pos)
+        app.step_frames(2)
+        shot = Image.fromarray(texture_to_array(app.base.win.getScreenshot()))
+        shot.save(out if k == 0 else out.replace(".png", f"-{k}.png"))
+        boxes = {}
+        for d, (p, q) in session.poses().items():
+            corners = die_corners(np.asarray(session.shape(d).poly.vertices, dtype=float), p, q)
+            box = screen_box(app.camera, (w, h), corners)
+            if box is not None:
+                boxes[d] = list(box)
+        clicks.append({"die": name, "inspected": app.inspected,
+                       "card_shown": not app.hud.inspect.isHidden(),
+                       "card_box": list(app.hud.box_px(app.hud.inspect) or ()),
+                       "dice_boxes": boxes, "hud_boxes": [list(b) for b in app.hud.shown_boxes()]})
+    app.cleanup()
+    return {"clicks": clicks, "win": [w, h]}
+
+
+def main(out: str, seed: int, turns: int) -> dict:
+    import numpy as np
+    from PIL import Image
+
+    from simulator.render.core.framing import die_corners, die_px, overlap, screen_box
+    from simulator.render.core.inset import inset_box
+    from simulator.render.core.offscreen import texture_to_array
+
+    app, session = opened(seed, turns)
     Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
     w, h = app.win_size()
     cover = inset_box((w, h))
@@ -63,4 +105,5 @@ def main(out: str, seed: int, turns: int) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))))
+    run = cards if sys.argv[4:] == ["card"] else main
+    print(json.dumps(run(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))))

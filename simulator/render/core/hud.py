@@ -49,6 +49,11 @@ INSPECT_TOP = 0.42  # the card's first baseline where nothing it must keep clear
 # card's.
 INSPECT_XS = (EDGE, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)  # past the window's right: not tried
 INSPECT_YS = (INSPECT_TOP, 0.62, 0.22, 0.02, -0.18, -0.38, -0.58, 0.8)
+# Where none of those is clear (Deep White Sea's framed view fills the window with dice
+# and HUD: the card at 62 characters, about 550 x 265 px, lay over a die or a panel in
+# each of 11 clicks in two states): a finer grid, with the card narrower in turn.
+INSPECT_FINE = tuple((x / 20, y / 20) for y in range(19, -20, -1) for x in range(0, 67))
+INSPECT_NARROW = (INSPECT_WIDTH, 48, 40, 34)
 
 
 def overlap(a: Box, b: Box) -> float:
@@ -56,6 +61,18 @@ def overlap(a: Box, b: Box) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     return w * h if w > 0 and h > 0 else 0.0
+
+
+def _covered(boxes: Any, others: list[Box]) -> Any:
+    """For each of `boxes` (n, 4 numpy), the area (px^2) it shares with `others` in all."""
+    import numpy as np
+
+    if not others:
+        return np.zeros(len(boxes))
+    o = np.asarray(others, dtype=float)
+    dx = np.minimum(boxes[:, None, 2], o[None, :, 2]) - np.maximum(boxes[:, None, 0], o[None, :, 0])
+    dy = np.minimum(boxes[:, None, 3], o[None, :, 3]) - np.maximum(boxes[:, None, 1], o[None, :, 1])
+    return (np.clip(dx, 0, None) * np.clip(dy, 0, None)).sum(axis=1)
 
 
 def panel_room(n: int) -> int:
@@ -182,6 +199,7 @@ class Hud:
                                     bg=(0.05, 0.05, 0.08, 0.88), shadow=shadow,
                                     align=TextNode.ALeft, mayChange=True, parent=left)
         self.inspect.hide()
+        self._inspect_lines: list[str] = []  # the card's lines before they are wrapped
         self.help = OnscreenText(text=help_text, pos=(0, 0.7), scale=0.038, fg=fg,
                                  bg=(0.05, 0.05, 0.08, 0.85), shadow=shadow,
                                  align=TextNode.ACenter, mayChange=True, parent=parent)
@@ -248,17 +266,21 @@ class Hud:
             self.banner.setText("")
 
     def show_inspect(self, lines: list[str] | None, piece: Box | None = None,
-                     others: list[Box] | None = None) -> None:
+                     others: list[Box] | None = None, keep_clear: list[Box] | None = None
+                     ) -> None:
         """The inspect view's card (`lines`, wrapped to INSPECT_WIDTH), or none; placed
-        clear of `piece` (the piece clicked, its box on the screen), of what the HUD shows
-        and where it can of `others` (the other pieces' boxes): `place_inspect`."""
+        clear of `piece` (the piece clicked, its box on the screen) and of `keep_clear` (as
+        much as the piece: Deep White Sea's dice), of what the HUD shows and where it can
+        of `others` (the other pieces' boxes): `place_inspect`."""
         if not lines:
             self.inspect.setText("")
             self.inspect.hide()
             return
+        self._inspect_lines = list(lines)
         self.inspect.setText("\n".join(wrap(line, INSPECT_WIDTH) for line in lines))
         self.inspect.show()
-        self.place_inspect([] if piece is None else [piece], others or [])
+        self.place_inspect([*([] if piece is None else [piece]), *(keep_clear or [])],
+                           others or [])
 
     def box_px(self, node: Any) -> Box | None:
         """The box a widget covers on the screen (px, y down), or None (nothing drawn)."""
@@ -302,26 +324,40 @@ class Hud:
 
     def place_inspect(self, avoid: list[Box], others: list[Box]) -> None:
         """Put the card at the first of INSPECT_XS x INSPECT_YS where it lies in the window
-        and covers none of `avoid`, `shown_boxes` and `others`; where none does, where it
-        covers `avoid` least, then the HUD least, then `others` (a click on a piece hid it
-        under its own card in Diceland, and the card lay over Diced's seat panels)."""
+        and covers none of `avoid`, `shown_boxes` and `others`; where none does, at the
+        first clear place of INSPECT_FINE, the card wrapped to each of INSPECT_NARROW in
+        turn; where none is, where it covers `avoid` least, then the HUD least, then
+        `others` (a click on a piece hid it under its own card in Diceland, and the card lay
+        over Diced's seat panels). The card's box is measured once a width and moved."""
+        import numpy as np
+
         hud = self.shown_boxes()
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
-        best: tuple[float, float, float, tuple[float, float]] | None = None
-        for y in INSPECT_YS:
-            for x in INSPECT_XS:
-                self.inspect["pos"] = (x, y)
-                box = self.box_px(self.inspect)
-                if box is None:
-                    return
-                if box[0] < 0 or box[1] < 0 or box[2] > w or box[3] > h:
-                    continue
-                a, b, c = (sum(overlap(box, o) for o in boxes) for boxes in (avoid, hud, others))
-                if a == b == c == 0.0:
-                    return
+        best: tuple[float, float, float, int, tuple[float, float]] | None = None
+        tries = [(INSPECT_WIDTH, [(x, y) for y in INSPECT_YS for x in INSPECT_XS]),
+                 *((width, list(INSPECT_FINE)) for width in INSPECT_NARROW)]
+        for width, places in tries:
+            self.inspect.setText("\n".join(wrap(line, width) for line in self._inspect_lines))
+            self.inspect["pos"] = (0.0, 0.0)
+            box0 = self.box_px(self.inspect)
+            if box0 is None:
+                return
+            at = np.asarray(places, dtype=float) * (h / 2)  # aspect2d units are h/2 px
+            boxes = np.asarray(box0) + np.stack([at[:, 0], -at[:, 1], at[:, 0], -at[:, 1]], 1)
+            fits = (boxes[:, 0] >= 0) & (boxes[:, 1] >= 0) & (boxes[:, 2] <= w) \
+                & (boxes[:, 3] <= h)
+            cover = np.stack([_covered(boxes, group) for group in (avoid, hud, others)], 1)
+            clear = fits & (cover == 0.0).all(axis=1)
+            if clear.any():
+                self.inspect["pos"] = places[int(np.argmax(clear))]
+                return
+            for k in np.flatnonzero(fits):
+                a, b, c = (float(v) for v in cover[k])
                 if best is None or (a, b, c) < best[:3]:
-                    best = (a, b, c, (x, y))
-        self.inspect["pos"] = best[3] if best is not None else (EDGE, INSPECT_TOP)
+                    best = (a, b, c, width, places[k])
+        width, pos = (best[3], best[4]) if best is not None else (INSPECT_WIDTH, (EDGE, INSPECT_TOP))
+        self.inspect.setText("\n".join(wrap(line, width) for line in self._inspect_lines))
+        self.inspect["pos"] = pos
 
     def set_help(self, shown: bool) -> None:
         if shown:

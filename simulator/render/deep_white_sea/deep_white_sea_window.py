@@ -139,10 +139,11 @@ class TableApp(GameWindow):
                 self._ensure_die(name, pose)
 
     def refresh(self) -> None:
+        from simulator.render.deep_white_sea.inspect_card import show_card
+
         if self.human_to_act() and self.selected is None:
             self.selected = self._die_to_act()
         super().refresh()
-        self.hud.show_inspect(self.inspect_lines())
         # The framed view follows the game (and turns to the thrower's while aiming) as
         # long as the view on screen is the one the window chose.
         if self._auto is not None and self.camera == self._auto and self.follow is None:
@@ -150,6 +151,7 @@ class TableApp(GameWindow):
             if new != self.camera:
                 self._glide()
                 self.camera = new
+        show_card(self)  # in the view now chosen: clear of the dice and the HUD
 
     def inspect_lines(self) -> list[str] | None:
         """The inspected die's card: its eight sides as `tabletop dice show` words them,

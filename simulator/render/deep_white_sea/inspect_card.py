@@ -1,0 +1,39 @@
+"""Where Deep White Sea's inspect card goes (issue 37): clear of every die in play as the
+window's view shows it, not only of the die clicked (the framed view fills the window with
+the dice, and the card at its first place lay over some), and of the HUD (`Hud.place_inspect`
+tries its grid of places; where none is clear, the one covering the dice least).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simulator.render.core.framing import Box, screen_box
+from simulator.render.deep_white_sea.close_up import dice_corners
+
+
+def dice_boxes(app: Any) -> dict[str, Box]:
+    """The box (px: left, top, right, bottom) each die in play covers in the window's view
+    (none behind the camera)."""
+    size = app.win_size()
+    out = {}
+    for name, corners in dice_corners(app.session).items():
+        box = screen_box(app.camera, size, corners)
+        if box is not None:
+            out[name] = box
+    return out
+
+
+def show_card(app: Any) -> None:
+    """The inspected die's card (`app.inspect_lines()`; none: put away), clear of the dice
+    and the HUD, and where it can of the names pinned under the dice."""
+    lines = app.inspect_lines()
+    if not lines:
+        app.hud.show_inspect(None)
+        return
+    boxes = dice_boxes(app)
+    piece = boxes.pop(app.inspected, None) if app.inspected is not None else None
+    pins = getattr(app, "pins", None)  # the die names pinned under the dice, where it can
+    nodes = pins.nodes if pins is not None else getattr(app, "_pins", [])
+    names = [b for n in nodes if not n.isHidden() and (b := app.hud.box_px(n)) is not None]
+    app.hud.show_inspect(lines, piece, names, keep_clear=list(boxes.values()))
