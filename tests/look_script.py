@@ -28,14 +28,14 @@ def dice(out: str, shading: str) -> dict:
     from simulator.render.core.camera import overview
     from simulator.render.core.looks import solid_look
     from simulator.render.core.offscreen import OffscreenRenderer
-    from simulator.render.core.scene import TableScene
+    from simulator.render.deep_white_sea.scene import SeaTableScene
 
     table = TableSpec()
     world = World(table)
     model = load_die("paper-d8")
     shape = die_shape(model)
     renderer = OffscreenRenderer(SIZE, shading)
-    scene = TableScene(table)
+    scene = SeaTableScene(table)
     placed = {}
     for name, (xy, face, rgb) in SPOTS.items():
         o = world.place(name, model, face + 1, 25.0 * face, xy)

@@ -50,9 +50,9 @@ def placed() -> dict[str, tuple]:
 
 
 def _scene_with(dice: dict[str, tuple], looks: dict[str, object]):
-    from simulator.render.core.scene import TableScene
+    from simulator.render.deep_white_sea.scene import SeaTableScene
 
-    scene = TableScene(TABLE)
+    scene = SeaTableScene(TABLE)
     shape = die_shape(load_die("paper-d8"))
     for name, (pos, quat) in dice.items():
         scene.add_die(name, shape, looks[name], tuple(range(1, 9)), pos, quat)

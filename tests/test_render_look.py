@@ -172,11 +172,11 @@ def test_foul_zones_change_little_of_the_picture_and_nothing_on_the_table(camera
     from PIL import Image, ImageDraw
 
     from simulator.render.core.offscreen import OffscreenRenderer
-    from simulator.render.core.scene import TableScene
+    from simulator.render.deep_white_sea.scene import SeaTableScene
 
     size = (640, 360)
     renderer = OffscreenRenderer(size, "software")
-    scene = TableScene(TABLE)
+    scene = SeaTableScene(TABLE)
     renderer.show(scene.root)
     renderer.set_camera(camera)
     with_zones = renderer.render().astype(int)

@@ -98,7 +98,7 @@ class _Named:
 
 
 class _FakeBase:
-    """What GameWindow._drawing_path reads of a ShowBase: its pipe and its window's GSG."""
+    """What stage.drawing_path reads of a ShowBase: its pipe and its window's GSG."""
 
     def __init__(self, interface: str, renderer: str) -> None:
         self.pipe = self
@@ -136,15 +136,14 @@ def test_the_window_draws_with_the_path_asked_for_or_says_it_cannot(interface, r
     back as pbr), auto by the renderer."""
     pytest.importorskip("simplepbr")
     from simulator.render.core.offscreen import RenderPathError
-    from simulator.render.core.window import GameWindow
+    from simulator.render.core.stage import drawing_path
 
-    window = GameWindow.__new__(GameWindow)
-    window.base = _FakeBase(interface, renderer)
+    base = _FakeBase(interface, renderer)
     if expected == "error":
         with pytest.raises(RenderPathError):
-            window._drawing_path(shading)
+            drawing_path(base, shading)
     else:
-        assert window._drawing_path(shading).name == expected
+        assert drawing_path(base, shading).name == expected
 
 
 @pytest.mark.parametrize("argv", [["play", "diced"], ["play", "deep-white-sea"]])

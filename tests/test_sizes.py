@@ -18,12 +18,7 @@ PACKAGES = ("simulator", "rules", "dice_models")
 BUDGET = {"class": 400, "function": 80}
 
 # (file, qualified name): the most lines it may have until its restructuring is done.
-ALLOWED: dict[tuple[str, str], int] = {
-    # Item 5, render/ by part: the shared window composed of parts.
-    ("simulator/render/core/window.py", "GameWindow"): 700,
-    ("simulator/render/deep_white_sea/deep_white_sea_window.py", "TableApp"): 579,
-    ("simulator/render/core/scene.py", "TableScene"): 442,
-}
+ALLOWED: dict[tuple[str, str], int] = {}
 
 Sizes = dict[tuple[str, str], tuple[str, int]]  # (file, qualified name) -> (kind, lines)
 
@@ -132,10 +127,8 @@ def test_an_allowlisted_entry_within_budget_or_gone_is_to_be_removed() -> None:
         "tests/test_sizes.py"]
 
 
-def test_the_allowlist_names_only_what_is_assigned_elsewhere() -> None:
-    """Only the files of issue 35's item 5 (the window) may have entries: nothing else is
-    excused (item 2's runner loops are within budget since 8bd6c73, item 3's engines
-    since the settle loops left World and MujocoWorld)."""
-    assert {path for path, _ in ALLOWED} == {
-        "simulator/render/core/window.py", "simulator/render/deep_white_sea/deep_white_sea_window.py",
-        "simulator/render/core/scene.py"}
+def test_the_allowlist_is_empty() -> None:
+    """Nothing is excused: item 2's runner loops are within budget since 8bd6c73, item 3's
+    engines since the settle loops left World and MujocoWorld, item 5's window, Deep White
+    Sea's window and the table scene since they were composed of parts."""
+    assert ALLOWED == {}

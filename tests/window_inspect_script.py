@@ -107,7 +107,7 @@ def dday(out: str) -> dict:
     result["after_table_click"] = {"inspected": app.inspected,
                                    "card_shown": not app.hud.inspect.isHidden()}
     result["dice_px"] = dice_px(app)
-    sheet_node = app._pins[n]  # the window's pinned label of the first unit's sheet
+    sheet_node = app.pins.nodes[n]  # the window's pinned label of the first unit's sheet
     result["text_caps_px"] = {name: cap_px(app, node) for name, node in
                               (("status", app.hud.status), ("sheet", sheet_node),
                                ("log", app.hud.log), ("panel", app.hud.panels[0]))}

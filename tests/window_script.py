@@ -66,8 +66,8 @@ def play(log_path: str) -> dict[str, Any]:
         app.step_frames(1)
         app.on_pointer(release)
         app.step_frames(1)
-        out["preview_foul"] = None if app.preview is None else app.preview.foul
-        out["preview_release"] = None if app.preview is None else list(app.preview.throw.release)
+        out["preview_foul"] = None if app.aim.preview is None else app.aim.preview.foul
+        out["preview_release"] = None if app.aim.preview is None else list(app.aim.preview.throw.release)
         app.on_left_up(release)
         anims = [r.anim for r in ([app.running] if app.running else []) + app.queue]
         throw = next((a for a in anims if isinstance(a, ThrowAnim)), None)

@@ -49,7 +49,7 @@ def game_options(args: argparse.Namespace) -> dict[str, Any]:
 SHADINGS = ("auto", "pbr", "gl", "software")
 
 
-# What auto picks for a window (tabletop play, replay --view): GameWindow._drawing_path.
+# What auto picks for a window (tabletop play, replay --view): render.core.stage.drawing_path.
 WINDOW_AUTO = ("pbr on a GPU, gl on a software rasterizer such as llvmpipe (where pbr draws a "
                "few frames a second), software without OpenGL")
 

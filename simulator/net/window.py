@@ -35,7 +35,8 @@ from simulator.net.client import Chooser, Client, ClientError, TableRecord, make
 from simulator.physics.world import Frame
 from simulator.plugins import load_plugins
 from simulator.render.core.playback import playback_of
-from simulator.render.deep_white_sea.session import GAME, GameSession, StepResult, ThrowAnim, _spec_of
+from simulator.render.core.session import StepResult
+from simulator.render.deep_white_sea.session import GAME, GameSession, ThrowAnim, _spec_of
 
 STEP, REFUSED, CLOSED = "step", "refused", "closed"
 

@@ -1,5 +1,7 @@
-"""The Panda3D table scene: room, table with its edges and foul zones, obstacles, dice
-(octahedra textured with their face art), lights, planar shadows, and overlay marks.
+"""The Panda3D table scene every game's table is built on: room, table, obstacles, dice
+(textured with their face art), lights, planar shadows, and overlay marks. A game's table
+adds its own (Deep White Sea's edge lines and foul zones, `deep_white_sea/scene.py`; the
+d6 games' tray, tiles and pip dice, `d6/scene.py`).
 
 The scene only shows poses it is given (from `World.snapshot()`, an outcome, or a frame of
 a recorded throw); it never steps physics. Poses are the physics' geometric frames:
@@ -49,14 +51,11 @@ from PIL import Image
 
 from simulator.physics.dice import DieShape
 from simulator.physics.settings import TableSpec
-from simulator.physics.world import FOOT, TABLE_THICKNESS
+from simulator.physics.world import TABLE_THICKNESS
 from simulator.render.core.looks import (
-    BAND_Z,
     FELT,
     FELT_Z,
-    FOUL_COLOUR,
     MARK_Z,
-    PLAYER_COLOURS,
     SHADOW_Z,
     TABLE_WOOD,
     DieLook,
@@ -78,8 +77,6 @@ DIE_SAMPLING = (Texture.FT_linear_mipmap_linear, 4)  # (minification filter, ani
 CLOTH_SAMPLING = (Texture.FT_linear_mipmap_nearest, 1)
 FELT_TILE = 0.3  # m of table per repeat of the felt texture
 WOOD_TILE = 0.5  # m of wood per repeat of the grain texture
-FOUL_FLOOR_ALPHA = 0.22  # the tint on the floor beneath a foul zone
-FOUL_EDGE_ALPHA = 0.85
 # Roughness for physically based shading (0 mirror, 1 chalk), by the name a material starts
 # with: cloth scatters all of its light, card shows a little sheen, varnished wood and the
 # rest a soft one.
@@ -121,7 +118,11 @@ def polygon_mesh(poly: Any, uvs: Any, name: str) -> NodePath:
     return NodePath(node)
 
 class TableScene:
-    """Everything in the room. `root` is what a camera renders (attach it to `render`)."""
+    """Everything in the room. `root` is what a camera renders (attach it to `render`).
+    A game's table extends `_build_table`; the fixed nodes named in KEPT_APART stay whole
+    when the rest is merged (`flatten_static`), so they can be hidden."""
+
+    KEPT_APART: tuple[str, ...] = ()
 
     def __init__(self, table: TableSpec) -> None:
         self.table = table
@@ -142,7 +143,6 @@ class TableScene:
         self.dice: dict[str, DieNodes] = {}
         self._build_room()
         self._build_table()
-        self._build_foul_zones()
         self._build_obstacles()
         self._build_lights()
 
@@ -212,12 +212,12 @@ class TableScene:
         """Merge the fixed geometry (room, table, tray, boards, tiles) into as few pieces as
         their looks allow, once the game's scene has built its board: under Mesa's
         llvmpipe the large hex board drew at 103 frames/s as 276 pieces and at 315 as 21.
-        The foul zones stay a node of their own (they can be hidden). Twice is harmless."""
+        The nodes of KEPT_APART stay nodes of their own. Twice is harmless."""
         merged = self._static.find("merged")
         if merged.isEmpty():
             merged = self._static.attachNewNode("merged")
         for child in self._static.getChildren():
-            if child.getName() not in ("foul-zones", "merged"):
+            if child.getName() not in (*self.KEPT_APART, "merged"):
                 child.wrtReparentTo(merged)
         merged.flattenStrong()
 
@@ -286,13 +286,8 @@ class TableScene:
         tris = [(0, 2, 4), (2, 1, 4), (1, 3, 4), (3, 0, 4), (2, 0, 5), (1, 2, 5), (3, 1, 5), (0, 3, 5)]
         return self._flat(verts, tris, colour)
 
-    def poison_counter(self, xy: tuple[float, float], owner: tuple[float, float, float]) -> None:
-        """A green counter beside a die, ringed in the colour of the player who made it."""
-        self.coin(xy, (0.2, 0.75, 0.25, 1.0))
-        self.ring(xy, 0.009, (*owner, 1.0), 0.003, MARK_Z + 0.0005)
-
     def coin(self, xy: tuple[float, float], colour: Colour, radius: float = 0.009) -> NodePath:
-        """A flat disc on the felt: a poison counter."""
+        """A flat disc on the felt (a counter, a token)."""
         n = 20
         verts = [(xy[0], xy[1], MARK_Z)]
         verts += [(xy[0] + radius * math.cos(2 * math.pi * k / n),
@@ -415,7 +410,8 @@ class TableScene:
         t = self.table
         return (t.width / 2, t.depth / 2) if t.shape == "rect" else (t.radius, t.radius)
 
-    def _build_table(self) -> None:
+    def _build_table(self) -> NodePath:
+        """The table (wood, legs and the felt cloth): its node."""
         t = self.table
         felt = (*FELT, 1.0)
         wood = (*TABLE_WOOD, 1.0)
@@ -435,30 +431,7 @@ class TableScene:
                                     wood, wood))
         self._wood(node)
         self._felt_cloth().reparentTo(node)
-        # Each player's edge line: a band of their colour along the rim of the felt.
-        for player in (1, 2):
-            sgn = -1 if player == 1 else 1
-            colour = (*PLAYER_COLOURS[player], 1.0)
-            if t.shape == "rect":
-                y0, y1 = sgn * t.edge_y, sgn * (t.edge_y - 0.012)
-                verts = [(-t.width / 2, y0, BAND_Z), (t.width / 2, y0, BAND_Z),
-                         (t.width / 2, y1, BAND_Z), (-t.width / 2, y1, BAND_Z)]
-                tris = [(0, 1, 2), (0, 2, 3)] if sgn > 0 else [(0, 2, 1), (0, 3, 2)]
-            else:  # the arc of the rim nearest the player
-                verts, tris = [], []  # type: ignore[var-annotated]
-                n = 24
-                for k in range(n + 1):
-                    a = math.radians(-150 + 120 * k / n) * (1 if player == 1 else -1)
-                    c, s = math.cos(a), math.sin(a)
-                    verts += [(t.radius * c, t.radius * s, BAND_Z),
-                              ((t.radius - 0.012) * c, (t.radius - 0.012) * s, BAND_Z)]
-                    if k < n:
-                        i = 2 * k
-                        tris += [(i, i + 2, i + 1), (i + 1, i + 2, i + 3)]
-            band = node.attachNewNode(_mesh(f"edge{player}", verts, tris, [colour] * len(verts),
-                                            normal=(0, 0, 1)))
-            band.setTwoSided(True)
-            band.setDepthOffset(1)
+        return node
 
     def _felt_cloth(self) -> NodePath:
         """The felt as a textured cloth just over the table top: woven noise tiled every
@@ -493,40 +466,6 @@ class TableScene:
         cloth.setTexture(self._texture(felt_look(), CLOTH_SAMPLING), 1)
         cloth.setDepthOffset(1)
         return cloth
-
-    def _build_foul_zones(self) -> None:
-        """Behind each edge line, one foot back and one foot up (DESIGN.md): drawn as the
-        box's edges and a tint on the floor beneath it, so it never covers the table or a
-        die in any view (the translucent box it was hid a third of the window's view)."""
-        t = self.table
-        half_w = t.width / 2 if t.shape == "rect" else t.radius
-        zones = self._static.attachNewNode("foul-zones")
-        zones.setTransparency(TransparencyAttrib.M_alpha)
-        zones.setDepthWrite(False)
-        zones.setTwoSided(True)
-        zones.setLightOff(1)
-        zones.setBin("transparent", 10)
-        floor_z = -t.height + 0.004  # just over the floor boards and the rug
-        tint = (*FOUL_COLOUR, FOUL_FLOOR_ALPHA)
-        line = (*FOUL_COLOUR, FOUL_EDGE_ALPHA)
-        w = 0.004  # m: half-width of the edge bands
-        for player in (1, 2):
-            sgn = -1 if player == 1 else 1
-            y_edge, y_back = sgn * t.edge_y, sgn * (t.edge_y + FOOT)
-            x0, x1 = -half_w, half_w
-            zones.attachNewNode(_mesh("foul-floor", [(x0, y_edge, floor_z), (x1, y_edge, floor_z),
-                                                     (x1, y_back, floor_z), (x0, y_back, floor_z)],
-                                      [(0, 1, 2), (0, 2, 3)], [tint] * 4, normal=(0, 0, 1),
-                                      lit=False))
-            for x in (x0, x1):
-                for a, b in (((x, y_edge, FOOT), (x, y_back, FOOT)),
-                             ((x, y_back, 0.0), (x, y_back, FOOT)),
-                             ((x, y_edge, 0.0), (x, y_edge, FOOT)),
-                             ((x, y_edge, 0.0), (x, y_back, 0.0))):
-                    zones.attachNewNode(_band(a, b, w, line))
-            # The top edge over the table's rim is left out: it would cross the thrower's view.
-            zones.attachNewNode(_band((x0, y_back, FOOT), (x1, y_back, FOOT), w, line))
-            zones.attachNewNode(_band((x0, y_back, 0.0), (x1, y_back, 0.0), w, line))
 
     def _build_obstacles(self) -> None:
         stone = (0.55, 0.56, 0.6, 1.0)

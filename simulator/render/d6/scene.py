@@ -1,5 +1,5 @@
-"""The d6 games' table: `TableScene`'s room, table, lights and dice, without Deep White
-Sea's foul zones, plus what the d6 games put on it: pip dice in any colour, the walled tray
+"""The d6 games' table: the core `TableScene`'s room, table, lights and dice, plus what the
+d6 games put on it: pip dice in any colour, the walled tray
 rolls are thrown into (`simulator.physics.tray`), hexagonal tiles, tokens and labels.
 
 The scene only shows poses it is given; the tray's dice come from a recorded physics roll
@@ -50,9 +50,6 @@ class DiceTableScene(TableScene):
     def __init__(self, table: TableSpec, tray_at: tuple[float, float] = (0.0, 0.0)) -> None:
         self.tray_at = tray_at
         super().__init__(table)
-        # Deep White Sea's two throwing edges mean nothing round a d6 game's table.
-        for band in self.root.findAllMatches("**/edge1") + self.root.findAllMatches("**/edge2"):
-            band.removeNode()
         self._build_tray()
         self.labels = self.root.attachNewNode("labels")
         self.labels.setLightOff(1)
@@ -131,9 +128,6 @@ class DiceTableScene(TableScene):
         return node
 
     # -- building ---------------------------------------------------------------------------
-
-    def _build_foul_zones(self) -> None:
-        """The d6 games have no foul zones."""
 
     def _build_tray(self) -> None:
         tray = tray_table()
@@ -219,7 +213,7 @@ def d6_look(colour: RGB) -> DieLook:
 def resting_d6(shape: DieShape, value: int, xy: tuple[float, float], z: float = 0.0,
                yaw_deg: float = 0.0) -> PoseT:
     """A d6 lying flat on a surface at height z with `value` on top."""
-    from simulator.render.deep_white_sea.session import quat_of
+    from simulator.render.core.session import quat_of
 
     up = shape.values.index(value)
     bottom = shape.poly.opposite_face(up)

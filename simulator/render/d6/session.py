@@ -32,7 +32,7 @@ from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.tray import TrayRoll, roll_tray, tray_table
 from simulator.physics.world import Frame
 from simulator.render.core.playback import Playback, PoseT, playback_of
-from simulator.render.deep_white_sea.session import OnMatch, StepResult
+from simulator.render.core.session import OnMatch, StepResult
 
 ROUND_PAUSE_S = 0.5  # s a cocked die is seen resting before it is thrown again
 ROLLER = "physics"  # the log header's roller: every roll in the window is thrown

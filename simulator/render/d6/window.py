@@ -145,7 +145,7 @@ class DiceGameWindow(GameWindow):
             self.hud.show_inspect(None)
             return
         boxes = self.piece_boxes()
-        pins = [b for n in getattr(self, "_pins", []) if not n.isHidden()
+        pins = [b for n in self.pins.nodes if not n.isHidden()
                 and (b := self.hud.box_px(n)) is not None]  # texts pinned to the table
         self.hud.show_inspect(card, boxes.pop(picked, None), [*boxes.values(), *pins])
 
@@ -241,7 +241,7 @@ class DiceGameWindow(GameWindow):
         region = (WINDOW_VIEW[0] * w, WINDOW_VIEW[1] * h, WINDOW_VIEW[2] * w, WINDOW_VIEW[3] * h)
         cam = frame(np.concatenate(pts), (w, h), region, self.seat_heading(seat) % 360.0,
                     SEAT_PITCH, SEAT_FOV, margin=0.03)
-        self._framed: OrbitCamera | None = cam
+        self.views.chosen = cam
         return cam
 
     def refresh(self) -> None:
@@ -249,12 +249,7 @@ class DiceGameWindow(GameWindow):
         while the person has not moved the camera (an orbit, zoom, pan or another view
         keeps theirs)."""
         super().refresh()
-        framed = getattr(self, "_framed", None)
-        if framed is not None and self.camera == framed and self.follow is None:
-            new = self.thrower_camera(self._seen_seat)
-            if new != framed:
-                self._glide()
-                self.camera = new
+        self.views.follow_game(lambda: self.thrower_camera(self._seen_seat))
         self.place_log()
         self.show_card()
 

@@ -1,5 +1,7 @@
 """Deep White Sea's window: the throw gesture, placing the first die, tips, shots and the
-table's marks, on the shared window (`simulator.render.core.window.GameWindow`).
+table's marks, on the shared window (`simulator.render.core.window.GameWindow`). Its parts:
+the throw aimed from the hand (`aim.py`), the marks on the table (`marks.py`), the dice in
+motion (`motion.py`) and the table itself (`scene.py`).
 
 What happens on the table is the engine's (`simulator.render.deep_white_sea.session.GameSession`): the
 window shows poses, plays throws back from their recorded trajectory at real speed, rolls
@@ -8,48 +10,39 @@ tipped dice over their edge, and asks the person for each decision.
 
 from __future__ import annotations
 
-import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rules.core.protocols import DiePose
 from rules.core.runner import from_json, read_log
-from rules.deep_white_sea.geometry import baseline
 from simulator.render.core.camera import OrbitCamera, thrower_view, top_view
-from simulator.render.core.looks import FOUL_COLOUR, MARK_Z, PLAYER_COLOURS, crew_look
+from simulator.render.core.looks import PLAYER_COLOURS
 from simulator.render.core.window import Binding, Choice, GameWindow, Running
-from simulator.render.deep_white_sea.gesture import (
-    GestureSettings,
-    ThrowPreview,
-    arc_of,
-    flight_time,
-    throw_from_drag,
-)
+from simulator.render.deep_white_sea import marks, motion
+from simulator.render.deep_white_sea.aim import ThrowAim
+from simulator.render.deep_white_sea.gesture import flight_time
 from simulator.render.deep_white_sea.session import (
-    Anim,
     DropAnim,
     GameSession,
-    PoseT,
     ThrowAnim,
-    TipAnim,
-    VanishAnim,
     resting_pose,
 )
+
+if TYPE_CHECKING:  # Panda3D's: imported when a window is made
+    from simulator.render.deep_white_sea.scene import SeaTableScene
 
 GAME = "deep-white-sea"
 PLAYERS = (2, 2)  # fewest and most seats
 PLAYER_KINDS = ("human", "random", "greedy", "planner")
-TEXTURE_CELL = 512  # px per face in the window (the offscreen renderer uses 256)
 BOT_WINDUP = 0.7  # s: a bot's release marker and aim line show before its throw flies
-MIN_DRAG = 0.03  # m: a shorter drag is a click, not a throw
 
 GAME_BINDINGS: tuple[Binding, ...] = (
-    Binding("arrow_up", "release_higher", "With a die from your hand: drag to throw; "
-                                          "Up / Down: release height of your throw"),
-    Binding("arrow_down", "release_lower", ""),
-    Binding("]", "loft_more", "[ / ]: loft of your throw (flight time)"),
-    Binding("[", "loft_less", ""),
+    Binding("arrow_up", "aim.higher", "With a die from your hand: drag to throw; "
+                                      "Up / Down: release height of your throw"),
+    Binding("arrow_down", "aim.lower", ""),
+    Binding("]", "aim.loftier", "[ / ]: loft of your throw (flight time)"),
+    Binding("[", "aim.flatter", ""),
     Binding("q", "place_side_down", "Q / E: first die's side; A / D: its yaw; Enter: place it"),
     Binding("e", "place_side_up", ""),
     Binding("a", "place_yaw_left", ""),
@@ -67,27 +60,25 @@ class TableApp(GameWindow):
     GAME_BINDINGS = GAME_BINDINGS
 
     session: GameSession
+    scene: SeaTableScene
 
     def init_game(self) -> None:
-        self.gesture = GestureSettings()
+        self.aim = ThrowAim(self)
         self.selected: str | None = None
         self.armed: str | None = None
         self.place_side, self.place_yaw = 8, 0.0
-        self.drag: list[tuple[float, float]] | None = None
-        self.preview: ThrowPreview | None = None
         self.knocked: list[str] = []  # dice the last throw disturbed, ringed until the next action
         self.last_physics_ratio: float | None = None
         # The die clicked to be seen large with its card (issue 37's inspect view), at any
         # turn; a click on the bare table or Escape puts it away.
         self.inspected: str | None = None
-        self._auto: OrbitCamera | None = None  # the view the window chose last (not the person)
 
     # -- hooks ----------------------------------------------------------------------------
 
-    def make_scene(self) -> Any:
-        from simulator.render.core.scene import TableScene
+    def make_scene(self) -> SeaTableScene:
+        from simulator.render.deep_white_sea.scene import SeaTableScene
 
-        return TableScene(self.session.table_spec)
+        return SeaTableScene(self.session.table_spec)
 
     def thrower_camera(self, seat: int) -> OrbitCamera:
         """The default view (issue 37): framed from above on the dice in play, each 48 px
@@ -98,7 +89,7 @@ class TableApp(GameWindow):
             cam = thrower_view(self.session.table_spec, self.acting_seat() + 1)
         else:
             cam = framed_view(self.session, seat + 1, self.win_size())
-        self._auto = cam
+        self.views.chosen = cam
         return cam
 
     def aiming(self) -> bool:
@@ -136,7 +127,7 @@ class TableApp(GameWindow):
                 self.scene.dice[name].pose.setScale(1.0)
                 self.scene.move_die(name, *pose)
             else:
-                self._ensure_die(name, pose)
+                motion.ensure_die(self.scene, self.session, name, pose)
 
     def refresh(self) -> None:
         from simulator.render.deep_white_sea.inspect_card import show_card
@@ -146,11 +137,7 @@ class TableApp(GameWindow):
         super().refresh()
         # The framed view follows the game (and turns to the thrower's while aiming) as
         # long as the view on screen is the one the window chose.
-        if self._auto is not None and self.camera == self._auto and self.follow is None:
-            new = self.thrower_camera(self._seen_seat)
-            if new != self.camera:
-                self._glide()
-                self.camera = new
+        self.views.follow_game(lambda: self.thrower_camera(self._seen_seat))
         show_card(self)  # in the view now chosen: clear of the dice and the HUD
 
     def inspect_lines(self) -> list[str] | None:
@@ -203,37 +190,25 @@ class TableApp(GameWindow):
             self.refresh()
             return
         if self.armed is not None:
-            start = self.ray_plane(pos, 0.0)
-            if start is not None:
-                self.drag = [start]
-                self._update_preview()
+            self.aim.press(pos)
             return
         self.click(pos)
 
     def on_pointer(self, pos: tuple[float, float]) -> None:
         super().on_pointer(pos)
-        if self.drag is not None:
-            p = self.ray_plane(pos, 0.0)
-            if p is not None and (not self.drag or np.hypot(p[0] - self.drag[-1][0],
-                                                            p[1] - self.drag[-1][1]) > 0.002):
-                self.drag.append(p)
-                self._update_preview()
+        self.aim.move(pos)
 
     def on_left_up(self, pos: tuple[float, float] | None = None) -> None:
-        if self.drag is None:
+        if self.aim.drag is None:
             return
         if pos is not None:
             self.on_pointer(pos)
-        path, self.drag = self.drag, None
         die = self.armed
-        if die is None or len(path) < 2 or math.dist(path[0], path[-1]) < MIN_DRAG:
+        preview = self.aim.release(die)
+        if die is None or preview is None:
             self.message = "drag farther: from your release point to where the die should land"
-            self.preview = None
             self.refresh()
             return
-        preview = throw_from_drag(self.session.table_spec, self.acting_seat() + 1, path,
-                                  self.gesture)
-        self.preview = None
         self.armed = None
         from rules.deep_white_sea import spec_to_tuple
 
@@ -247,22 +222,6 @@ class TableApp(GameWindow):
         self.message = (f"throw {self.session.crew(self.armed).name}: press behind your edge "
                         "(the release point), drag to where it should land, let go")
         self.refresh()
-
-    def release_higher(self) -> None:
-        self.gesture = self.gesture.higher(0.05)
-        self._update_preview()
-
-    def release_lower(self) -> None:
-        self.gesture = self.gesture.higher(-0.05)
-        self._update_preview()
-
-    def loft_more(self) -> None:
-        self.gesture = self.gesture.loftier(0.05)
-        self._update_preview()
-
-    def loft_less(self) -> None:
-        self.gesture = self.gesture.loftier(-0.05)
-        self._update_preview()
 
     def place_side_up(self) -> None:
         self.place_side = self.place_side % 8 + 1
@@ -298,8 +257,7 @@ class TableApp(GameWindow):
         self.inspected = None
         self.selected = None
         self.armed = None
-        self.drag = None
-        self.preview = None
+        self.aim.drop()
         super().cancel()
 
     # -- acting and animations ------------------------------------------------------------
@@ -322,55 +280,16 @@ class TableApp(GameWindow):
     def begin_anim(self, running: Running) -> None:
         a = running.anim
         if isinstance(a, ThrowAnim):
-            self._ensure_die(a.die, (a.throw.release, a.throw.orientation))
-            self.follow = None
+            motion.ensure_die(self.scene, self.session, a.die, (a.throw.release, a.throw.orientation))
+            self.views.follow = None
             self.scene.clear_overlay()
             if running.lead > 0:
-                self._draw_throw_preview(a.throw, foul=a.foul, flight=flight_time(a.throw))
+                marks.draw_throw(self.scene, a.throw, foul=a.foul, flight=flight_time(a.throw))
         elif isinstance(a, DropAnim):
-            self._ensure_die(a.die, a.pose)
+            motion.ensure_die(self.scene, self.session, a.die, a.pose)
 
     def show_anim(self, anim: Any, t: float) -> bool:
-        a: Anim = anim
-        if isinstance(a, ThrowAnim):
-            if t > 0 and self.scene.overlay.getNumChildren():
-                self.scene.clear_overlay()
-            if not a.playback.tracks:  # no recording (a table without physics): the arc
-                fl = flight_time(a.throw)
-                arc = arc_of(a.throw, fl, steps=2)
-                p = arc[-1] if t >= fl else tuple(
-                    np.array(a.throw.release) + np.array(a.throw.velocity) * t
-                    + np.array([0, 0, -4.905 * t * t]))
-                self.scene.move_die(a.die, p, a.throw.orientation)  # type: ignore[arg-type]
-                return t >= fl
-            for name, pose in a.playback.poses_at(t).items():
-                self._ensure_die(name, pose)
-                self.scene.move_die(name, *pose)
-            return a.playback.finished(t)
-        if isinstance(a, TipAnim):
-            if a.die in self.scene.dice:
-                self.scene.move_die(a.die, *a.at(t))
-            return t >= a.duration
-        if isinstance(a, VanishAnim):
-            if a.die in self.scene.dice:
-                f = min(1.0, t / a.duration)
-                (x, y, z), q = a.pose
-                self.scene.move_die(a.die, (x, y, z + 0.2 * f), q)
-                self.scene.dice[a.die].pose.setScale(max(0.01, 1.0 - f))
-            return t >= a.duration
-        if isinstance(a, DropAnim):
-            f = min(1.0, t / a.duration)
-            (x, y, z), q = a.pose
-            self.scene.move_die(a.die, (x, y, z + 0.15 * (1 - f) ** 2), q)
-            return t >= a.duration
-        return True
-
-    def _ensure_die(self, name: str, pose: PoseT) -> None:
-        if name in self.scene.dice:
-            return
-        crew = self.session.crew(name)
-        self.scene.add_die(name, self.session.shape(name), crew_look(crew, TEXTURE_CELL),
-                           tuple(crew.side_on_face(f) for f in range(8)), pose[0], pose[1])
+        return motion.show(self.scene, self.session, anim, t)
 
     # -- HUD --------------------------------------------------------------------------------
 
@@ -408,19 +327,13 @@ class TableApp(GameWindow):
                                             *(f"[{n}]" for n in acting), *rest]))
         if self.message:
             prompt.append(self.message)
-        if self.preview is not None:
-            p = self.preview
-            r = p.throw.release
-            state = "FOUL: " + (p.foul_reason or "") if p.foul else "legal release"
-            prompt.append(f"release ({r[0]:+.2f}, {r[1]:+.2f}, {r[2]:.2f}) m  speed {p.speed:.2f} m/s"
-                          f"  spin {p.spin:.1f} rad/s  flight {self.gesture.flight:.2f} s")
-            prompt.append(state)
+        if self.aim.preview is not None:
+            prompt += self.aim.prompt()
         elif self.armed is not None and st.decision == "place":
             prompt.append(f"side {self.place_side}, yaw {self.place_yaw:.0f} deg: Q/E side, "
                           "A/D turn, Enter to place")
         elif self.armed is not None:
-            prompt.append(f"release height {self.gesture.height:.2f} m (Up/Down), flight "
-                          f"{self.gesture.flight:.2f} s ([ ])")
+            prompt.append(self.aim.settings_line())
         if self.last_physics_ratio is not None:
             prompt.append(f"last throw: physics to rest took {100 * self.last_physics_ratio:.0f}% "
                           "of its real duration")
@@ -459,127 +372,20 @@ class TableApp(GameWindow):
     # -- the table's marks --------------------------------------------------------------------
 
     def draw_overlay(self) -> None:
-        sc = self.scene
         s = self.session
         st = s.state
-        for die, seat in st.poison.items():
-            if die in st.poses:
-                x, y = st.poses[die].position[:2]
-                sc.poison_counter((x + 0.03, y + 0.03), PLAYER_COLOURS[seat + 1])
-        for d in self.knocked:
-            if d in st.poses:
-                sc.ring(st.poses[d].position[:2], 0.042, (1.0, 1.0, 1.0, 0.8), width=0.004)
+        marks.draw_counters(self.scene, st, self.knocked)
         if not self.human_to_act():
             return
         legal = s.legal()
-        decision = st.decision
-        if decision == "place" and self.armed is not None:
+        if st.decision == "place" and self.armed is not None:
             self.sync_scene()  # an earlier preview die goes back to the hand
             pose = DiePose(self.armed, "on_table", None,
                            s.crew(self.armed).face_of_side(self.place_side) + 1,
                            (0.0, 0.0, 0.0), self.place_yaw)
-            self._ensure_die(self.armed, resting_pose(s.shape(self.armed), pose))
+            motion.ensure_die(self.scene, s, self.armed, resting_pose(s.shape(self.armed), pose))
             self.scene.move_die(self.armed, *resting_pose(s.shape(self.armed), pose))
-        # Tips the person may choose: moves of the selected die, or a Repair / Confuse roll.
-        tips = [a for a in legal if (a[0] == "move" and a[1] == self.selected) or a[0] == "tip"]
-        for a in tips:
-            start, end = self._tip_arrow(a[1], a[2])
-            sc.arrow(start, end, (0.2, 0.9, 0.3, 0.95), width=0.01)
-        if self.selected is not None and self.selected in st.poses:
-            p = st.poses[self.selected]
-            sc.ring(p.position[:2], 0.045, (1.0, 0.85, 0.2, 0.95))
-            side = st.side(self.selected)
-            crew = s.crew(self.selected)
-            for arrow in side.arrows:
-                axis = crew.corner_axis(side.number, arrow.corner)
-                a, b = baseline(p.top_corners, axis)
-                self._baseline(a, b)
-            for a in legal:
-                if a[0] == "shoot" and a[1] == self.selected:
-                    # One target, or every die an all-range shot or a Command reaches.
-                    pool = (st.enemies(self.selected) if a[2] in ("attack", "backstab", "confuse")
-                            else st.allies(self.selected) if a[2] in ("repair", "command")
-                            else [])
-                    targets = [a[3]] if len(a) > 3 else st.in_range(self.selected, pool, "all")
-                    for t in targets:
-                        if t in st.poses:
-                            sc.ring(st.poses[t].position[:2], 0.05, (0.95, 0.2, 0.15, 0.95),
-                                    width=0.008)
-        for a in legal:
-            if a[0] == "aim" and a[2] in st.poses:
-                sc.ring(st.poses[a[2]].position[:2], 0.05, (0.95, 0.5, 0.1, 0.95), width=0.008)
-        # Dice that can act now glow faintly at their feet.
-        actors = {a[1] for a in legal if a[0] in ("move", "shoot")}
-        for d in actors:
-            if d in st.poses and d != self.selected:
-                sc.ring(st.poses[d].position[:2], 0.04, (0.3, 0.85, 0.4, 0.6), width=0.004)
-
-    def _baseline(self, a: tuple[float, float], b: tuple[float, float]) -> None:
-        d = np.subtract(b, a)
-        n = float(np.linalg.norm(d))
-        if n < 1e-9:
-            return
-        u = d / n
-        reach = 2.0
-        p0 = (a[0] - u[0] * reach, a[1] - u[1] * reach, MARK_Z)
-        p1 = (a[0] + u[0] * reach, a[1] + u[1] * reach, MARK_Z)
-        p0, p1 = self._clip_to_table(p0, p1)
-        self.scene.strip(p0, p1, (1.0, 0.95, 0.55, 0.8), width=0.003)
-
-    def _clip_to_table(self, p0: tuple[float, float, float], p1: tuple[float, float, float]
-                       ) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
-        t = self.session.table_spec
-        hx = t.width / 2 if t.shape == "rect" else t.radius
-        hy = t.edge_y
-        lo, hi = 0.0, 1.0
-        d = (p1[0] - p0[0], p1[1] - p0[1])
-        for k, h in ((0, hx), (1, hy)):
-            if abs(d[k]) < 1e-12:
-                continue
-            for bound in (-h, h):
-                s = (bound - p0[k]) / d[k]
-                if d[k] > 0:
-                    (lo, hi) = (max(lo, s), hi) if bound < 0 else (lo, min(hi, s))
-                else:
-                    (lo, hi) = (lo, min(hi, s)) if bound < 0 else (max(lo, s), hi)
-        lo, hi = max(0.0, lo), min(1.0, max(lo, hi))
-        q0 = (p0[0] + d[0] * lo, p0[1] + d[1] * lo, p0[2])
-        q1 = (p0[0] + d[0] * hi, p0[1] + d[1] * hi, p0[2])
-        return q0, q1
-
-    def _tip_arrow(self, die: str, corner: str) -> tuple[tuple[float, float, float],
-                                                        tuple[float, float, float]]:
-        st = self.session.state
-        p = st.poses[die]
-        crew = self.session.crew(die)
-        axis = crew.corner_axis(st.side(die).number, corner)
-        cx, cy = p.top_corners[axis]
-        x, y = p.position[0], p.position[1]
-        top = 2 * p.position[2] + 0.002 if p.position[2] > 0 else 0.042
-        start = (x + (cx - x) * 0.35, y + (cy - y) * 0.35, top)
-        end = (cx + (cx - x) * 0.9, cy + (cy - y) * 0.9, top)
-        return start, end
-
-    def _draw_throw_preview(self, throw: Any, foul: bool, flight: float) -> None:
-        colour = (*FOUL_COLOUR, 1.0) if foul else (0.25, 0.9, 0.35, 1.0)
-        self.scene.marker(throw.release, colour, size=0.03)
-        self.scene.path(list(arc_of(throw, flight)), (1.0, 1.0, 1.0, 0.85), width=0.006)
-        x, y, _ = throw.release
-        self.scene.strip((x, y, MARK_Z), (x, y + 0.0001, MARK_Z), colour, width=0.02)
-
-    def _update_preview(self) -> None:
-        if self.drag is None or self.armed is None:
-            return
-        if len(self.drag) < 2:
-            p = self.drag[0]
-            path = [p, (p[0], p[1] + (0.3 if self.acting_seat() == 0 else -0.3))]
-        else:
-            path = self.drag
-        self.preview = throw_from_drag(self.session.table_spec, self.acting_seat() + 1, path,
-                                       self.gesture)
-        self.scene.clear_overlay()
-        self._draw_throw_preview(self.preview.throw, self.preview.foul, self.gesture.flight)
-        self.refresh_texts()
+        marks.draw_choices(self.scene, s, legal, self.selected)
 
     # -- picking --------------------------------------------------------------------------
 
@@ -590,9 +396,9 @@ class TableApp(GameWindow):
         # An arrow (a move, or a Repair / Confuse roll) under the pointer?
         for a in legal:
             if a[0] in ("move", "tip") and (a[0] == "tip" or a[1] == self.selected):
-                start, end = self._tip_arrow(a[1], a[2])
+                start, end = marks.tip_arrow(s, a[1], a[2])
                 hit = self.ray_plane(pos, start[2])
-                if hit is not None and _near_segment(hit, start[:2], end[:2], 0.015):
+                if hit is not None and marks.near_segment(hit, start[:2], end[:2], 0.015):
                     self.apply(a)
                     return
         die = self._pick_die(pos)
@@ -732,13 +538,6 @@ def framed_view(session: GameSession, player: int, size: tuple[int, int]) -> Orb
             break
     assert best is not None
     return best[1]
-
-
-def _near_segment(p: tuple[float, float], a: tuple[float, ...], b: tuple[float, ...],
-                  tol: float) -> bool:
-    pa, ab = np.subtract(p, a[:2]), np.subtract(b[:2], a[:2])
-    t = float(np.clip((pa @ ab) / max(1e-12, float(ab @ ab)), 0.0, 1.0))
-    return float(np.linalg.norm(pa - ab * t)) <= tol
 
 
 # -- the game module's interface (see simulator.render.app) ---------------------------------

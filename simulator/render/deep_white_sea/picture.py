@@ -56,12 +56,12 @@ class SessionPicture:
 
     def __init__(self, session: GameSession, size: tuple[int, int] = (1280, 720),
                  shading: str = "auto") -> None:
-        from simulator.render.core.scene import TableScene
+        from simulator.render.deep_white_sea.scene import SeaTableScene
 
         self.session = session
         self.size = size
         self.renderer = OffscreenRenderer(size, shading)
-        self.scene = TableScene(session.table_spec)
+        self.scene = SeaTableScene(session.table_spec)
         self.renderer.show(self.scene.root)
         self.report: Any = None  # what the last "framed" picture drew (`legible.Report`)
 

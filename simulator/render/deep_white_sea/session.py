@@ -18,10 +18,8 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-import numpy as np
 
 from dice_models import DieModel, load_die
 from dice_models.crews import CrewDie
@@ -33,6 +31,7 @@ from simulator.physics.settings import TableSpec
 from simulator.physics.world import Pose, ThrowReport, World, tip_poses
 from simulator.plugins import load_plugins
 from simulator.render.core.playback import Playback, PoseT, playback_of
+from simulator.render.core.session import OnMatch, StepResult, quat_of
 
 GAME = "deep-white-sea"
 PLAYER_KINDS = ("human", "random", "greedy", "planner")
@@ -83,44 +82,7 @@ class DropAnim:
 Anim = ThrowAnim | TipAnim | VanishAnim | DropAnim
 
 
-@dataclass
-class StepResult:
-    """What one step of a window's game did (every game's session gives these): the action
-    (None for a roll), the engine's words, the seat (-1 for a roll) and the animations in
-    order. The physics' resting pose of a die is `simulator.physics.world.StepResult`."""
-
-    action: Any
-    text: str
-    player: int
-    events: list[str]
-    anims: list[Any] = field(default_factory=list)
-
-
 # -- the session ------------------------------------------------------------------------------
-
-
-class OnMatch:
-    """A window's session whose game is played through a `rules.core.match.Match`: its
-    state and its step count are the match's (both sessions, and the net window's)."""
-
-    match: Match
-
-    @property
-    def state(self) -> Any:  # Any: each game's window reads its own state's fields
-        return self.match.state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        self.match.state = value
-
-    @property
-    def step(self) -> int:
-        """The steps taken."""
-        return self.match.steps
-
-    @step.setter
-    def step(self, value: int) -> None:
-        self.match.steps = value
 
 
 class GameSession(OnMatch):
@@ -353,10 +315,3 @@ def _spec_of(values: Any) -> ThrowSpec:
     v = [float(x) for x in values]
     return ThrowSpec(release=(v[0], v[1], v[2]), velocity=(v[3], v[4], v[5]),
                      spin=(v[6], v[7], v[8]), orientation=(v[9], v[10], v[11], v[12]))
-
-
-def quat_of(rot: np.ndarray) -> tuple[float, float, float, float]:
-    from scipy.spatial.transform import Rotation
-
-    q = Rotation.from_matrix(rot).as_quat()  # (x, y, z, w)
-    return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))
