@@ -146,7 +146,7 @@ class Inset:
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
-        from simulator.render.core.window import PIN_SCALE
+        from simulator.render.core.pins import PIN_SCALE
 
         texts = self.captions
         w, h = win_size
