@@ -104,3 +104,35 @@ def test_a_probe_is_the_verdict_of_a_fresh_worlds_tip() -> None:
                 assert _scene(tipped) == {n: (p.pose.position, p.pose.quaternion)
                                           for n, p in world.scene.items()}
     assert verdicts == {None, "table_edge", "die"}  # every kind of answer was asked
+
+
+D8S = ("d8", "paper-d8", "solid-d8", "tampered-d8")
+
+
+def test_the_last_pose_of_a_tip_is_the_same_for_one_sample_as_for_24() -> None:
+    """`can_tip` (a die with nothing near: only the edge) takes the tip's end pose from
+    `tip_poses(..., samples=1)`, `World.tip` from 24 samples: the same bits, because the
+    last sample's angle TIP_ANGLE * 24 / 24 is TIP_ANGLE exactly. Every shipped d8, every
+    face and corner, at rest flat and tilted as a settled throw leaves a die."""
+    from dice_models import load_die
+    from dice_models.geometry import TIP_ANGLE, axis_angle
+    from simulator.physics import TableSpec, die_shape
+    from simulator.physics.common import Pose, quat_from_matrix
+    from simulator.physics.placing import flat_pose, tip_poses
+
+    assert TIP_ANGLE * 24 / 24 == TIP_ANGLE
+    rng = np.random.default_rng(0)
+    for name in D8S:
+        shape = die_shape(load_die(name))
+        for face in range(1, 9):
+            flat = flat_pose("d", shape, face, float(rng.uniform(0, 360)), (0.1, -0.2),
+                             TableSpec())
+            tilt = axis_angle(rng.normal(size=3) / np.sqrt(3), float(rng.uniform(0, 0.02)))
+            tilted = Pose(flat.position, quat_from_matrix(tilt @ flat.rotation()))
+            for pose in (flat, tilted):
+                for corner in ("x", "y", "z"):
+                    one = tip_poses(shape, pose, corner, samples=1)[-1]
+                    many = tip_poses(shape, pose, corner, samples=24)[-1]
+                    bits = [v.hex() for v in (*one.position, *one.quaternion)]
+                    assert bits == [v.hex() for v in (*many.position, *many.quaternion)], \
+                        (name, face, corner)
