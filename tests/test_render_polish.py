@@ -52,3 +52,22 @@ def test_dicewar_log_lies_clear_of_the_dice_in_play(xvfb_display, tmp_path) -> N
         h = min(log[3], box[3]) - max(log[1], box[1])
         assert w <= 0 or h <= 0, (name, box, log)
     assert out["min_die_px"] >= MIN_DIE_PX, out
+
+
+@pytest.mark.display
+def test_dicewar_log_at_a_persons_set_up_turn_lies_clear_of_the_reserve_row(xvfb_display,
+                                                                           tmp_path) -> None:
+    # A person's set-up turn: the choices reach the foot at the right and the prompt lies
+    # in the middle, so no place along the foot is clear; the log stayed at the left over
+    # red's Reserve row, powers 1 to 3. Now it goes narrower and taller where it covers no
+    # die and no HUD text (the choices' buttons counted: their boxes were left out).
+    out = _run(xvfb_display, "dicewar-human", tmp_path / "dicewar-human.png")
+    assert out["human_to_act"], out
+    log = out["log_box"]
+    assert log and out["log_rows"] >= 5, out
+    assert sum(n.startswith("reserve0:") for n in out["dice"]) == 6, out
+    assert len(out["hud_boxes"]) >= 7, out  # status, prompt, 2 panels, choices, close-up
+    for what, box in [*out["dice"].items(), *(("hud", b) for b in out["hud_boxes"])]:
+        w = min(log[2], box[2]) - max(log[0], box[0])
+        h = min(log[3], box[3]) - max(log[1], box[1])
+        assert w <= 0 or h <= 0, (what, box, log)

@@ -2,6 +2,7 @@
 ShowBase a process; a display that fails cannot take the test run down).
 
     python tests/window_polish_script.py dicewar OUT.png   # the log against the Reserve rows
+    python tests/window_polish_script.py dicewar-human OUT.png   # the same at a person's turn
     python tests/window_polish_script.py dday OUT.png      # the words on the cloth
 
 Prints one JSON object on its last line.
@@ -16,14 +17,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def opened(game: str, players: list[str], turns: int):
-    """The game's window after `turns` bot turns, paused, its view glided to its framing."""
+def opened(game: str, players: list[str], turns: int, person: int | None = None):
+    """The game's window after `turns` bot turns, paused, its view glided to its framing;
+    with `person`, that seat is a person's from then on (its bot played the turns)."""
     from simulator.render.app import window_module
 
     module = window_module(game)
     assert module is not None
     session = module.new_session(players, 2, {})
     module.play_turns(session, turns)
+    if person is not None:
+        session.agents[person] = None
+        session.players[person] = "human"
     app = module.App(session)
     app.paused = True
     for _ in range(400):
@@ -42,13 +47,13 @@ def shot(app, out: str) -> None:
     Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
 
 
-def dicewar(out: str) -> dict:
-    """DiceWar in its set-up (both Reserve rows full): the boxes (px) of the log and of each
-    die on the table in the main view."""
+def dicewar(out: str, person: int | None = None) -> dict:
+    """DiceWar in its set-up (both Reserve rows full): the boxes (px) of the log, of each
+    die on the table in the main view and of the HUD's texts (the log's left out)."""
     from simulator.render.core.framing import die_px, screen_box
     from simulator.render.d6.picture import die_corners_in
 
-    app = opened("dicewar", ["greedy", "greedy"], 3)
+    app = opened("dicewar", ["greedy", "greedy"], 3, person)
     # The log full, as a game played in the window leaves it: its rows of 42 characters.
     app.log_lines.extend(f"Red (greedy) places a creature of power {k} at row 1, column {k}"
                          for k in range(1, 7))
@@ -62,7 +67,9 @@ def dicewar(out: str) -> dict:
               "log_rows": app.hud.log.getText().count("\n") + 1,
               "dice": {n: list(b) for n, b in dice.items() if b is not None},
               "min_die_px": min(die_px(app.camera, size, die_corners_in(app.scene, n))
-                                for n in dice)}
+                                for n in dice),
+              "hud_boxes": [list(b) for b in app.hud.shown_boxes(log=False)],
+              "human_to_act": app.human_to_act()}
     app.cleanup()
     return result
 
@@ -86,4 +93,7 @@ def dday(out: str) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps({"dicewar": dicewar, "dday": dday}[sys.argv[1]](sys.argv[2])))
+    modes = {"dicewar": dicewar, "dday": dday,
+             # A person's set-up turn: the choices reach the foot, the prompt is shown.
+             "dicewar-human": lambda out: dicewar(out, 0)}
+    print(json.dumps(modes[sys.argv[1]](sys.argv[2])))

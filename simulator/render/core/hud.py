@@ -9,9 +9,11 @@ made.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from simulator.render.core.framing import Box  # left, top, right, bottom (px, y down)
 
@@ -39,6 +41,11 @@ PANEL_MOST = 6  # lines of a panel when two seats face each other (the right one
 LOG_LINES, LOG_WIDTH = 5, 42
 LOG_TOP = -1.0 + (LOG_LINES - 1) * LINE_H + 0.035
 LOG_XS = (EDGE, 0.5, 1.0, 1.5, 2.0, 2.5)  # where along the foot the log may go (from the left)
+# Where the foot has no room (DiceWar's set-up at a person's turn: the choices reach the
+# foot at the right, the prompt lies in the middle, the Reserve row at the left): the log
+# narrower and taller, anywhere clear, tried from the foot up and from the left.
+LOG_NARROW = ((28, 7), (22, 8))  # (characters a row, rows)
+LOG_FINE = tuple((x / 20, -1.0 + y / 20) for y in range(2, 38) for x in range(0, 67))
 BACKING = (0.05, 0.05, 0.08, 0.8)  # the card behind the panels and the log: seat colours
 # (D-Day's red) read against the felt and the sand of the map
 INSPECT_SCALE, INSPECT_WIDTH = 0.056, 62  # the inspect card's text size and line length
@@ -65,8 +72,6 @@ def overlap(a: Box, b: Box) -> float:
 
 def _covered(boxes: Any, others: list[Box]) -> Any:
     """For each of `boxes` (n, 4 numpy), the area (px^2) it shares with `others` in all."""
-    import numpy as np
-
     if not others:
         return np.zeros(len(boxes))
     o = np.asarray(others, dtype=float)
@@ -91,6 +96,12 @@ def fit_panel(text: str, room: int) -> str:
     if len(lines) > room:
         lines = [*lines[:room - 1], lines[room - 1][:PANEL_WIDTH - 3].rstrip() + "..."]
     return "\n".join(lines)
+
+
+def log_rows(lines: list[str], width: int, rows: int) -> str:
+    """The log's text: the last `rows` rows of its last lines wrapped to `width`."""
+    out = [row for line in lines[-rows:] for row in wrap_lines(line, width)]
+    return "\n".join(out[-rows:])
 
 
 def wrap_lines(text: str, width: int) -> list[str]:
@@ -199,6 +210,7 @@ class Hud:
                                     bg=(0.05, 0.05, 0.08, 0.88), shadow=shadow,
                                     align=TextNode.ALeft, mayChange=True, parent=left)
         self.inspect.hide()
+        self._log_lines: list[str] = []  # the log's last lines before they are wrapped
         self._inspect_lines: list[str] = []  # the card's lines before they are wrapped
         self.help = OnscreenText(text=help_text, pos=(0, 0.7), scale=0.038, fg=fg,
                                  bg=(0.05, 0.05, 0.08, 0.85), shadow=shadow,
@@ -235,8 +247,8 @@ class Hud:
                 label.show()
             else:
                 label.hide()
-        rows = [row for line in log_lines[-LOG_LINES:] for row in wrap_lines(line, LOG_WIDTH)]
-        self.log.setText("\n".join(rows[-LOG_LINES:]))
+        self._log_lines = list(log_lines[-max(n for _w, n in LOG_NARROW):])
+        self.log.setText(log_rows(self._log_lines, LOG_WIDTH, LOG_LINES))
         for i, button in enumerate(self.buttons):
             if i < len(labels):
                 button["text"] = labels[i]
@@ -284,7 +296,16 @@ class Hud:
 
     def box_px(self, node: Any) -> Box | None:
         """The box a widget covers on the screen (px, y down), or None (nothing drawn)."""
-        bounds = node.getTightBounds(self._base.render2d)
+        render2d = self._base.render2d
+        bounds = node.getTightBounds(render2d)
+        if bounds is None and hasattr(node, "guiItem"):
+            # A DirectButton has no tight bounds (its text and frame are drawn by its
+            # PGItem): its frame's, turned into render2d (the choices were left out so).
+            from panda3d.core import Point3
+
+            left, right, bottom, top = node.getBounds()
+            bounds = (render2d.getRelativePoint(node, Point3(left, 0, bottom)),
+                      render2d.getRelativePoint(node, Point3(right, 0, top)))
         if bounds is None:
             return None
         lo, hi = bounds
@@ -310,7 +331,8 @@ class Hud:
         covers none of them nor the HUD (`shown_boxes`); none: at the left (DiceWar's log
         lay over the left half of the Reserve row at the foot)."""
         hud = self.shown_boxes(log=False)
-        w = self._base.win.getXSize()
+        w, h = self._base.win.getXSize(), self._base.win.getYSize()
+        self.log.setText(log_rows(self._log_lines, LOG_WIDTH, LOG_LINES))
         for x in LOG_XS:
             self.log["pos"] = (x, LOG_TOP)
             box = self.box_px(self.log)
@@ -320,7 +342,44 @@ class Hud:
                 break
             if not any(overlap(box, b) for b in (*in_play, *(hud if x != EDGE else ()))):
                 return
+        if in_play:
+            for width, rows in LOG_NARROW:
+                self.log.setText(log_rows(self._log_lines, width, rows))
+                at = self._first_clear(self.log, LOG_FINE, [in_play, hud], (w, h))
+                if at is not None:
+                    self.log["pos"] = at
+                    return
+        self.log.setText(log_rows(self._log_lines, LOG_WIDTH, LOG_LINES))
         self.log["pos"] = (EDGE, LOG_TOP)
+
+    def _moved(self, node: Any, places: Sequence[tuple[float, float]], size: tuple[int, int]
+               ) -> tuple[Any, Any] | None:
+        """The box (px) `node` covers at each of `places` (numpy, n x 4) and whether each
+        lies wholly in a window of `size`; None when it draws nothing. Measured once at
+        (0, 0) and moved: a text's box moves with its pos (aspect2d units, h/2 px)."""
+        node["pos"] = (0.0, 0.0)
+        box0 = self.box_px(node)
+        if box0 is None:
+            return None
+        w, h = size
+        at = np.asarray(places, dtype=float) * (h / 2)
+        boxes = np.asarray(box0) + np.stack([at[:, 0], -at[:, 1], at[:, 0], -at[:, 1]], 1)
+        fits = (boxes[:, 0] >= 0) & (boxes[:, 1] >= 0) & (boxes[:, 2] <= w) & (boxes[:, 3] <= h)
+        return boxes, fits
+
+    def _first_clear(self, node: Any, places: Sequence[tuple[float, float]],
+                     groups: list[list[Box]], size: tuple[int, int]
+                     ) -> tuple[float, float] | None:
+        """The first of `places` (its pos, aspect2d units from its parent) where `node` lies
+        in the window and covers none of the boxes of `groups`; None: none is clear. The
+        node's box is measured once and moved (a text's box moves with its pos)."""
+        moved = self._moved(node, places, size)
+        if moved is None:
+            return None
+        boxes, clear = moved
+        for group in groups:
+            clear &= _covered(boxes, group) == 0.0
+        return tuple(places[int(np.argmax(clear))]) if clear.any() else None  # type: ignore[return-value]
 
     def place_inspect(self, avoid: list[Box], others: list[Box]) -> None:
         """Put the card at the first of INSPECT_XS x INSPECT_YS where it lies in the window
@@ -329,8 +388,6 @@ class Hud:
         turn; where none is, where it covers `avoid` least, then the HUD least, then
         `others` (a click on a piece hid it under its own card in Diceland, and the card lay
         over Diced's seat panels). The card's box is measured once a width and moved."""
-        import numpy as np
-
         hud = self.shown_boxes()
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         best: tuple[float, float, float, int, tuple[float, float]] | None = None
@@ -338,14 +395,10 @@ class Hud:
                  *((width, list(INSPECT_FINE)) for width in INSPECT_NARROW)]
         for width, places in tries:
             self.inspect.setText("\n".join(wrap(line, width) for line in self._inspect_lines))
-            self.inspect["pos"] = (0.0, 0.0)
-            box0 = self.box_px(self.inspect)
-            if box0 is None:
+            moved = self._moved(self.inspect, places, (w, h))
+            if moved is None:
                 return
-            at = np.asarray(places, dtype=float) * (h / 2)  # aspect2d units are h/2 px
-            boxes = np.asarray(box0) + np.stack([at[:, 0], -at[:, 1], at[:, 0], -at[:, 1]], 1)
-            fits = (boxes[:, 0] >= 0) & (boxes[:, 1] >= 0) & (boxes[:, 2] <= w) \
-                & (boxes[:, 3] <= h)
+            boxes, fits = moved
             cover = np.stack([_covered(boxes, group) for group in (avoid, hud, others)], 1)
             clear = fits & (cover == 0.0).all(axis=1)
             if clear.any():
