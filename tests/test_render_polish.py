@@ -24,7 +24,7 @@ def _run(xvfb_display: str, mode: str, out: Path) -> dict:
 
 
 @pytest.mark.display
-def test_dday_window_paints_no_dice_words_on_the_cloth(xvfb_display, tmp_path) -> None:
+def test_dday_window_paints_no_dice_or_sheet_words_on_the_cloth(xvfb_display, tmp_path) -> None:
     # The unit's dice are shown in the close-up's cells, each captioned; the words that
     # lay beside their rows on the cloth ("unit 1's dice", "set aside") stayed with no
     # dice beside them (before: both drawn in the main view, this state has 2 set aside).
@@ -32,8 +32,12 @@ def test_dday_window_paints_no_dice_words_on_the_cloth(xvfb_display, tmp_path) -
     assert out["dice"] == 6 and out["kept"] >= 1, out
     words = out["words"]
     assert f"{out['unit']}'s dice" not in words and "set aside" not in words, words
-    # The unit's sheet on the cloth is still there.
-    assert any(w.endswith("soldiers") for w in words), words
+    # The unit's sheet: its words were painted 5-9 px high ("8 soldiers", "specialists:
+    # -; items: -", "courage 0, EP 0"); the sheet pinned in screen space says them at 14 px.
+    assert not [w for w in words if "soldiers" in w or "specialists" in w or "courage" in w], words
+    sheet = out["sheet_pin"]
+    assert f"{out['soldiers']} soldiers" in sheet and "specialists: " in sheet, sheet
+    assert "items: " in sheet and "Courage" in sheet, sheet
 
 
 @pytest.mark.display

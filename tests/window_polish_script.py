@@ -86,8 +86,10 @@ def dday(out: str) -> dict:
     words = [n.node().getText() for n in app.scene.labels.findAllMatches("**/+TextNode")
              if isinstance(n.node(), TextNode) and not n.isHidden(main_only())]
     u = app.session.state.units[0]
+    n = len(app.session.state.map.sectors)  # the sectors' pins come first, then the sheets'
     result = {"words": words, "dice": len(u.dice), "kept": len(u.kept),
-              "unit": app.session.player_name(0)}
+              "unit": app.session.player_name(0), "soldiers": u.soldiers,
+              "sheet_pin": app.pinned_labels()[n][1]}
     app.cleanup()
     return result
 

@@ -129,10 +129,12 @@ def _build_map(scene: DiceTableScene, state: Any) -> None:
                         static=True).reparentTo(text)
 
 
-def paint(scene: DiceTableScene, session: DiceSession, dice_words: bool = True) -> None:
-    """Markers, Player Sheets and the six dice, from the state; with `dice_words` the
-    words beside the dice's rows ("...'s dice", "set aside"), which the window leaves off:
-    it shows those dice in the close-up's cells, captioned, not on the cloth."""
+def paint(scene: DiceTableScene, session: DiceSession, words: bool = True) -> None:
+    """Markers, Player Sheets (their soldiers as counters) and the six dice, from the
+    state; with `words` the words on the sheets (Courage, EP, soldiers, specialists and
+    items) and beside the dice's rows ("...'s dice", "set aside"), which the window leaves
+    off: it pins each sheet's words in screen space (`App.pinned_labels`, capitals 14 px;
+    painted they were 5-9 px high) and shows the dice in the close-up's cells, captioned."""
     st = session.state
     shape = d6_shape()
     for name in [d for d in scene.dice if not d.startswith("roll:")]:
@@ -143,15 +145,14 @@ def paint(scene: DiceTableScene, session: DiceSession, dice_words: bool = True) 
         if u.status == "active":
             scene.token(marker_xy(st, k), rgb, radius=0.014).reparentTo(scene.labels)
         y = sheet_y(k)
+        for j in range(u.soldiers):
+            scene.token(soldier_xy(k, j), SOLDIER_RGB, radius=0.007).reparentTo(scene.labels)
+        if not words:
+            continue
         head = (f"{session.player_name(k)}: courage {u.courage}, EP {u.ep}"
                 + (f", {u.status}, VP {u.vp}" if u.status != "active" else ""))
         scene.label(head, (0.2, y), (*rgb, 1.0), 0.018, static=True)
-        for j in range(u.soldiers):
-            scene.token(soldier_xy(k, j), SOLDIER_RGB, radius=0.007).reparentTo(scene.labels)
-        kit = (f"specialists: {', '.join(u.specialists) or '-'}; "
-               f"items: {', '.join(u.items) or '-'}" + ("; Medal of Honor" if u.medal == "held"
-                                                        else ""))
-        scene.label(kit[:60], (0.2, y - 0.06), PALE, 0.014, static=True)
+        scene.label(kit_line(u)[:60], (0.2, y - 0.06), PALE, 0.014, static=True)
         scene.label(f"{u.soldiers} soldiers", (0.06 + max(u.soldiers, 1) * 0.02 + 0.06,
                                                y - 0.034), PALE, 0.014, static=True)
     unit = shown_unit(st)
@@ -163,11 +164,17 @@ def paint(scene: DiceTableScene, session: DiceSession, dice_words: bool = True) 
     for j, (value, colour) in enumerate(u.extra):
         scene.place_d6(f"surge:{j}", shape, DIE_RGB[str(colour)], int(value),
                        (DIE_X0 + (6 + j) * DIE_STEP, ROLLED_Y))
-    if u.dice and dice_words:
+    if u.dice and words:
         scene.label(f"{session.player_name(unit)}'s dice", (DIE_X0 - 0.075, ROLLED_Y), PALE,
                     0.016, static=True)
         if u.kept:
             scene.label("set aside", (DIE_X0 - 0.075, KEPT_Y), PALE, 0.016, static=True)
+
+
+def kit_line(u: Any) -> str:
+    """A unit's Specialists and Items (and the Medal of Honor while it holds it)."""
+    return (f"specialists: {', '.join(u.specialists) or '-'}; items: {', '.join(u.items) or '-'}"
+            + ("; Medal of Honor" if u.medal == "held" else ""))
 
 
 def caption(session: DiceSession) -> list[str]:
@@ -243,7 +250,7 @@ class App(DiceGameWindow):
         there, 15 px on the table seen whole: issue 37)."""
         from simulator.render.core.inset import main_only
 
-        paint(self.scene, self.session, dice_words=False)  # no dice beside them here
+        paint(self.scene, self.session, words=False)  # pinned in screen space, or captioned
         # A node is drawn for a camera whose mask meets its own: the main view's is the one
         # bit those dice are hidden from (every camera's mask is all bits by default).
         self.base.camNode.setCameraMask(main_only())
@@ -431,16 +438,16 @@ class App(DiceGameWindow):
             out.append(((x, y + 0.032, TILE_Z), "\n".join(lines)))
         for k, u in enumerate(st.units):  # each unit's sheet: its panel (the HUD has none)
             sec = st.map.sectors[u.sector]
-            kit = ", ".join([*u.specialists, *u.items])
             where = (f"{sec.title}, EF {sec.enemy_fire}, turn {u.turns_here + 1}/"
-                     f"{sec.max_turns}, VP {u.vp}" + (f"; {kit}" if kit else ""))
+                     f"{sec.max_turns}, VP {u.vp}")
             # A little right of and above the painted head: clear of the map's right column,
             # and the last unit's three lines inside the window.
             out.append(((0.26, sheet_y(k) + 0.026, 0.0),
                         ("> " if k == st.seat and not st.is_terminal() else "")
                         + f"{self.session.player_name(k)}: Courage {u.courage}, EP {u.ep}, "
                         f"{u.soldiers} soldiers" + (f", {u.status}" if u.status != "active"
-                                                    else "") + "\n" + wrap(where, 50)))
+                                                    else "") + "\n" + wrap(where, 50)
+                        + "\n" + wrap(kit_line(u), 50)))
         return out
 
     def inspect_card(self, picked: Any) -> list[str] | None:
