@@ -130,13 +130,17 @@ LAB_THROW = {"height": (0.10, 0.30), "speed": (0.2, 1.5), "elevation_deg": (-30.
              "spin": (0.0, 25.0), "area": (0.1, 0.1)}
 
 
-def lab_hand(**params: float) -> dict[str, Any]:
+def lab_hand(scale: float = 1.0, **params: float) -> dict[str, Any]:
     """The variant of the lab's hand throw on its default table at the calibrated pair
-    (`params` replace friction, restitution, ...; throw_scale is 1)."""
+    (`params` replace friction, restitution, ...), its speed and spin times `scale` (the
+    calibration's throw scale is the dataset's thrower's: 1 unless asked)."""
     from simulator.physics.settings import SURFACES, TableSpec
 
     p = {**im.CALIBRATED, "throw_scale": 1.0, **params}
-    return {"params": p, "throw": dict(LAB_THROW), "table": TableSpec(surface=SURFACES["hardwood"])}
+    throw: dict[str, Any] = dict(LAB_THROW)
+    for k in ("speed", "spin"):
+        throw[k] = (throw[k][0] * scale, throw[k][1] * scale)
+    return {"params": p, "throw": throw, "table": TableSpec(surface=SURFACES["hardwood"])}
 
 
 PAIR_KEYS = ("friction", "restitution", "throw_scale", "spinning_friction", "rolling_friction")
@@ -168,11 +172,11 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def variant(name: str, lab: bool = False) -> dict[str, Any]:
+def variant(name: str, lab: bool = False, lab_scale: float = 1.0) -> dict[str, Any]:
     """`throw_shares`' keywords of a named variant, on the dataset's roll or (`lab`) the
-    lab's hand throw on its table."""
+    lab's hand throw on its table (its speed and spin times `lab_scale`)."""
     changes = VARIANTS[name]
-    v: dict[str, Any] = lab_hand() if lab else {"params": dict(im.CALIBRATED)}
+    v: dict[str, Any] = lab_hand(lab_scale) if lab else {"params": dict(im.CALIBRATED)}
     for k, x in changes.items():
         if k in PAIR_KEYS:
             v["params"][k] = x
@@ -187,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m simulator.experiments.steep")
     ap.add_argument("variant", nargs="+", choices=sorted(VARIANTS))
     ap.add_argument("--lab", action="store_true", help="the lab's hand throw on its table")
+    ap.add_argument("--lab-scale", type=float, default=1.0,
+                    help="the lab's hand throw's speed and spin times this")
     ap.add_argument("--names", default="", help="cuboids, comma-separated (default all 15)")
     ap.add_argument("--throws", type=int, default=300)
     ap.add_argument("--seed", type=int, default=23)
@@ -199,11 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     if set(sets) - set(PAIR_KEYS):
         ap.error(f"--set: only {', '.join(PAIR_KEYS)}")
     for name in a.variant:
-        v = variant(name, a.lab)
+        v = variant(name, a.lab, a.lab_scale)
         v["params"].update(sets)
         counts = curve(v, a.throws, a.seed, a.workers, names)
         s = score(counts)
-        print(f"{name}{' (lab hand throw)' if a.lab else ''}{' ' + a.set if a.set else ''}: "
+        lab = f" (lab hand throw x {a.lab_scale:g})" if a.lab else ""
+        print(f"{name}{lab}{' ' + a.set if a.set else ''}: "
               + " ".join(f"{k} {s.shares[k]:.3f}" for k in s.shares)
               + f" | on the table {min(c[1] for c in counts.values())}-"
               f"{max(c[1] for c in counts.values())} of {a.throws} | {s.line()}", flush=True)
