@@ -109,6 +109,29 @@ def score(counts: dict[str, tuple[int, int, int]]) -> Score:
     return Score(ib, ip, len(errs), sum(errs) / len(errs), tuple(out_b), tuple(out_p), chi2, shares)
 
 
+def perfect_model_mae(throws: int, on_table: float = 0.86, draws: int = 20_000,
+                      seed: int = 1) -> tuple[float, float, float, float]:
+    """The MAE a model whose shares are the measured ones would show: the measured shares
+    drawn about it with the counts' own scatter (normal, variance phi p (1 - p) / N), the
+    simulated ones binomially from `throws` x `on_table` throws. (mean, 5%, 95%, the share
+    of draws at most 0.02.)"""
+    import numpy as np
+
+    from simulator.experiments.calibrate import load_dataset
+
+    objs = load_dataset(im.DATASET).objects
+    p = np.array([o.measured_p([g for g, _ in o.groups].index("square")) for o in objs])
+    n = np.array([o.n for o in objs], dtype=float)
+    phi = np.array([o.dispersion for o in objs])
+    rng = np.random.default_rng(seed)
+    k = int(throws * on_table)
+    meas = p + rng.standard_normal((draws, len(p))) * np.sqrt(phi * p * (1 - p) / n)
+    sim = rng.binomial(k, p, size=(draws, len(p))) / k
+    mae = np.abs(meas - sim).mean(axis=1)
+    lo, hi = np.quantile(mae, [0.05, 0.95])
+    return float(mae.mean()), float(lo), float(hi), float((mae <= 0.02).mean())
+
+
 def table_row(label: str, counts: dict[str, tuple[int, int, int]]) -> str:
     """A markdown row: the variant, the 15 shares, inside (binomial / phi), MAE, X^2."""
     s = score(counts)
