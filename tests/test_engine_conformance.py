@@ -5,8 +5,11 @@ thrown off the edge is reported fell-off, and a tip rolls a die on to a neighbou
 
 The tests read only the engine contract (simulator/physics/engine.py, `Engine`): `make_world`
 and the public methods of the world it builds (place, settle, outcome_of, throw, tip,
-remove, scene). A new engine is added to WORLD_ENGINES and must pass this file unchanged
-(ARCHITECTURE.md, "Adding an engine").
+remove, scene, released), and the step-level contract under it
+(simulator/physics/stepping.py: the `Run` that `released` gives, its readers, `advance`,
+`left_table`, `poised`, `frame`, driven by the one settle loop `stepping.settle`). A new
+engine is added to WORLD_ENGINES and must pass this file unchanged (ARCHITECTURE.md,
+"Adding an engine").
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ import pytest
 from dice_models import load_die
 from rules.core.protocols import ThrowSpec
 from rules.core.throwing import foul_of
-from simulator.physics import PhysicsSettings, TableSpec, die_shape
+from simulator.physics import NonFiniteError, PhysicsSettings, TableSpec, TunnelError, die_shape
 from simulator.physics.engine import WORLD_ENGINES
 from simulator.physics.engines import make_world
 from simulator.physics.settings import Obstacle
+from simulator.physics.stepping import settle, watch_of
 from simulator.physics.throws import random_throw
 
 
@@ -171,3 +175,82 @@ def test_a_tip_into_an_obstacle_is_blocked_by_it(engine):
     assert world.outcome_of("a") == before
     # Square to it (the y corner), the same die rolls.
     assert world.tip("a", "y").rolled
+
+
+# -- the step-level contract (stepping.Run) -------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_released_die_reads_as_thrown_and_falls_under_gravity(engine):
+    """A die let go in the air reads its release and velocity; after the steps `advance`
+    took (one at least, more if it coasts or batches) it has fallen as gravity says, and
+    the resting die beside it reads still and not poised."""
+    world = _world(engine)
+    world.place("r", D6, 2, 0.0, (0.3, 0.2))
+    s = world.settings
+    throw = ThrowSpec(release=(0.0, 0.0, 0.3), velocity=(0.4, 0.0, 0.0), spin=(0.0, 0.0, 0.0),
+                      orientation=(0.0, 0.0, 0.0, 1.0))
+    with world.released([("a", D6, throw)]) as run:
+        assert run.names == ["r", "a"]
+        (lin, ang), (position, _q) = run.velocity[1](), run.pose[1]()
+        assert np.allclose(lin, throw.velocity, atol=1e-9) and np.allclose(ang, 0.0, atol=1e-9)
+        assert np.allclose(position, throw.release, atol=1e-9)
+        still, _spin = run.velocity[0]()
+        assert np.allclose(still, 0.0, atol=1e-6) and not run.poised(0)
+        step = run.advance(1, watch_of(run))
+        assert step >= 1
+        t = step * s.time_step
+        (lin, _ang), (position, _q) = run.velocity[1](), run.pose[1]()
+        assert abs(lin[2] + s.gravity * t) < 0.01 * s.gravity * t + 1e-6
+        assert abs(position[2] - (0.3 - 0.5 * s.gravity * t * t)) < 1e-3
+        assert abs(position[0] - 0.4 * t) < 1e-3
+    assert sorted(world.scene) == ["r"]  # (the scene is not changed by a run)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_settle_loop_over_a_released_group_is_the_worlds_throw(engine):
+    """Among a resting die a throw is simulated as given (no symmetry break): the one settle
+    loop driving the released run takes the steps the world's own throw reports."""
+    rng = np.random.default_rng(3)
+    throws = [random_throw(TABLE, 1, rng) for _ in range(3)]
+    for throw in throws:
+        world = _world(engine)
+        world.place("r", D6, 3, 20.0, (0.05, 0.05))
+        with world.released([("a", D8, throw)]) as run:
+            rest = settle(run, False)
+        assert rest.frames == [] and rest.steps > 1
+        report = world.throw("a", D8, throw)
+        assert report.perturbation is None and report.steps == rest.steps
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_die_leaving_the_table_is_taken_out_of_the_run(engine):
+    """Thrown off the far edge, recorded: the loop ends although the die never rests (it
+    left the table, `left_table`), and the frames after it fell no longer hold it."""
+    world = _world(engine)
+    throw = ThrowSpec(release=(0.0, -TABLE.edge_y - 0.35, 0.4), velocity=(0.0, 8.0, 0.5),
+                      spin=(0.0, 5.0, 0.0), orientation=(0.0, 0.0, 0.0, 1.0))
+    with world.released([("a", D8, throw)], record=True) as run:
+        rest = settle(run, True)  # (past left_table the die's readers may read nothing)
+    frames = rest.frames
+    last = max(f.poses["a"][0][1] for f in frames if "a" in f.poses)
+    assert last > TABLE.depth / 2 - 0.05  # (it was last seen at the far edge)
+    assert "a" in frames[0].poses and frames[0].t == 0.0
+    assert "a" not in frames[-1].poses and frames[-1].t == rest.steps * world.settings.time_step
+    assert [f.t for f in frames] == sorted(f.t for f in frames)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("release", "velocity", "error", "match"), [
+    ((0.0, 0.0, -0.3), (0.0, 0.0, 0.0), TunnelError, "passed through the table"),
+    ((0.0, 0.0, 0.2), (float("nan"), 0.0, 0.0), NonFiniteError, "non-finite")],
+    ids=["tunnel", "non-finite"])
+def test_a_die_through_the_table_or_non_finite_is_an_error(engine, release, velocity, error,
+                                                           match):
+    """A die below the table inside its footprint has gone through it; a non-finite state
+    is never reported as a rest."""
+    world = _world(engine)
+    throw = ThrowSpec(release=release, velocity=velocity, spin=(0.0, 0.0, 0.0),
+                      orientation=(0.0, 0.0, 0.0, 1.0))
+    with world.released([("a", D8, throw)]) as run, pytest.raises(error, match=match):
+        settle(run, False)

@@ -14,7 +14,7 @@ import pytest
 
 from dice_models import available, load_die
 from rules.core.protocols import ThrowSpec
-from simulator.physics import PhysicsError, World, bullet_steps
+from simulator.physics import PhysicsError, World, bullet_steps, stepping
 from simulator.physics.settings import Obstacle, TableSpec
 from simulator.physics.throws import random_throw
 from simulator.physics.tray import _tray_throw as tray_throw
@@ -234,17 +234,18 @@ POISED_DROPS = [
 
 
 def test_the_lone_die_loop_gives_the_bits_of_the_general_loop(monkeypatch):
-    """A lone unrecorded die runs in World._run_alone, the general loop written with plain
-    locals; every report and the final scene must be those of the general loop, on a bare
-    table and among obstacles, for every shipped die, drops and lobs included."""
+    """A lone unrecorded die runs in the lone loop (stepping._settle_one), the general loop
+    written with plain locals; every report and the final scene must be those of the
+    general loop, on a bare table and among obstacles, for every shipped die, drops and
+    lobs included."""
     calls: list[int] = []
-    real = World._run_alone
+    real = stepping._settle_one
 
-    def counted(self, *args, **kwargs):
+    def counted(*args, **kwargs):
         calls.append(1)
-        return real(self, *args, **kwargs)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(World, "_run_alone", counted)
+    monkeypatch.setattr(stepping, "_settle_one", counted)
     poised: list[bool] = []
     real_poised = World._poised
 

@@ -80,7 +80,7 @@ def test_a_rolling_prism_stops_and_goes_as_far_at_half_the_step(surface):
         try:
             result = world.throw("p", die, throw)
             if hz == 240:
-                # The loop for many dice (World._run_steps) gives the same bits: it applies
+                # The loop for many dice (stepping.settle) gives the same bits: it applies
                 # the die's own bound too.
                 world.scene.clear()
                 world.lone_loop = False

@@ -347,27 +347,6 @@ def test_fastest_legal_throw_straight_down_does_not_tunnel(height):
         assert z > 0
 
 
-def test_die_below_the_table_inside_its_footprint_is_a_tunnel():
-    from simulator.physics import TunnelError
-
-    world = World()
-    world._build({})
-    world._add_body("a", die_shape(D8), _pose((0.0, 0.0, -0.3)))
-    with pytest.raises(TunnelError, match="passed through the table"):
-        world._run_to_rest(False)
-
-
-def test_non_finite_state_raises():
-    from simulator.physics import NonFiniteError
-
-    world = World()
-    world._build({})
-    body = world._add_body("a", die_shape(D8), _pose((0.0, 0.0, 0.2)))
-    world._client.resetBaseVelocity(body.bid, [float("nan"), 0.0, 0.0], [0.0, 0.0, 0.0])
-    with pytest.raises(NonFiniteError, match="non-finite"):
-        world._run_to_rest(False)
-
-
 def _pose(position):
     from simulator.physics import Pose
 

@@ -15,7 +15,7 @@ from dice_models import load_die
 from simulator.bench import stuck
 from simulator.bench.bare import BareLoop
 from simulator.cli.main import main
-from simulator.physics import die_shape
+from simulator.physics import die_shape, stepping
 from simulator.physics.settings import SURFACES, PhysicsSettings, TableSpec
 from simulator.physics.throws import random_throw
 from simulator.physics.tray import MAX_UNSETTLED, PhysicsRoller, roll_tray
@@ -62,16 +62,16 @@ def test_tray_gives_up_after_max_unsettled_rethrows(d6: Any) -> None:
 
 
 def _fail_first(monkeypatch: pytest.MonkeyPatch, calls: list[int], fail_on: set[int]) -> None:
-    """World._run_to_rest raises NotSettledError on the listed calls (1-based)."""
-    original = World._run_to_rest
+    """The settle loop (stepping.settle) raises NotSettledError on the listed calls (1-based)."""
+    original = stepping.settle
 
-    def run_to_rest(self: World, record: bool) -> Any:
+    def settle(run: Any, record: bool) -> Any:
         calls.append(1)
         if len(calls) in fail_on:
             raise NotSettledError("forced by the test")
-        return original(self, record)
+        return original(run, record)
 
-    monkeypatch.setattr(World, "_run_to_rest", run_to_rest)
+    monkeypatch.setattr(stepping, "settle", settle)
 
 
 def test_tray_rethrow_keeps_the_dice_already_resting(d6: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -244,10 +244,10 @@ def test_the_confinement_rule_changes_no_tray_roll() -> None:
 
 
 def _always(monkeypatch: pytest.MonkeyPatch, exc: type[PhysicsError]) -> None:
-    def run_to_rest(self: World, record: bool) -> Any:
+    def settle(run: Any, record: bool) -> Any:
         raise exc("forced by the test\nsecond line")
 
-    monkeypatch.setattr(World, "_run_to_rest", run_to_rest)
+    monkeypatch.setattr(stepping, "settle", settle)
 
 
 @pytest.mark.parametrize("argv", [

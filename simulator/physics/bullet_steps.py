@@ -1,21 +1,23 @@
-"""The PyBullet world's stepping: the settle loops (`run_steps` for any scene, `run_alone`
-for one unrecorded die alone), the sub-steps a step needs near a contact, the Stepper that
-takes them, and the frozen resting dice a moving die thaws. Part of the PyBullet backend
-(simulator/physics/world.py); the settle rule's engine-neutral parts are settle.py's."""
+"""The PyBullet world's stepping: its part of the settle loop (`BulletRun`, the
+`simulator.physics.stepping.Run` contract), the sub-steps a step needs near a contact, the
+Stepper that takes them, and the frozen resting dice a moving die thaws. Part of the
+PyBullet backend (simulator/physics/world.py); the loop and the settle rule are
+engine-neutral (stepping.py, settle.py)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dice_models.numerics import matmul
-from simulator.physics._bullet import fast_reads
-from simulator.physics.common import MAX_POISED, Frame, NonFiniteError, NotSettledError
+from simulator.physics._bullet import fast_reads, pybullet
+from simulator.physics.common import Frame
 from simulator.physics.dice import DieShape
-from simulator.physics.settings import CONFINE_CHECKS, PhysicsSettings
-from simulator.physics.settle import COAST_MIN, Cage, coast_steps, rest_rule
-from simulator.physics.settle import jitter as _jitter
+from simulator.physics.settings import PhysicsSettings
+from simulator.physics.settle import COAST_MIN, coast_steps, rest_rule
+from simulator.physics.stepping import Floats, RawPose, Velocity, Watch
 
 if TYPE_CHECKING:
     from simulator.physics.common import PlacedDie
@@ -88,7 +90,7 @@ class Stepper:
 
     def __init__(self, client: Any, s: PhysicsSettings) -> None:
         self._set = client.setPhysicsEngineParameter
-        self._step = fast_reads(client)[2]
+        self._step = self.one = fast_reads(client)[2]  # one stepSimulation, at the length set
         self._dt, self._s = s.time_step, s
         self.split = 1
 
@@ -210,29 +212,30 @@ def _overlap(a: Aabb, b: Aabb, gap: float) -> bool:
             and b[1] <= a[4] + gap and a[2] - gap <= b[5] and b[2] <= a[5] + gap)
 
 
-class _Steps:
-    """`run_steps`' state for one run: the settle rule's numbers and every die's values in
-    parallel lists (the loop is the hot path of every throw: it binds them to locals)."""
+class BulletRun:
+    """The PyBullet world's part of a settle run (`simulator.physics.stepping.Run`): its
+    dice's readers (PyBullet's own functions bound to each body and the client), the
+    fall off the table, the poised test and frames through the world, and each step's
+    sub-steps, coasting and thawing of frozen dice decided from the loop's `Watch`."""
 
-    def __init__(self, world: World, record: bool) -> None:
-        self.world, self.record = world, record
-        self.s = s = world.settings
-        (self.hold, self.max_steps, self.lin2, self.ang2, self.jitter_m2, self.jitter_cos,
-         self.every) = rest_rule(s)
-        self.frame_every = max(1, round(1.0 / (s.frame_rate * s.time_step)))
+    confines = True
+
+    def __init__(self, world: World, record: bool, stepper: Stepper) -> None:
+        self.world, self.record, self.stepper = world, record, stepper
+        self.settings = s = world.settings
         self.dt = dt = s.time_step
         self.active = active = [b for b in world._bodies.values() if not b.removed]
-        self.bids = bids = [b.bid for b in active]
+        self.names = [b.name for b in active]
         self.floors = [-b.shape.poly.circumradius for b in active]
-        self.still = [0] * len(active)
-        # Pose at the start of each die's still streak. A die resting across the table edge
-        # twitched above 0.1 rad/s every 7th step for 20 s while moving 3e-8 m a step: a
-        # twitch that leaves the die within jitter of this pose does not break the streak.
-        self.anchors: list[Any] = [None] * len(active)
         self.frozen = world._frozen
+        self.lone = world.lone_loop and self.frozen is None
+        self.cid = cid = world._client._client
+        self.velocity: list[Callable[[], Velocity]] = [
+            partial(pybullet.getBaseVelocity, b.bid, cid) for b in active]
+        self.pose: list[Callable[[], RawPose]] = [
+            partial(pybullet.getBasePositionAndOrientation, b.bid, cid) for b in active]
         self.index = {b.name: i for i, b in enumerate(active)}
-        # Bound once, PyBullet's own functions with the client id positional (fast_reads).
-        self.get_pose, self.get_vel, _step = get_pose, get_vel, _ = fast_reads(world._client)
+        self.max_steps = rest_rule(s).max_steps
         # A step is split while any die moves faster than fast_speed: Bullet's CCD does not
         # act on multibody dice, and a 16 mm d6 dropped at 40 m/s (0.17 m a step) went through.
         self.fast2 = s.fast_speed ** 2
@@ -242,319 +245,138 @@ class _Steps:
         self.locs = locs = [b.shape.base_points for b in active]
         # the box's slack: the margin, and gravity's gain in a step
         self.slack = slack = s.collision_margin + s.gravity * dt * dt
-
         # A frozen die is a static body until it is thawed (a new body): its box, read once,
         # is the box of every step (the same pose, the same bits), and a throw among resting
         # dice asked for each of them at every step its die came near one.
         self.fixed: list[Aabb | None] = [None] * len(active)
-        fixed, frozen = self.fixed, self.frozen
+        fixed, frozen, pose = self.fixed, self.frozen, self.pose
 
         def box_of(i: int) -> Aabb:
             box = fixed[i]
             if box is None:
-                box = die_box(get_pose(bids[i]), locs[i], radii[i], slack)
+                box = die_box(pose[i](), locs[i], radii[i], slack)
                 if frozen is not None and active[i].name in frozen.boxes:
                     fixed[i] = box
             return box
 
         self.box_of = box_of
-        self.reaches = [0.0] * len(active)
-        self.drops = [0.0] * len(active)  # ... and how far toward the table top (see _approach_split)
-        self.tilts = [0.0] * len(active)  # ... and how far it tumbles, rad (see _near_split)
+        n = len(active)
+        self.reaches, self.drops, self.tilts = [0.0] * n, [0.0] * n, [0.0] * n  # see _approach_split
         self.turns = [turn_bound(s, b.shape) for b in active]  # each die's turn bound, rad
-        self.vels: list[Any] = [None] * len(active)  # each die's last (velocity, spin)
-        self.fastest2 = 0.0
-        for i in range(len(active)):
-            lin, ang = self.vels[i] = get_vel(bids[i])
-            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-            self.fastest2 = max(self.fastest2, v2)
-            self.reaches[i] = s.time_step * (math.sqrt(v2) + math.sqrt(
-                ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]) * radii[i])
-            w_xy = math.sqrt(ang[0] * ang[0] + ang[1] * ang[1])
-            self.drops[i] = s.time_step * (max(0.0, -lin[2]) + w_xy * radii[i])
-            self.tilts[i] = s.time_step * w_xy
         self.statics = statics = world._static_boxes()
         self.top = max(box[5] for box in statics)  # a lone die above this (by enough) is in the air
-        self.spin_ratios = [b.shape.spin_ratio for b in active]
-        self.alone = len(active) == 1 and self.frozen is None
-        self.restarts = [0] * len(active)
+        self.alone = n == 1 and self.frozen is None  # (then advance is advance_one's)
         self.obstacles = len(statics) > 1
-        self.need_reach = self.obstacles or not self.alone  # a lone die on a bare table needs only its drop
-        # The confinement rule (PhysicsSettings.confine_time): each die's checks in a row within
-        # the cage of its pose at the first; a die with more than CONFINE_CHECKS is at rest.
-        self.spin2 = s.confine_spin ** 2
-        self.cages = [Cage(s) for _ in active]
+        if self.alone:
+            self.advance_one = _lone_advance(self)
+
+    # -- the loop's questions -----------------------------------------------------------
+
+    def left_table(self, i: int, step: int) -> bool:
+        return self.world._fall_off(self.active[i], step)
 
     def poised(self, i: int) -> bool:
-        """Restart die i's hold: poised on an edge or a point (World._poised)? Not for a die
-        still frozen (static since before the throw: Bullet gives static bodies no
-        contacts, so one leaning on a die would look poised for ever), and not after
-        MAX_POISED restarts (a rolling-friction lever arm in custom material data can
-        truly hold a die on an edge: it then rests cocked)."""
+        """World._poised, but not for a die still frozen (static since before the throw:
+        Bullet gives static bodies no contacts, so one leaning on a die would look poised
+        for ever)."""
         if self.frozen is not None and self.active[i].name in self.frozen.boxes:
             return False
-        if self.restarts[i] >= MAX_POISED or not self.world._poised(self.active[i]):
-            return False
-        self.restarts[i] += 1
-        return True
+        return self.world._poised(self.active[i])
 
-    def thaw(self, live: list[int]) -> None:
+    def frame(self, t: float, which: list[int]) -> Frame:
+        return self.world._frame(t, [self.active[i] for i in which])
+
+    # -- stepping -----------------------------------------------------------------------
+
+    def thaw(self, w: Watch) -> None:
         """Before a step: thaw the frozen dice a moving die could reach in it."""
-        frozen, active, still = self.frozen, self.active, self.still
+        frozen, active, still = self.frozen, self.active, w.still
         assert frozen is not None
-        moving = [i for i in live if still[i] == 0 and active[i].name not in frozen.boxes]
+        moving = [i for i in w.live if still[i] == 0 and active[i].name not in frozen.boxes]
         for name in frozen.woken(self.world, active, moving):
             i = self.index[name]
-            active[i] = self.world._thaw(name)
-            self.bids[i] = active[i].bid
+            body = active[i] = self.world._thaw(name)
+            self.velocity[i] = partial(pybullet.getBaseVelocity, body.bid, self.cid)
+            self.pose[i] = partial(pybullet.getBasePositionAndOrientation, body.bid, self.cid)
             self.fixed[i] = None  # a moving body now
-            still[i] = self.cages[i].kept = 0
+            w.restart(i)
 
-    def alone_split(self, i: int, step: int, split: int, retry: int, next_check: int
-                    ) -> tuple[int, int, int]:
-        """(split, coast, retry) for die i alone, near the table or an obstacle or about to
-        tumble: its sub-steps against them, or the steps it may coast in the air."""
-        s, coast = self.s, 0
-        pose = self.get_pose(self.bids[i])
-        box = die_box(pose, self.locs[i], self.radii[i], self.slack)
-        n = _near_split(box, self.reaches[i], self.drops[i], self.statics, s.max_travel,
-                        self.tilts[i], self.turns[i])
-        if n > split:
-            split = n
-        elif (split == 1 and self.world.coast and not self.record and self.still[i] == 0
-              and step >= retry):  # in the air?
-            v_lin, v_ang = self.vels[i]
-            coast = coast_steps(s, pose[0][2], box[2], v_lin, v_ang, self.radii[i],
-                                self.spin_ratios[i], self.top, self.obstacles,
-                                min(self.max_steps, next_check) - step + 1, self.slack)
-            if not coast:
-                retry = min(step + COAST_MIN, next_check + 1)
-        return split, coast, retry
-
-    def advance(self, stepper: Stepper, step: int, live: list[int], fastest2: float, retry: int,
-                next_check: int) -> tuple[int, int]:
+    def advance(self, step: int, w: Watch) -> int:
         """Take step `step` (thawing the frozen dice a moving die could reach in it first),
-        split into the sub-steps it needs or coasting; (the step the dice are read after,
-        retry: the first step to ask coast_steps again after a refusal)."""
-        coast, s, reaches, drops, tilts, turns = 0, self.s, self.reaches, self.drops, self.tilts, self.turns
-        max_travel = s.max_travel
-        if self.frozen is not None and self.frozen.boxes:
-            self.thaw(live)
-        split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > self.fast2 else 1
-        if self.alone:  # one die (recorded, or the reference of run_alone): checked inline
-            if live and (drops[live[0]] > max_travel or tilts[live[0]] > turns[live[0]]
-                         or self.obstacles and reaches[live[0]] > max_travel):
-                split, coast, retry = self.alone_split(live[0], step, split, retry, next_check)
-        else:
-            far = [i for i in live if reaches[i] > max_travel or tilts[i] > turns[i]]
-            if far:
-                split = max(split, _approach_split(self.box_of, far, live, reaches, drops,
-                                                   self.statics, max_travel, tilts, turns))
-        if coast:
-            stepper(1, coast)  # steps whose readings coast_steps has shown would change nothing
-            return step + coast - 1, retry  # ... and the last one is read as any other
-        stepper(split)
-        return step, retry
-
-    def frame(self, step: int, which: list[int]) -> Frame:
-        return self.world._frame(step * self.s.time_step, [self.active[i] for i in which])
-
-    def confined(self, live: list[int]) -> int:
-        """The dice at rest by the confinement rule, not the hold."""
-        return sum(1 for i in live if self.cages[i].kept > CONFINE_CHECKS and self.still[i] < self.hold)
-
-
-def run_steps(world: World, record: bool, stepper: Stepper) -> tuple[int, bool, list[Frame]]:
-    """Step the world's dice until each rests by the settle rule (the hold, the poised restart,
-    the confinement rule): (steps, True, the frames when recorded); NotSettledError."""
-    r = _Steps(world, record)
-    s, hold, max_steps, dt, lin2, ang2 = r.s, r.hold, r.max_steps, r.dt, r.lin2, r.ang2
-    jitter_m2, jitter_cos, spin2, every = r.jitter_m2, r.jitter_cos, r.spin2, r.every
-    active, bids, floors, still, anchors, cages = r.active, r.bids, r.floors, r.still, r.anchors, r.cages
-    radii, reaches, drops, tilts, vels, fastest2 = r.radii, r.reaches, r.drops, r.tilts, r.vels, r.fastest2
-    get_pose, get_vel, poised, need_reach = r.get_pose, r.get_vel, r.poised, r.need_reach
-    isfinite, sqrt = math.isfinite, math.sqrt
-    live = list(range(len(active)))
-    frames = [r.frame(0, live)] if record else []
-    next_check = every
-    step = retry = 0  # retry: the first step to ask coast_steps again after a refusal
-    while step < max_steps:
-        step, retry = r.advance(stepper, step + 1, live, fastest2, retry, next_check)
-        settled = True
-        fallen = None
-        fastest2 = 0.0
-        check = step >= next_check
-        if check:  # on the grid of every-th steps; a coast ends at a check (its limit), so
-            # every check reads the state it would with every step watched, and coasting
-            # or not confines a die at the same step (tests/test_stuck_dice.py)
-            next_check = step - step % every + every
-        for i in live:
-            lin, ang = vels[i] = get_vel(bids[i])
-            # Only a descending die can have dropped below the table: ask for its position
-            # then alone (a fall off the edge never turns upward; there is no floor).
-            if (lin[2] < -0.01 and get_pose(bids[i])[0][2] < floors[i]
-                    and world._fall_off(active[i], step)):
-                fallen = i
-                continue
+        split into the sub-steps it needs (a die alone: advance_one, which may coast); the
+        step the dice are read after."""
+        live, vels = w.live, w.vels
+        if self.alone:  # one die (recorded, or the reference of the lone loop)
+            lin, ang = vels[0]
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-            if v2 > fastest2:
-                fastest2 = v2
-            if need_reach:
-                reaches[i] = dt * (sqrt(v2) + sqrt(w2) * radii[i])
+            return self.advance_one(step, lin, ang, v2, w2, w.still[0], w.resting, w.check_at,
+                                    None)
+        s, reaches, drops, tilts, turns, radii = (self.settings, self.reaches, self.drops,
+                                                  self.tilts, self.turns, self.radii)
+        dt, sqrt = self.dt, math.sqrt
+        for i in live:  # how far each die can reach, drop and tumble in the step
+            lin, ang = vels[i]
+            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+            reaches[i] = dt * (sqrt(v2) + sqrt(w2) * radii[i])
             fall = -lin[2] if lin[2] < 0.0 else 0.0
             w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
             drops[i] = dt * (fall + w_xy * radii[i])
             tilts[i] = dt * w_xy
-            cage = cages[i]
-            # (a die at rest by the hold needs no second look)
-            if (check and cage.check(w2, get_pose, bids[i]) is not None and still[i] < hold
-                    and poised(i)):
-                cage.kept = 0
-            # Confined: at rest whatever the hold says, while it stays in its cage (read
-            # between checks only for a die that may need it; NaN fails the comparison).
-            confined = (cage.kept > CONFINE_CHECKS and still[i] < hold and w2 < spin2
-                        and (check or cage.holds(get_pose(bids[i]))))
-            if v2 < lin2 and w2 < ang2:
-                if still[i] == 0:
-                    anchors[i] = get_pose(bids[i])
-            elif not (isfinite(v2) and isfinite(w2)):  # (NaN fails every comparison above)
-                raise NonFiniteError(f"die {active[i].name} turned non-finite at step {step}: "
-                                     f"velocity {lin}, spin {ang}")
-            elif not (still[i] and _jitter(get_pose(bids[i]), anchors[i], jitter_m2, jitter_cos)):
-                if still[i] >= hold:
-                    cage.kept = 0  # knocked out of its rest: a new cage, watched for confine_time
-                still[i] = 0
-                settled = settled and confined
-                continue
-            still[i] += 1  # still, or a solver twitch of a die that stays put: still at rest
-            if still[i] < hold:
-                settled = settled and confined
-            elif still[i] == hold and poised(i):
-                still[i] = 0  # paused on an edge or a point: it has not come to rest
-                settled = settled and confined
-        if fallen is not None:
-            live = [i for i in live if not active[i].removed]
-        if record and step % r.frame_every == 0:
-            frames.append(r.frame(step, [i for i in live if still[i] == 0]))
-        if settled:
-            frames += [r.frame(step, live)] if record else []
-            world.confined += r.confined(live)
-            return step, True, frames
-    restless = [active[i].name for i in live if still[i] < hold]
-    raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
-                          f"{s.max_time:.1f} s of simulated time")
+        max_travel, fastest2 = s.max_travel, w.fastest2
+        if self.frozen is not None and self.frozen.boxes:
+            self.thaw(w)
+        split = math.ceil(math.sqrt(fastest2) / s.fast_speed) if fastest2 > self.fast2 else 1
+        far = [i for i in live if reaches[i] > max_travel or tilts[i] > turns[i]]
+        if far:
+            split = max(split, _approach_split(self.box_of, far, live, reaches, drops,
+                                               self.statics, max_travel, tilts, turns))
+        self.stepper(split)
+        return step
 
 
-def _lone(world: World, body: _Body) -> tuple[Any, ...]:
-    """What run_alone reads of a die and the table: (body id, floor, farthest reach, the
-    points of die_box, spin ratio, turn bound, the box slack, static boxes, top, obstacles)."""
-    s, shape = world.settings, body.shape
-    statics = world._static_boxes()
-    return (body.bid, -shape.poly.circumradius, shape.base_radius, shape.base_points,
-            shape.spin_ratio, turn_bound(s, shape),
-            s.collision_margin + s.gravity * s.time_step * s.time_step,
-            statics, max(box[5] for box in statics), len(statics) > 1)
-
-
-def _motion(lin: Any, ang: Any, radius: float, dt: float) -> tuple[float, float, float, float]:
-    """A die's squared speed, and how far it can reach, drop and tumble in a step (as the
-    loops reckon them after each step)."""
-    v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-    w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-    w_xy = math.sqrt(ang[0] * ang[0] + ang[1] * ang[1])
-    return (v2, dt * (math.sqrt(v2) + math.sqrt(w2) * radius),
-            dt * (max(0.0, -lin[2]) + w_xy * radius), dt * w_xy)
-
-
-def _lone_check(world: World, body: _Body, cage: Cage, w2: float, get_pose: Any,
-                restarts: int) -> tuple[bool, int]:
-    """A confinement check of the lone die: (confined now, restarts of its hold)."""
-    if cage.check(w2, get_pose, body.bid) is None:
-        return False, restarts
-    if restarts < MAX_POISED and world._poised(body):
-        cage.kept = 0
-        return False, restarts + 1
-    return True, restarts
-
-
-def run_alone(world: World, body: _Body, stepper: Stepper) -> tuple[int, bool, list[Frame]]:
-    """`run_steps` for one die alone in the world, unrecorded (the lab's and the bench's
-    throw): the same rule in the same order (tested bit for bit against it, `lone_loop =
-    False`) with plain locals, as the general loop's per-die lists cost a tenth of a throw."""
-    s = world.settings
-    hold, max_steps, lin2, ang2, jitter_m2, jitter_cos, every = rest_rule(s)
+def _lone_advance(run: BulletRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,
+                                               RawPose | None], int]:
+    """`BulletRun.advance` for its one die, with plain locals: its sub-steps near the table
+    or an obstacle or about to tumble, or the steps it may coast in the air."""
+    world, s = run.world, run.settings
+    body = run.active[0]
+    shape = body.shape
     fast2, fast, dt, max_travel = s.fast_speed ** 2, s.fast_speed, s.time_step, s.max_travel
-    bid, floor, radius, local, ratio, max_turn, slack, statics, top, obstacles = _lone(world, body)
-    get_pose, get_vel, _step = fast_reads(world._client)
-    inf, sqrt, ceil, coasting = math.inf, math.sqrt, math.ceil, world.coast
-    lin, ang = get_vel(bid)
-    fastest2, reach, drop, tilt = _motion(lin, ang, radius, dt)
-    anchor: Any = None
-    pose: Any = None
-    cage, next_check = Cage(s), every  # the confinement rule (settings)
-    step = retry = still = restarts = 0  # retry: as in run_steps
-    while step < max_steps:
-        step += 1
+    radius, local, ratio, max_turn = shape.base_radius, shape.base_points, shape.spin_ratio, run.turns[0]
+    slack, statics, top, obstacles = run.slack, run.statics, run.top, run.obstacles
+    read_pose, stepper, one, max_steps = run.pose[0], run.stepper, run.stepper.one, run.max_steps
+    sqrt, ceil, coasting = math.sqrt, math.ceil, world.coast and not run.record
+    retry = 0  # the first step to ask coast_steps again after a refusal
+
+    def advance_one(step: int, lin: Floats, ang: Floats, v2: float, w2: float, still: int,
+                    resting: bool, check_at: int, pose: RawPose | None) -> int:
+        nonlocal retry
         coast = 0
-        split = ceil(sqrt(fastest2) / fast) if fastest2 > fast2 else 1
+        split = ceil(sqrt(v2) / fast) if v2 > fast2 else 1
+        reach = dt * (sqrt(v2) + sqrt(w2) * radius) if obstacles else 0.0
+        fall = -lin[2] if lin[2] < 0.0 else 0.0
+        w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+        drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
         if drop > max_travel or tilt > max_turn or obstacles and reach > max_travel:
-            pose = pose or get_pose(bid)
+            pose = pose or read_pose()
             box = die_box(pose, local, radius, slack)
             n = _near_split(box, reach, drop, statics, max_travel, tilt, max_turn)
             if n > split:
                 split = n
             elif split == 1 and coasting and still == 0 and step >= retry:
                 coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top,
-                                    obstacles, min(max_steps, next_check) - step + 1, slack)
+                                    obstacles, min(max_steps, check_at) - step + 1, slack)
                 if not coast:
-                    retry = min(step + COAST_MIN, next_check + 1)
+                    retry = min(step + COAST_MIN, check_at + 1)
         if coast:
             stepper(1, coast)
-            step += coast - 1
+            return step + coast - 1
+        if split == 1 and stepper.split == 1:
+            one()  # (what stepper(1) does then, without its call)
         else:
             stepper(split)
-        lin, ang = get_vel(bid)
-        pose = None  # the pose after this step, read once at most (the next step's split too)
-        if lin[2] < -0.01:
-            pose = get_pose(bid)
-            if pose[0][2] < floor and world._fall_off(body, step):
-                return step, True, []
-        v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-        w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-        fastest2 = v2
-        if obstacles:
-            reach = dt * (sqrt(v2) + sqrt(w2) * radius)
-        fall = -lin[2] if lin[2] < 0.0 else 0.0
-        w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
-        drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
-        caged = False  # confined at this step's check: at rest after the hold's look
-        if step >= next_check:  # on the grid, as in run_steps
-            next_check = step - step % every + every
-            caged, restarts = _lone_check(world, body, cage, w2, get_pose, restarts)
-        if v2 < lin2 and w2 < ang2:
-            if still == 0:
-                anchor = pose = pose or get_pose(bid)
-        elif not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
-            raise NonFiniteError(f"die {body.name} turned non-finite at step {step}: "
-                                 f"velocity {lin}, spin {ang}")
-        elif not (still and _jitter(pose := pose or get_pose(bid), anchor, jitter_m2,
-                                    jitter_cos)):
-            still = 0
-            if caged:
-                world.confined += 1
-                return step, True, []
-            continue
-        still += 1
-        if still == hold:  # at rest by the hold (a die confined at this step too counts so,
-            # as in run_steps; being confined, it is not poised)
-            if not caged and restarts < MAX_POISED and world._poised(body):
-                restarts += 1
-                still = 0
-                continue
-            return step, True, []
-        if caged:
-            world.confined += 1
-            return step, True, []
-    raise NotSettledError(f"dice {body.name} did not come to rest within "
-                          f"{s.max_time:.1f} s of simulated time")
+        return step
+
+    return advance_one

@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 
 from dice_models import DieModel
-from dice_models.numerics import matmul, norm
+from dice_models.numerics import matmul
 from rules.core.protocols import DiePose, ThrowResult, ThrowSpec, TipResult
 from rules.core.throwing import check_throw, foul_of
 from simulator.physics._bullet import pybullet
 from simulator.physics.dice import DieShape
+from simulator.physics.dice import quat_from_matrix as quat_from_matrix  # (re-exported)
 from simulator.physics.settings import TableSpec
 
 # CCD does not act on multibody dice, and at the 50 m/s speed limit a die moves 0.21 m per
@@ -147,26 +148,3 @@ MAX_POISED = 40  # hold restarts of a poised die before its tilted rest is accep
 
 def world_vertices(shape: DieShape, pose: Pose) -> np.ndarray:
     return matmul(shape.poly.vertices, pose.rotation().T) + np.array(pose.position)
-
-
-
-def quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
-    """Unit quaternion (x, y, z, w) of a rotation matrix, w >= 0 (Shepperd's method)."""
-    tr = m[0, 0] + m[1, 1] + m[2, 2]
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        w, x, y, z = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
-        w, x, y, z = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
-        w, x, y, z = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s
-    else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
-        w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
-    q = np.array([x, y, z, w])
-    q /= norm(q)
-    if q[3] < 0:
-        q = -q
-    return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))

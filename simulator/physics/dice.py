@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -122,9 +123,7 @@ class DieShape:
 
     @cached_property
     def inertial_quaternion(self) -> tuple[float, float, float, float]:
-        from simulator.physics.world import _quat_from_matrix
-
-        return _quat_from_matrix(self.principal_axes)
+        return quat_from_matrix(self.principal_axes)
 
     @cached_property
     def base_vertices(self) -> np.ndarray:
@@ -219,3 +218,25 @@ def _make_shape(model: DieModel) -> DieShape:
 
 def shape_by_name(name: str) -> DieShape:
     return die_shape(load_die(name))
+
+
+def quat_from_matrix(m: np.ndarray) -> tuple[float, float, float, float]:
+    """Unit quaternion (x, y, z, w) of a rotation matrix, w >= 0 (Shepperd's method)."""
+    tr = m[0, 0] + m[1, 1] + m[2, 2]
+    if tr > 0:
+        s = math.sqrt(tr + 1.0) * 2
+        w, x, y, z = 0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2
+        w, x, y, z = (m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s
+    elif m[1, 1] > m[2, 2]:
+        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2
+        w, x, y, z = (m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s
+    else:
+        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2
+        w, x, y, z = (m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s
+    q = np.array([x, y, z, w])
+    q /= norm(q)
+    if q[3] < 0:
+        q = -q
+    return (float(q[0]), float(q[1]), float(q[2]), float(q[3]))

@@ -6,15 +6,18 @@ subclasses.
 symmetry break of exactly symmetric throws, the foul check and the reports, the tip (its
 roll, the sweep through the other dice, the table edge), removal, and the contact values of
 a set of die materials. A backend (simulator/physics/world.py for PyBullet,
-mujoco_world.py for MuJoCo) builds the static scene (table, obstacles) and the dice, steps
-them to rest under the settle rule (simulator/physics/settle.py), reads poses, velocities
-and contacts, and answers the hooks below. Adding an engine: ARCHITECTURE.md, "Adding an
-engine"; tests/test_engine_conformance.py is the contract's test.
+mujoco_world.py for MuJoCo) builds the static scene (table, obstacles) and the dice, lets
+them go as a step-level run (`released`, a `stepping.Run`: step, read poses and
+velocities, the fall off the table, the poised test) that the one settle loop
+(simulator/physics/stepping.py) drives to rest, reads contacts to classify each rest, and
+answers the hooks below. Adding an engine: ARCHITECTURE.md, "Adding an engine";
+tests/test_engine_conformance.py is the contract's test.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -36,6 +39,7 @@ from simulator.physics.contact import ContactModel, realize
 from simulator.physics.dice import die_shape
 from simulator.physics.placing import sweep_blocker, symmetry_break, tip_poses
 from simulator.physics.settings import PhysicsSettings, TableSpec
+from simulator.physics.stepping import Run
 
 # The engines that simulate a table world one throw at a time (`make_world`); mujoco-warp
 # throws in batches only (simulator/experiments/batched.py).
@@ -73,6 +77,14 @@ class Engine(Protocol):
     def settle(self) -> int: ...
 
     def tip(self, name: str, corner: str) -> TipReport: ...
+
+    def released(self, dice: list[tuple[str, DieModel, ThrowSpec]], record: bool = False
+                 ) -> AbstractContextManager[Run]:
+        """The engine's world holding the scene and these dice let go at their throws
+        exactly (no symmetry break, no foul check): the step-level contract, a `Run` that
+        `stepping.settle` drives to rest (valid inside the with-block; the scene is not
+        changed: the next operation builds the world from it again)."""
+        ...
 
 
 class TableWorld(ABC):

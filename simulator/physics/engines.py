@@ -4,15 +4,14 @@ come with the `engines` extra and are imported only when asked for."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dice_models import DataError
+from simulator.physics.libraries import EXTRA_HINT, import_mujoco, import_warp
 from simulator.physics.settings import ENGINES, PhysicsSettings, TableSpec
 
 if TYPE_CHECKING:  # (the worlds import PyBullet: loaded only when a world is made)
     from simulator.physics.engine import Engine
-
-EXTRA_HINT = "pip install 'tabletop[engines]'"
 
 
 def make_world(table: TableSpec | None = None, settings: PhysicsSettings | None = None) -> Engine:
@@ -30,27 +29,6 @@ def make_world(table: TableSpec | None = None, settings: PhysicsSettings | None 
     from simulator.physics.world import World
 
     return World(table, settings)
-
-
-def import_mujoco() -> Any:
-    """The mujoco module, or one DataError line naming the extra that installs it."""
-    try:
-        import mujoco
-    except ImportError:
-        raise DataError("--engine", "engine", f"mujoco is not installed: {EXTRA_HINT}",
-                        show_value=False) from None
-    return mujoco
-
-
-def import_warp() -> tuple[Any, Any]:
-    """(warp, mujoco_warp), or one DataError line naming the extra that installs them."""
-    try:
-        import mujoco_warp
-        import warp
-    except ImportError:
-        raise DataError("--backend", "backend", f"mujoco-warp is not installed: {EXTRA_HINT}",
-                        show_value=False) from None
-    return warp, mujoco_warp
 
 
 def check_engine(name: str, source: str = "--engine") -> str:

@@ -1,18 +1,21 @@
-"""The MuJoCo world's stepping: the settle loops (`steps_to_rest` for any scene, `run_alone`
-for one unrecorded die alone) and `_Stepping`, the calls they share (coasting, sub-steps, a
-call of BATCH_STEPS steps). Part of the MuJoCo backend (simulator/physics/mujoco_world.py);
-the settle rule's engine-neutral parts are settle.py's."""
+"""The MuJoCo world's stepping: its part of the settle loop (`MujocoRun`, the
+`simulator.physics.stepping.Run` contract): its dice's readers, and the ways it takes more
+than one step at a time (coasting, sub-steps, a call of BATCH_STEPS steps). Part of the
+MuJoCo backend (simulator/physics/mujoco_world.py); the loop and the settle rule are
+engine-neutral (stepping.py, settle.py)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dice_models.numerics import dot, norm
-from simulator.physics.common import MAX_POISED, Frame, NonFiniteError, NotSettledError, Pose
-from simulator.physics.settle import coast_steps, jitter, rest_rule
+from simulator.physics.common import Frame, NonFiniteError, Pose
+from simulator.physics.settle import coast_steps, rest_rule
+from simulator.physics.stepping import Floats, RawPose, Velocity, Watch
 
 if TYPE_CHECKING:
     from simulator.physics.mujoco_world import MujocoWorld, _Model
@@ -34,17 +37,21 @@ BRISK = 10.0
 GATE = 3.0
 
 
-class _Stepping:
-    """What both stepping loops share: the settle rule's numbers, MuJoCo's calls bound once
-    (each loop is every throw's hot path: d.warning[...] cost 1.4 us a step, a bound view
-    0.2 us) and the ways to take more than one step at a time: coasting, sub-steps and a
-    call of BATCH_STEPS steps."""
+class MujocoRun:
+    """The MuJoCo world's part of a settle run: the settle rule's numbers, MuJoCo's calls
+    bound once (the loop is every throw's hot path: d.warning[...] cost 1.4 us a step, a
+    bound view 0.2 us), each die's readers, and the ways to take more than one step at a
+    time: coasting, sub-steps and a call of BATCH_STEPS steps. Made once a model and
+    recording (`begin` starts each run)."""
+
+    confines = False  # MuJoCo's loop has never applied the confinement rule
 
     def __init__(self, world: MujocoWorld, mm: _Model, record: bool):
         mj, m, d, s = world._mj, mm.model, mm.data, world.settings
         self.world, self.mm, self.m, self.d, self.settings = world, mm, m, d, s
         self.dt = dt = s.time_step
-        # the settle rule's numbers (settle.rest_rule; MuJoCo's loops have no confinement rule)
+        self.record = record
+        # the settle rule's numbers (settle.rest_rule)
         (self.hold, self.max_steps, self.lin2, self.ang2, self.jitter_m2, self.jitter_cos,
          _every) = rest_rule(s)
         self.fast = s.fast_speed
@@ -61,6 +68,9 @@ class _Stepping:
         self.obstacles = bool(world.table.obstacles)
         self.mj_step = mj.mj_step
         self.bad_qacc = d.warning[mj.mjtWarning.mjWARN_BADQACC]
+        # (MuJoCo resets the data on a non-finite velocity: the die would restart inside
+        # the table and read as a tunnel, so the warning is read too)
+        self.bad_qvel = d.warning[mj.mjtWarning.mjWARN_BADQVEL]
         self.flags = m.opt.disableflags
         self.no_constraint = int(mj.mjtDisableBit.mjDSBL_CONSTRAINT)
         # The argument for calls (BATCH_STEPS' note) needs a hold longer than a call and a
@@ -75,6 +85,60 @@ class _Stepping:
         self.saved = np.empty(mj.mj_stateSize(m, self.spec))
         self.get_state, self.set_state = mj.mj_getState, mj.mj_setState
         self.watch_to = 0  # step every step up to here (a call that ended in a slow die)
+        self.velocity = [_velocity(d.qvel, i) for i in range(len(mm.shapes))]
+        self.pose = [_pose(d.qpos, i) for i in range(len(mm.shapes))]
+        self.names: list[str] = []
+        self.removed: dict[int, Pose] = {}
+        self.lone = world.lone_loop
+        if len(mm.shapes) == 1:
+            self.advance_one = _lone_advance(self)
+
+    def begin(self, names: list[str], removed: dict[int, Pose]) -> MujocoRun:
+        """This run's dice (`names`, in the model's order) and where the dice that leave the
+        table are kept (`removed`, by index)."""
+        self.names, self.removed, self.watch_to = names, removed, 0
+        self.lone = self.world.lone_loop
+        return self
+
+    # -- the loop's questions -----------------------------------------------------------
+
+    def left_table(self, i: int, step: int) -> bool:
+        return self.world._fall_off(self.mm, self.names, i, step, self.removed)
+
+    def poised(self, i: int) -> bool:
+        return self.world._poised(self.mm, self.names, i, self.removed)
+
+    def frame(self, t: float, which: list[int]) -> Frame:
+        return self.world._frame(self.mm, self.names, t, which)
+
+    def advance(self, step: int, w: Watch) -> int:
+        """Take step `step`: coasting a lone die in free flight, in sub-steps for a die
+        faster than fast_speed, while every die is brisk a call of `batch` steps; the step
+        after which the dice are read."""
+        live, still = w.live, w.still
+        if step == 1:  # (its first step is split by the dice's speeds summed, as it always was)
+            qvel = self.d.qvel
+            fastest = math.sqrt(sum(dot(qvel[6 * i:6 * i + 3], qvel[6 * i:6 * i + 3])
+                                    for i in live))
+        else:
+            fastest = math.sqrt(w.fastest2)
+        fast = self.fast
+        split = math.ceil(fastest / fast) if fastest > fast else 1
+        coast = 0
+        if (len(live) == 1 and self.world.coast and not self.record and split == 1
+                and still[live[0]] == 0):
+            coast = self.coast_steps(live[0], step)
+        brisk = (step > 1 and self.batch > 1 and not w.resting
+                 and _all_brisk(w.vels, live, self.gate_v2, self.gate_w2))
+        return self.checked(self.take(step, coast, split, brisk and fastest < fast / 2, live))
+
+    def checked(self, step: int) -> int:
+        """`step`, unless MuJoCo found its state non-finite in it (NonFiniteError)."""
+        if self.bad_qacc.number:
+            raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
+        if self.bad_qvel.number:
+            raise NonFiniteError(f"MuJoCo's velocities turned non-finite at step {step}")
+        return step
 
     def coast_steps(self, i: int, step: int) -> int:
         """Steps lone die i may coast (settle.coast_steps); asked only when it is clear of
@@ -155,144 +219,67 @@ class _Stepping:
                   self.fast * self.fast / 4):
             return True
         self.set_state(m, d, self.saved, self.spec)
-        self.bad_qacc.number = 0  # (a non-finite step is met again, at its step)
+        self.bad_qacc.number = self.bad_qvel.number = 0  # (a non-finite step is met again, at its step)
         self.mj_step(m, d)
         return False
 
 
-def steps_to_rest(world: MujocoWorld, mm: _Model, names: list[str], removed: dict[int, Pose],
-                   record: bool) -> tuple[int, list[Frame]]:
-    """_run_to_rest's loop (one die alone: _run_alone)."""
-    run = mm.runs.get((record, world.batch_steps))
-    if run is None or run.settings is not world.settings:
-        run = mm.runs[(record, world.batch_steps)] = _Stepping(world, mm, record)
-    live = [i for i in range(len(names)) if i not in removed]
-    if len(live) == 1 and not record and world.lone_loop:
-        return world._run_alone(run, names, live[0], removed), []
-    d = run.d
-    dt, hold, max_steps, fast = run.dt, run.hold, run.max_steps, run.fast
-    lin2, ang2, gate_v2, gate_w2 = run.lin2, run.ang2, run.gate_v2, run.gate_w2
-    jitter_m2, jitter_cos, floors, batch = run.jitter_m2, run.jitter_cos, run.floors, run.batch
-    frame_every = max(1, round(1.0 / (world.settings.frame_rate * dt)))
-    n = len(names)
-    still, restarts = [0] * n, [0] * n
-    anchors: list[Any] = [None] * n
-    frames = [world._frame(mm, names, 0.0, live)] if record else []
-    qpos, qvel, bad_qacc = d.qpos, d.qvel, run.bad_qacc
-    brisk = False  # every die brisk after the last step (then a call may take `batch`)
-    run.watch_to = 0
-    step = 0
-    fastest = math.sqrt(sum(dot(qvel[6 * i:6 * i + 3], qvel[6 * i:6 * i + 3]) for i in live))
-    while step < max_steps:
-        step += 1
-        split = math.ceil(fastest / fast) if fastest > fast else 1
-        coast = 0
-        if len(live) == 1 and world.coast and not record and split == 1 and still[live[0]] == 0:
-            coast = run.coast_steps(live[0], step)
-        step = run.take(step, coast, split, brisk and fastest < fast / 2, live)
-        if bad_qacc.number:
-            raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
-        settled = True
-        brisk = batch > 1
-        fastest = 0.0
-        for i in list(live):
-            v = qvel[6 * i:6 * i + 6]
-            lx, ly, lz, wx, wy, wz = v.tolist()
-            z = float(qpos[7 * i + 2])
-            if lz < -0.01 and z < floors[i] and world._fall_off(mm, names, i, step, removed):
-                live.remove(i)
-                continue
-            v2 = lx * lx + ly * ly + lz * lz
-            w2 = wx * wx + wy * wy + wz * wz
-            if not v2 + w2 < math.inf:
-                raise NonFiniteError(f"die {names[i]} turned non-finite at step {step}: "
-                                     f"velocity {[lx, ly, lz]}, spin {[wx, wy, wz]}")
-            fastest = max(fastest, math.sqrt(v2))
-            if v2 < gate_v2 and w2 < gate_w2:
-                brisk = False
-            if v2 < lin2 and w2 < ang2:
-                if still[i] == 0:
-                    anchors[i] = world._raw_pose(qpos, i)
-            elif not (still[i] and jitter(world._raw_pose(qpos, i), anchors[i], jitter_m2,
-                                           jitter_cos)):
-                still[i] = 0
-                settled = False
-                continue
-            still[i] += 1
-            brisk = False  # (a forgiven twitch: brisk, yet still)
-            if still[i] < hold:
-                settled = False
-            elif still[i] == hold and restarts[i] < MAX_POISED and world._poised(mm, names, i, removed):
-                restarts[i] += 1
-                still[i] = 0
-                settled = False
-        if record and step % frame_every == 0:
-            frames.append(world._frame(mm, names, step * dt, [i for i in live if still[i] == 0]))
-        if settled:
-            if record:
-                frames.append(world._frame(mm, names, step * dt, live))
-            return step, frames
-    restless = [names[i] for i in live if still[i] < hold]
-    raise NotSettledError(f"dice {', '.join(restless)} did not come to rest within "
-                          f"{world.settings.max_time:.1f} s of simulated time")
+def _velocity(qvel: Any, i: int) -> Callable[[], Velocity]:
+    """Die i's reader of its free joint's velocity (the body origin's, and its spin)."""
+    vel = slice(6 * i, 6 * i + 6)
 
-def run_alone(world: MujocoWorld, run: _Stepping, names: list[str], i: int, removed: dict[int, Pose]) -> int:
-    """`_run_to_rest` for one die alone (the others removed), unrecorded: the fairness
-    lab's and the bench's throw. The same rule in the same order (tested bit for bit
-    against `_run_to_rest` with `lone_loop = False`), written with plain locals: the
-    general loop's per-die lists cost 2-6% of a lone die's throw."""
-    mm, d = run.mm, run.d
-    hold, max_steps, fast, half_fast = run.hold, run.max_steps, run.fast, run.fast / 2
-    lin2, ang2, gate_v2, gate_w2 = run.lin2, run.ang2, run.gate_v2, run.gate_w2
-    jitter_m2, jitter_cos, batch = run.jitter_m2, run.jitter_cos, run.batch
-    floor, coasting, clear = run.floors[i], world.coast, run.top + run.reach[i]
-    qpos, qvel, bad_qacc = d.qpos, d.qvel, run.bad_qacc
-    sqrt, ceil, inf = math.sqrt, math.ceil, math.inf
-    vel, zi = slice(6 * i, 6 * i + 6), 7 * i + 2
-    live = [i]
-    lx, ly, lz, wx, wy, wz = qvel[vel].tolist()
-    fastest = sqrt(lx * lx + ly * ly + lz * lz)
-    still, restarts = 0, 0
-    anchor: Any = None
-    brisk = False
-    run.watch_to = 0
-    step = 0
-    while step < max_steps:
-        step += 1
+    def read() -> Velocity:
+        v = qvel[vel].tolist()
+        return v[0:3], v[3:6]
+
+    return read
+
+
+def _pose(qpos: Any, i: int) -> Callable[[], RawPose]:
+    """Die i's reader of its pose as settle.jitter reads one (position, quaternion x, y, z,
+    w): MuJoCo orders its quaternion w first."""
+    at = slice(7 * i, 7 * i + 7)
+
+    def read() -> RawPose:
+        q = qpos[at].tolist()
+        return q[0:3], [q[4], q[5], q[6], q[3]]
+
+    return read
+
+
+def _all_brisk(vels: list[Velocity], live: list[int], gate_v2: float, gate_w2: float) -> bool:
+    """Every live die, as last read, moving or spinning at least GATE times brisk."""
+    for i in live:
+        lin, ang = vels[i]
+        if (lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2] < gate_v2
+                and ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] < gate_w2):
+            return False
+    return True
+
+
+def _lone_advance(run: MujocoRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,
+                                               RawPose | None], int]:
+    """`MujocoRun.advance` for its one die, with plain locals (the lone loop's step)."""
+    fast, half_fast, gate_v2, gate_w2 = run.fast, run.fast / 2, run.gate_v2, run.gate_w2
+    batch, clear, qpos, bad_qacc, bad_qvel = (run.batch, run.top + run.reach[0], run.d.qpos,
+                                              run.bad_qacc, run.bad_qvel)
+    take, coast_steps_of, world, live = run.take, run.coast_steps, run.world, [0]
+    sqrt, ceil = math.sqrt, math.ceil
+
+    def advance_one(step: int, lin: Floats, ang: Floats, v2: float, w2: float, still: int,
+                    resting: bool, check_at: int, pose: RawPose | None) -> int:
+        fastest = sqrt(v2)
         split = ceil(fastest / fast) if fastest > fast else 1
         coast = 0
-        if coasting and split == 1 and still == 0 and qpos[zi] > clear:  # (coast_steps' test)
-            coast = run.coast_steps(i, step)
-        step = run.take(step, coast, split, brisk and fastest < half_fast, live)
-        if bad_qacc.number:
-            raise NonFiniteError(f"MuJoCo's accelerations turned non-finite at step {step}")
-        lx, ly, lz, wx, wy, wz = qvel[vel].tolist()
-        if lz < -0.01 and float(qpos[zi]) < floor and world._fall_off(mm, names, i, step, removed):
-            return step
-        v2 = lx * lx + ly * ly + lz * lz
-        w2 = wx * wx + wy * wy + wz * wz
-        if not v2 + w2 < inf:
-            raise NonFiniteError(f"die {names[i]} turned non-finite at step {step}: "
-                                 f"velocity {[lx, ly, lz]}, spin {[wx, wy, wz]}")
-        fastest = sqrt(v2)
-        brisk = batch > 1 and not (v2 < gate_v2 and w2 < gate_w2)
-        if v2 < lin2 and w2 < ang2:
-            if still == 0:
-                anchor = world._raw_pose(qpos, i)
-        elif not (still and jitter(world._raw_pose(qpos, i), anchor, jitter_m2, jitter_cos)):
-            still = 0
-            continue
-        still += 1
-        brisk = False
-        if still < hold:
-            continue
-        if restarts < MAX_POISED and world._poised(mm, names, i, removed):
-            restarts += 1
-            still = 0
-            continue
+        if world.coast and split == 1 and still == 0 and qpos[2] > clear:  # (coast_steps' test)
+            coast = coast_steps_of(0, step)
+        brisk = step > 1 and batch > 1 and not resting and not (v2 < gate_v2 and w2 < gate_w2)
+        step = take(step, coast, split, brisk and fastest < half_fast, live)
+        if bad_qacc.number or bad_qvel.number:
+            run.checked(step)
         return step
-    raise NotSettledError(f"dice {names[i]} did not come to rest within "
-                          f"{world.settings.max_time:.1f} s of simulated time")
+
+    return advance_one
 
 
 def _brisk(qpos: Any, qvel: Any, live: list[int], floors: list[float], v2_min: float,

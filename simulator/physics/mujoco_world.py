@@ -22,9 +22,11 @@ The tip, the throw's reports and the foul check are the engines' shared code
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from dice_models import DieModel
 from dice_models.materials import library
 from dice_models.numerics import matmul, norm
 from rules.core.protocols import DiePose, ThrowSpec
+from simulator.physics import stepping
 from simulator.physics.common import (
     COS_FLAT,
     TABLE_THICKNESS,
@@ -47,9 +50,9 @@ from simulator.physics.common import (
 )
 from simulator.physics.dice import DieShape, die_shape
 from simulator.physics.engine import TableWorld
-from simulator.physics.engines import import_mujoco
+from simulator.physics.libraries import import_mujoco
 from simulator.physics.mujoco_steps import BATCH_STEPS as BATCH_STEPS  # (its note there)
-from simulator.physics.mujoco_steps import _Stepping, run_alone, steps_to_rest
+from simulator.physics.mujoco_steps import MujocoRun
 from simulator.physics.placing import check_group, flat_pose
 from simulator.physics.settings import PhysicsSettings, TableSpec
 from simulator.physics.settle import describe, fell_off, was_disturbed
@@ -121,7 +124,7 @@ class _Model:
     die_geoms: list[int]
     # the stepping loops' bound state, by (recording, batch_steps): made once a model, as
     # it cost 13 us of a throw
-    runs: dict[tuple[bool, int], _Stepping] = field(default_factory=dict)
+    runs: dict[tuple[bool, int], MujocoRun] = field(default_factory=dict)
 
 
 class MujocoWorld(TableWorld):
@@ -142,8 +145,8 @@ class MujocoWorld(TableWorld):
         self._physics_json: tuple[frozenset[Any], dict[str, Any]] | None = None
         self.coast = True  # step a lone die in free flight unwatched (settle.coast_steps)
         self.batch_steps = BATCH_STEPS  # steps a call while every die is brisk (1: every step)
-        # A lone unrecorded die runs in `_run_alone`; False runs it in the general loop, the
-        # same bits (tests/test_mujoco_stepping.py).
+        # A lone unrecorded die runs in the lone loop (stepping._settle_one); False runs it in
+        # the general loop, the same bits (tests/test_mujoco_stepping.py).
         self.lone_loop = True
 
     # -- public ---------------------------------------------------------------------------
@@ -192,38 +195,53 @@ class MujocoWorld(TableWorld):
         """Throw several dice at once; one report per thrown die (World.throw_group)."""
         check_group(self.table, self.scene, dice)
         resting = sorted(self.scene)
-        names = resting + [name for name, _m, _t in dice]
         simulated, perturbations = self._simulated(dice)
-        placed = dict(self.scene)
-        for (name, model, _throw), sim in zip(dice, simulated, strict=True):
-            placed[name] = PlacedDie(name, model, Pose(sim.release, sim.orientation))
-        # The geoms' places are wanted only for reading resting dice or obstacles (touching,
-        # leaning): a lone die's throw skips the two forward passes (mj_step makes its own).
-        others = len(names) > 1 or bool(self.table.obstacles)
-        mm = self._load(names, placed, forward=others)
-        before = {n: self._classify(mm, names, i, removed={}) for i, n in enumerate(resting)}
-        for k, sim in enumerate(simulated):
-            self._set_velocity(mm, len(resting) + k, sim)
-        removed: dict[int, Pose] = {}
-        steps, frames = self._run_to_rest(mm, names, removed, record)
-        if others:
+        as_simulated = [(name, model, sim) for (name, model, _t), sim in zip(dice, simulated,
+                                                                              strict=True)]
+        with self.released(as_simulated, record) as run:
+            # (velocities set: the geoms' places, all the resting dice are read by, are not)
+            before = {n: self._classify(run.mm, run.names, i, removed={})
+                      for i, n in enumerate(resting)}
+            rest = stepping.settle(run, record)
+        mm, names, removed = run.mm, run.names, run.removed
+        if len(names) > 1 or self.table.obstacles:
             self._forward(mm)
         outcomes = {n: self._classify(mm, names, i, removed) for i, n in enumerate(names)}
         disturbed = tuple((b, outcomes[n]) for n, b in before.items() if was_disturbed(b, outcomes[n]))
-        reports = self._reports(dice, player, True, steps, outcomes, disturbed,
-                                frames if record else None, perturbations)
+        reports = self._reports(dice, player, True, rest.steps, outcomes, disturbed,
+                                rest.frames if record else None, perturbations)
+        placed = {**self.scene, **{name: PlacedDie(name, model, Pose(t.release, t.orientation))
+                                   for name, model, t in as_simulated}}
         self.scene = {n: replace(placed[n], pose=self._pose(mm, i))
                       for i, n in enumerate(names) if i not in removed}
         return reports
+
+    @contextlib.contextmanager
+    def released(self, dice: list[tuple[str, DieModel, ThrowSpec]], record: bool = False
+                 ) -> Iterator[MujocoRun]:
+        """The model holding the scene and these dice let go at their throws exactly: the
+        step-level run the settle loop drives (Engine.released). MuJoCo's profiling timers
+        are off while it runs (_profiler_clock)."""
+        names = sorted(self.scene) + [name for name, _m, _t in dice]
+        placed = dict(self.scene)
+        for name, model, throw in dice:
+            placed[name] = PlacedDie(name, model, Pose(throw.release, throw.orientation))
+        # The geoms' places are wanted only for reading resting dice or obstacles (touching,
+        # leaning): a lone die's throw skips the two forward passes (mj_step makes its own).
+        mm = self._load(names, placed, forward=len(names) > 1 or bool(self.table.obstacles))
+        for k, (_name, _model, throw) in enumerate(dice):
+            self._set_velocity(mm, len(self.scene) + k, throw)
+        with self._run(mm, names, record) as run:
+            yield run
 
     def settle(self) -> int:
         """Let the resting scene run until every die is at rest again; the steps it took."""
         names = sorted(self.scene)
         mm = self._load(names, self.scene)
-        removed: dict[int, Pose] = {}
-        steps, _frames = self._run_to_rest(mm, names, removed, False)
+        with self._run(mm, names, False) as run:
+            steps = stepping.settle(run, False).steps
         self.scene = {n: replace(self.scene[n], pose=self._pose(mm, i))
-                      for i, n in enumerate(names) if i not in removed}
+                      for i, n in enumerate(names) if i not in run.removed}
         return steps
 
     # -- the tip's hooks (TableWorld.tip) ------------------------------------------------
@@ -421,34 +439,23 @@ class MujocoWorld(TableWorld):
 
     # -- stepping -------------------------------------------------------------------------
 
-    def _run_to_rest(self, mm: _Model, names: list[str], removed: dict[int, Pose],
-                     record: bool) -> tuple[int, list[Frame]]:
-        """World's settle rule: every die below settle_linear and settle_angular for
-        hold_time (a twitch within jitter of where its still spell began does not break it),
-        the hold restarted for a die poised on an edge or a point, a die below the table
-        surface off the table removed, one through the slab a TunnelError. MuJoCo's
-        profiling timers are off while it runs (_profiler_clock)."""
+    @contextlib.contextmanager
+    def _run(self, mm: _Model, names: list[str], record: bool) -> Iterator[MujocoRun]:
+        """The model's dice as loaded, as a run of the settle loop (stepping.py), with
+        MuJoCo's profiling timers off (_profiler_clock)."""
+        run = mm.runs.get((record, self.batch_steps))
+        if run is None or run.settings is not self.settings:
+            run = mm.runs[(record, self.batch_steps)] = MujocoRun(self, mm, record)
+        run.begin(names, {})
         clock = _profiler_clock(self._mj)
         if clock is None:
-            return self._steps_to_rest(mm, names, removed, record)
+            yield run
+            return
         timer, clock.value = clock.value, None
         try:
-            return self._steps_to_rest(mm, names, removed, record)
+            yield run
         finally:
             clock.value = timer
-
-    def _steps_to_rest(self, mm: _Model, names: list[str], removed: dict[int, Pose],
-                       record: bool) -> tuple[int, list[Frame]]:
-        return steps_to_rest(self, mm, names, removed, record)
-
-    def _run_alone(self, run: _Stepping, names: list[str], i: int, removed: dict[int, Pose]) -> int:
-        return run_alone(self, run, names, i, removed)
-
-    @staticmethod
-    def _raw_pose(qpos: Any, i: int) -> tuple[list[float], list[float]]:
-        """(position, quaternion x, y, z, w) as settle.jitter reads a pose."""
-        q = qpos[7 * i:7 * i + 7].tolist()
-        return q[0:3], [q[4], q[5], q[6], q[3]]
 
     def _poised(self, mm: _Model, names: list[str], i: int, removed: dict[int, Pose]) -> bool:
         """World._poised: still for the hold time, yet on an edge or a point of the table

@@ -163,13 +163,13 @@ class Cage:
         self.kept = 0
         self.anchor: Any = None
 
-    def check(self, w2: float, get_pose: Callable[[int], Any], bid: int) -> Any:
-        """One check of the die (squared spin w2, Bullet body bid): its pose when this is the
-        check that confines it (CONFINE_CHECKS + 1 in a row), else None."""
+    def check(self, w2: float, get_pose: Callable[..., Any], *body: int) -> Any:
+        """One check of the die (squared spin w2, its pose read by get_pose(*body)): its pose
+        when this is the check that confines it (CONFINE_CHECKS + 1 in a row), else None."""
         if not w2 < self.spin2:  # (NaN too)
             self.kept = 0
             return None
-        pose = get_pose(bid)
+        pose = get_pose(*body)
         if self.kept and jitter(pose, self.anchor, self.m2, self.cos):
             self.kept += 1
             return pose if self.kept == CONFINE_CHECKS + 1 else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,13 +21,14 @@ from dice_models.numerics import matmul
 from rules.core.protocols import DiePose, ThrowSpec
 from rules.core.throwing import FOOT as FOOT  # re-exported: the physics names it too
 from rules.core.throwing import MAX_SPEED as MAX_SPEED
+from simulator.physics import stepping
 from simulator.physics._bullet import direct_client, pybullet
 from simulator.physics.bullet_reads import BulletReads, _Grid
 from simulator.physics.bullet_steps import MAX_SPLIT as MAX_SPLIT
 from simulator.physics.bullet_steps import Aabb as Aabb
+from simulator.physics.bullet_steps import BulletRun, _Frozen
 from simulator.physics.bullet_steps import Stepper as Stepper
 from simulator.physics.bullet_steps import _approach_split as _approach_split
-from simulator.physics.bullet_steps import _Frozen, run_alone, run_steps
 from simulator.physics.bullet_steps import _near_split as _near_split
 from simulator.physics.bullet_steps import _overlap as _overlap
 from simulator.physics.bullet_steps import die_box as die_box
@@ -148,8 +150,8 @@ class World(TableWorld, BulletReads):
         # Step a lone die in the air without reading it (coast_steps); False reads every
         # step, the reference that coasting is tested against bit for bit.
         self.coast = True
-        # A lone unrecorded die runs in `_run_alone`; False runs it in the general loop, the
-        # reference that loop is tested against bit for bit.
+        # A lone unrecorded die runs in the lone loop (stepping._settle_one); False runs it in
+        # the general loop, the reference that loop is tested against bit for bit.
         self.lone_loop = True
         # Dice that came to rest by the confinement rule (PhysicsSettings.confine_time), not
         # the hold, since the world was made: the stuck-dice benchmark reports them.
@@ -227,17 +229,18 @@ class World(TableWorld, BulletReads):
         """Throw several dice at once (a handful into a tray); one report per thrown die,
         each listing the resting dice the group disturbed."""
         check_group(self.table, self.scene, dice)
-        adding = tuple(model for _name, model, _throw in dice)
-        self._build(self.scene, adding=adding)
-        touching = self._touching_ids() if self.scene else set()
-        before = {n: self._classify(n, touching) for n in self.scene}
-        if self.scene:  # the resting dice, static until a moving die comes near (see _Frozen)
-            self._build(self.scene, frozen=True, adding=adding)
+        before = {}
+        if self.scene:  # the resting dice as they lie
+            self._build(self.scene, adding=tuple(model for _name, model, _throw in dice))
+            touching = self._touching_ids()
+            before = {n: self._classify(n, touching) for n in self.scene}
         simulated, perturbations = self._simulated(dice)
-        for (name, model, _throw), sim in zip(dice, simulated, strict=True):
-            body = self._add_body(name, die_shape(model), Pose(sim.release, sim.orientation))
-            self._client.resetBaseVelocity(body.bid, list(sim.velocity), list(sim.spin))
-        steps, settled, frames = self._run_to_rest(record)
+        as_simulated = [(name, model, sim) for (name, model, _t), sim in zip(dice, simulated,
+                                                                              strict=True)]
+        with self.released(as_simulated, record) as run:
+            rest = stepping.settle(run, record)
+        self.confined += rest.confined
+        steps, settled, frames = rest.steps, True, rest.frames
         disturbed = []
         # (Only something to lean on makes a touch matter: see _classify.)
         touching = self._touching_ids() if self._obstacles or len(self._bodies) > 1 else set()
@@ -255,13 +258,29 @@ class World(TableWorld, BulletReads):
         self._commit_scene({**self.scene, **thrown}, keep=still_frozen)
         return reports
 
+    @contextlib.contextmanager
+    def released(self, dice: list[tuple[str, DieModel, ThrowSpec]], record: bool = False
+                 ) -> Iterator[BulletRun]:
+        """The Bullet world holding the scene (its dice static until a moving die comes near,
+        see _Frozen) and these dice let go at their throws exactly: the step-level run the
+        settle loop drives (Engine.released)."""
+        adding = tuple(model for _name, model, _throw in dice)
+        self._build(self.scene, frozen=bool(self.scene), adding=adding)
+        for name, model, throw in dice:
+            body = self._add_body(name, die_shape(model), Pose(throw.release, throw.orientation))
+            self._client.resetBaseVelocity(body.bid, list(throw.velocity), list(throw.spin))
+        with self._run(record) as run:
+            yield run
+
     def settle(self) -> int:
         """Let the resting scene run until every die is at rest again; the steps it took.
         Dice placed exactly flat stay put: this checks placements and tips physically."""
         self._build(self.scene)
-        steps, _settled, _frames = self._run_to_rest(False)
+        with self._run(False) as run:
+            rest = stepping.settle(run, False)
+        self.confined += rest.confined
         self._commit_scene(dict(self.scene))
-        return steps
+        return rest.steps
 
     # -- the tip's hooks (TableWorld.tip) ------------------------------------------------
 
@@ -293,7 +312,7 @@ class World(TableWorld, BulletReads):
     def _build(self, scene: dict[str, PlacedDie], frozen: bool = False,
                adding: tuple[DieModel, ...] = ()) -> None:
         """The Bullet world holding the table and `scene` (and ready for dice of `adding`);
-        with `frozen` the scene's dice are static bodies that `_run_to_rest` thaws when a
+        with `frozen` the scene's dice are static bodies that the run (BulletRun) thaws when a
         moving die comes near.
 
         The table and obstacles are built once and kept: only the dice are removed and
@@ -435,22 +454,15 @@ class World(TableWorld, BulletReads):
 
     # -- stepping -------------------------------------------------------------------------
 
-    def _run_to_rest(self, record: bool) -> tuple[int, bool, list[Frame]]:
+    @contextlib.contextmanager
+    def _run(self, record: bool) -> Iterator[BulletRun]:
+        """The dice as built, as a run of the settle loop (stepping.py)."""
         self._mirror, self._grid, self._still = None, None, False  # the dice move
         stepper = Stepper(self._client, self.settings)
         try:
-            active = [b for b in self._bodies.values() if not b.removed]
-            if len(active) == 1 and self._frozen is None and not record and self.lone_loop:
-                return self._run_alone(active[0], stepper)
-            return self._run_steps(record, stepper)
+            yield BulletRun(self, record, stepper)
         finally:
             stepper.reset()  # whole steps again for whatever steps or configures next
-
-    def _run_steps(self, record: bool, stepper: Stepper) -> tuple[int, bool, list[Frame]]:
-        return run_steps(self, record, stepper)
-
-    def _run_alone(self, body: _Body, stepper: Stepper) -> tuple[int, bool, list[Frame]]:
-        return run_alone(self, body, stepper)
 
     def _static_boxes(self) -> list[Aabb]:
         """Bounding boxes of the table and the obstacles (static while the table is kept)."""

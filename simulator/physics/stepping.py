@@ -1,0 +1,262 @@
+"""The settle loop, written once for every engine: a run's dice stepped until each rests
+by the settle rule (settle.py: the hold with its jitter allowance, the poised restart, the
+confinement rule), a die that leaves the table taken out of play as it falls, one that
+tunnels or turns non-finite an error, the frames of a recorded run, NotSettledError past
+max_time.
+
+An engine's part is a `Run` (simulator/physics/bullet_steps.py, mujoco_steps.py): the
+step-level contract. It reads a die's velocity and pose, says whether a falling die has
+left the table (and takes it out of play), whether a still die is poised on an edge,
+records a frame, and takes the next step: as sub-steps near a contact, coasting through
+free flight, in a batch while every die is brisk, however that engine does it best. What
+it decides there it decides from what the loop hands it (the dice's last velocities, the
+fastest, their still counts, the next confinement check), so the rule is applied at
+every step the engine's dice are read, the same way for every engine (docs/physics.md).
+
+`settle` runs one loop for any number of dice; a lone unrecorded die (the fairness lab's
+and the bench's throw) runs in `_settle_one`, the same rule in the same order with plain
+locals, as the per-die lists cost a tenth of a lone throw (tests/test_kept_table.py and
+tests/test_mujoco_stepping.py check it bit for bit against the general loop)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Protocol
+
+from simulator.physics.common import MAX_POISED, Frame, NonFiniteError, NotSettledError
+from simulator.physics.settings import CONFINE_CHECKS, PhysicsSettings
+from simulator.physics.settle import Cage, jitter, rest_rule
+
+Floats = Sequence[float]
+Velocity = tuple[Floats, Floats]  # (linear m/s, its [2] the vertical; angular rad/s), as read
+RawPose = tuple[Floats, Floats]  # (position m, quaternion x, y, z, w): what `jitter` compares
+
+
+class Watch:
+    """What the loop knows of a run's dice after the last step, for the engine's next step:
+    the live dice, each die's velocity as read and steps of stillness, the largest squared
+    speed, whether a die counted toward its hold (`resting`), and the step of the next
+    confinement check (`check_at`; past max_steps for an engine without the rule)."""
+
+    __slots__ = ("cages", "check_at", "fastest2", "live", "resting", "still", "vels")
+
+    def __init__(self, n: int, s: PhysicsSettings, confines: bool, check_at: int) -> None:
+        self.live = list(range(n))
+        self.vels: list[Velocity] = []
+        self.still = [0] * n
+        self.cages = [Cage(s) for _ in range(n)] if confines else []
+        self.fastest2 = 0.0
+        self.resting = False
+        self.check_at = check_at
+
+    def restart(self, i: int) -> None:
+        """Die i is a new body (a frozen die thawed): its watch starts afresh."""
+        self.still[i] = 0
+        if self.cages:
+            self.cages[i].kept = 0
+
+
+class Run(Protocol):
+    """One run of an engine's dice to rest, as the settle loop drives it (dice 0..n-1)."""
+
+    settings: PhysicsSettings
+    names: list[str]
+    floors: list[float]  # a descending die whose pose's z is below this may have left the table
+    confines: bool  # the confinement rule applies (PyBullet's world; MuJoCo's never had it)
+    lone: bool  # a lone unrecorded die may run in `_settle_one` (False: the reference)
+    velocity: list[Callable[[], Velocity]]  # each die's reader (replaced when its body is)
+    pose: list[Callable[[], RawPose]]
+
+    def left_table(self, i: int, step: int) -> bool:
+        """Die i is below its floor, descending: off the table it has fallen off (taken out
+        of play, True: its readers may read nothing after); inside it still being pushed
+        out of the slab (False); through the slab TunnelError (settle.fell_off)."""
+
+    def poised(self, i: int) -> bool:
+        """Still for the hold, yet balanced on an edge or a point with nothing to lean on?"""
+
+    def frame(self, t: float, which: list[int]) -> Frame:
+        """The poses of dice `which` at time t (a recorded run)."""
+
+    def advance(self, step: int, watch: Watch) -> int:
+        """Take step `step` (or more, coasting or in a batch, never past watch.check_at);
+        the step after which the dice are read."""
+
+    # `advance` for a lone die (0), from its last reading: (step, lin, ang, v2, w2, still,
+    # resting, check_at, its pose when the loop read it after the last step, else None)
+    advance_one: Callable[[int, Floats, Floats, float, float, int, bool, int, RawPose | None], int]
+
+
+class Rest(NamedTuple):
+    """A run at rest: the steps it took, the frames when recorded, and how many dice came
+    to rest by the confinement rule rather than the hold."""
+
+    steps: int
+    frames: list[Frame]
+    confined: int
+
+
+def _not_settled(run: Run, dice: list[int]) -> NotSettledError:
+    return NotSettledError(f"dice {', '.join(run.names[i] for i in dice)} did not come to rest "
+                           f"within {run.settings.max_time:.1f} s of simulated time")
+
+
+def _non_finite(run: Run, i: int, step: int, lin: Floats, ang: Floats) -> NonFiniteError:
+    return NonFiniteError(f"die {run.names[i]} turned non-finite at step {step}: "
+                          f"velocity {lin}, spin {ang}")
+
+
+def watch_of(run: Run) -> Watch:
+    """The loop's watch over a run about to start: every die live, its velocity read."""
+    s = run.settings
+    _hold, max_steps, _lin2, _ang2, _m2, _cos, every = rest_rule(s)
+    w = Watch(len(run.names), s, run.confines, every if run.confines else max_steps + 1)
+    fastest2 = 0.0
+    for i in w.live:
+        lin, _ang = read = run.velocity[i]()
+        w.vels.append(read)
+        fastest2 = max(fastest2, lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2])
+    w.fastest2 = fastest2
+    return w
+
+
+def settle(run: Run, record: bool) -> Rest:
+    """Step the run's dice until each rests by the settle rule: the steps, the frames when
+    recorded (60 Hz: the moving dice; at 0 and at rest: every die on the table)."""
+    s = run.settings
+    hold, max_steps, lin2, ang2, jitter_m2, jitter_cos, every = rest_rule(s)
+    n = len(run.names)
+    if n == 1 and not record and run.lone:
+        return _settle_one(run)
+    confines, w = run.confines, watch_of(run)
+    live, still, cages, vels = w.live, w.still, w.cages, w.vels
+    velocity, pose, floors = run.velocity, run.pose, run.floors
+    spin2, dt, inf = s.confine_spin ** 2, s.time_step, math.inf
+    anchors: list[Any] = [None] * n
+    restarts = [0] * n
+    frame_every = max(1, round(1.0 / (s.frame_rate * s.time_step)))
+    frames = [run.frame(0.0, live)] if record else []
+    step = 0
+    while step < max_steps:
+        step = run.advance(step + 1, w)
+        settled, resting, fastest2, fallen = True, False, 0.0, []
+        check = step >= w.check_at
+        if check:  # on the grid of every-th steps; a coast ends at a check (its limit), so
+            # every check reads the state it would with every step watched, and coasting
+            # or not confines a die at the same step (tests/test_stuck_dice.py)
+            w.check_at = step - step % every + every
+        for i in live:
+            lin, ang = vels[i] = velocity[i]()
+            # Only a descending die can have dropped below the table: ask for its pose then
+            # alone (a fall off the edge never turns upward; there is no floor).
+            if lin[2] < -0.01 and pose[i]()[0][2] < floors[i] and run.left_table(i, step):
+                fallen.append(i)
+                continue
+            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+            if not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
+                raise _non_finite(run, i, step, lin, ang)
+            if v2 > fastest2:
+                fastest2 = v2
+            confined = False
+            if confines:
+                cage = cages[i]
+                # (a die at rest by the hold needs no second look)
+                if (check and cage.check(w2, pose[i]) is not None and still[i] < hold
+                        and restarts[i] < MAX_POISED and run.poised(i)):
+                    restarts[i] += 1
+                    cage.kept = 0
+                # Confined: at rest whatever the hold says, while it stays in its cage (read
+                # between checks only for a die that may need it).
+                confined = (cage.kept > CONFINE_CHECKS and still[i] < hold and w2 < spin2
+                            and (check or cage.holds(pose[i]())))
+            if v2 < lin2 and w2 < ang2:
+                if still[i] == 0:
+                    anchors[i] = pose[i]()
+            elif not (still[i] and jitter(pose[i](), anchors[i], jitter_m2, jitter_cos)):
+                if still[i] >= hold and confines:
+                    cages[i].kept = 0  # knocked out of its rest: a new cage, watched afresh
+                still[i] = 0
+                settled = settled and confined
+                continue
+            still[i] += 1  # still, or a solver twitch of a die that stays put: still at rest
+            resting = True
+            if still[i] < hold:
+                settled = settled and confined
+            elif still[i] == hold and restarts[i] < MAX_POISED and run.poised(i):
+                restarts[i] += 1
+                still[i] = 0  # paused on an edge or a point: it has not come to rest
+                settled = settled and confined
+        if fallen:
+            live[:] = [i for i in live if i not in fallen]
+        w.fastest2, w.resting = fastest2, resting
+        if record and step % frame_every == 0:
+            frames.append(run.frame(step * dt, [i for i in live if still[i] == 0]))
+        if settled:
+            frames += [run.frame(step * dt, live)] if record else []
+            return Rest(step, frames, sum(1 for i in live if cages and still[i] < hold
+                                          and cages[i].kept > CONFINE_CHECKS))
+    raise _not_settled(run, [i for i in live if still[i] < hold])
+
+
+def _settle_one(run: Run) -> Rest:
+    """`settle` for die 0 alone, unrecorded, with plain locals."""
+    s = run.settings
+    hold, max_steps, lin2, ang2, jitter_m2, jitter_cos, every = rest_rule(s)
+    read_vel, read_pose, floor = run.velocity[0], run.pose[0], run.floors[0]
+    advance, poised, left_table = run.advance_one, run.poised, run.left_table
+    confines, inf = run.confines, math.inf
+    cage = Cage(s)
+    check_at = every if confines else max_steps + 1
+    lin, ang = read_vel()
+    v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+    w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+    anchor: Any = None
+    pose: Any = None
+    step = still = restarts = 0
+    resting = False
+    while step < max_steps:
+        step = advance(step + 1, lin, ang, v2, w2, still, resting, check_at, pose)
+        lin, ang = read_vel()
+        pose = None  # the pose after this step, read once at most (the next step's too)
+        if lin[2] < -0.01:
+            pose = read_pose()
+            if pose[0][2] < floor and left_table(0, step):
+                return Rest(step, [], 0)
+        v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+        w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+        if not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
+            raise _non_finite(run, 0, step, lin, ang)
+        resting = caged = False  # caged: confined at this step's check, at rest after the hold's look
+        if step >= check_at:  # on the grid, as in settle
+            check_at = step - step % every + every
+            if cage.check(w2, read_pose) is not None:
+                if restarts < MAX_POISED and poised(0):
+                    cage.kept = 0
+                    restarts += 1
+                else:
+                    caged = True
+        if v2 < lin2 and w2 < ang2:
+            if still == 0:
+                anchor = pose = pose or read_pose()
+        elif not (still and jitter(pose := pose or read_pose(), anchor, jitter_m2, jitter_cos)):
+            still = 0
+            if caged:
+                return Rest(step, [], 1)
+            continue
+        still += 1
+        resting = True
+        if still == hold:  # at rest by the hold (a die confined at this step too counts so,
+            # as in settle; being confined, it is not poised)
+            if not caged and restarts < MAX_POISED and poised(0):
+                restarts += 1
+                still = 0
+                continue
+            return Rest(step, [], 0)
+        if caged:
+            return Rest(step, [], 1)
+    raise _not_settled(run, [0])
+
+
+__all__ = ["Rest", "Run", "Watch", "settle", "watch_of"]
