@@ -142,7 +142,7 @@ def test_settings_are_written_whole_and_read_back_with_unknown_fields_kept(tmp_p
     assert prefs.change(volume=0.3, mute=True) == ""
     assert json.loads(path.read_text()) == {"theme": "dark", "window_size": [1280, 720],
                                             "shading": "auto", "volume": 0.3, "mute": True,
-                                            "fast_forward": 4}
+                                            "fast_forward": 4, "shadows": "auto"}
     settings, kept, problems = st.load(path)
     assert problems == [] and kept["theme"] == "dark"
     assert settings == st.Settings(volume=0.3, mute=True)
@@ -157,6 +157,7 @@ def test_settings_are_written_whole_and_read_back_with_unknown_fields_kept(tmp_p
     ('{"window_size": [10, 10]}', "window_size"),
     ('{"window_size": "big"}', "window_size"),
     ('{"fast_forward": 3}', "fast_forward"),
+    ('{"shadows": "hard"}', "shadows"),
     ('{"volume": 0.5,', "not JSON"),
     ("[1, 2]", "JSON object"),
     ('{"volume": 0.5}\xff', "UTF-8"),

@@ -56,7 +56,7 @@ def test_sound_fast_forward_and_settings_through_the_keys(xvfb_display, tmp_path
     keys = out["file_after_keys"]
     assert keys.pop("window_size") in ([1280, 720], [1000, 600])  # the resize: maybe by then
     assert keys == {"theme": "dark", "shading": "auto", "volume": 0.6, "mute": False,
-                    "fast_forward": 16}
+                    "fast_forward": 16, "shadows": "auto"}
     assert out["win_after_resize"] == [1000, 600]
     assert out["file_after_resize"]["window_size"] == [1000, 600]
     assert [p.name for p in tmp_path.iterdir() if p.is_file()] == ["settings.json"]

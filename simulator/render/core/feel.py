@@ -58,11 +58,14 @@ class Feel:
         return self.prefs.settings if self.prefs is not None else self._settings
 
     def use_prefs(self, prefs: Remembered) -> None:
-        """Take the run's settings (volume, mute, fast-forward speed) and remember changes
+        """Take the run's settings (volume, mute, fast-forward speed, shadows) and remember changes
         in their file; the window's size is watched each frame."""
         self.prefs = prefs
         if self._sound is not None:
             self._sound.volume, self._sound.mute = self.settings.volume, self.settings.mute
+        shadows = getattr(self, "shadows", None)  # the window's, once its scene is there
+        if shadows is not None:
+            shadows.use(self.settings.shadows)
         self.base.taskMgr.add(self._watch_size, "tabletop-size")
 
     def _change(self, **fields: Any) -> str:

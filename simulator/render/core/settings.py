@@ -6,7 +6,7 @@ They live in one small JSON file, `$TABLETOP_SETTINGS` when that is set, else
 XDG_CONFIG_HOME):
 
     {"window_size": [1280, 720], "shading": "auto", "volume": 0.8, "mute": false,
-     "fast_forward": 4}
+     "fast_forward": 4, "shadows": "auto"}
 
 The file is read when a window opens. It is outside input: a file that cannot be read or
 parsed, or a field with a bad value, is one line on stderr naming the file and the field
@@ -32,11 +32,12 @@ from dice_models.errors import DataError
 from dice_models.files import read_text
 from dice_models.outfiles import ensure_dir, write_text
 
-__all__ = ["ENV", "FAST_FORWARD_SPEEDS", "SHADINGS", "Remembered", "Settings", "load", "merged", "save",
-           "settings_path"]
+__all__ = ["ENV", "FAST_FORWARD_SPEEDS", "SHADINGS", "SHADOWS", "Remembered", "Settings", "load",
+           "merged", "save", "settings_path"]
 
 ENV = "TABLETOP_SETTINGS"
 SHADINGS = ("auto", "pbr", "gl", "software")
+SHADOWS = ("auto", "soft", "planar", "off")  # `shadows.py`: auto is soft on a GPU, else planar
 FAST_FORWARD_SPEEDS = (2, 4, 8, 16)  # times real speed, what the fast-forward key plays at
 MAX_BYTES = 64 * 1024
 WINDOW_MIN, WINDOW_MAX = 320, 8192  # px a side
@@ -49,6 +50,7 @@ class Settings:
     volume: float = 0.8  # 0..1
     mute: bool = False
     fast_forward: int = 4  # one of FAST_FORWARD_SPEEDS
+    shadows: str = "auto"  # one of SHADOWS
 
 
 def settings_path(env: dict[str, str] | None = None) -> Path:
@@ -131,6 +133,12 @@ def _shading(v: Any) -> str:
     return str(v)
 
 
+def _shadows(v: Any) -> str:
+    if v not in SHADOWS:
+        raise ValueError(f"must be one of {', '.join(SHADOWS)}")
+    return str(v)
+
+
 def _volume(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
             or not 0 <= v <= 1:
@@ -151,7 +159,7 @@ def _fast_forward(v: Any) -> int:
 
 
 _CHECKS = {"window_size": _window_size, "shading": _shading, "volume": _volume,
-           "mute": _mute, "fast_forward": _fast_forward}
+           "mute": _mute, "fast_forward": _fast_forward, "shadows": _shadows}
 
 
 def _exists(path: Path) -> bool:

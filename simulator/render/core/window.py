@@ -36,6 +36,7 @@ from simulator.render.core.hud import MORE, Choice, Hud, wrap
 from simulator.render.core.inset import Inset, inset_size
 from simulator.render.core.offscreen import apply_camera
 from simulator.render.core.pins import PIN_SCALE, Pins
+from simulator.render.core.shadows import Shadows
 from simulator.render.core.stage import Stage
 from simulator.render.core.turns import Replay
 from simulator.render.core.views import Views
@@ -181,6 +182,8 @@ class GameWindow(Feel, WindowHooks):
         self.hud = Hud(base, self.help_text, self.column.press, self.restart)
         self.inset = Inset(base, BACKGROUND, self.win_size(), self.stage.scene_output)
         self.pins = Pins(base)
+        self.shadows = Shadows(base, self.scene, self.drawn_by.name)
+        self.shadows.use(self.settings.shadows)
         self.sync_scene()
         self.refresh()
         base.taskMgr.add(self._frame, "tabletop-frame")
@@ -193,6 +196,7 @@ class GameWindow(Feel, WindowHooks):
         base.taskMgr.remove("tabletop-frame")
         base.ignoreAll()
         self.inset.remove()
+        self.shadows.close()  # its buffer before the window's go: left open, exit aborts
         self.scene.root.removeNode()
         self.stage.close_buffers()
         self.session.close()
