@@ -200,3 +200,25 @@ def test_a_seat_panel_is_cut_to_its_room_at_14_px_capitals() -> None:
     cut = fit_panel(long, 3).split("\n")
     assert len(cut) == 3 and cut[-1].endswith("...") and all(len(r) <= PANEL_WIDTH for r in cut)
     assert fit_panel("a\nb", 5) == "a\nb"
+
+
+def test_deep_white_sea_dice_wider_than_a_view_keep_the_most_in_it() -> None:
+    # Seed 11 after 11 turns: four dice over 1.0 m of the table. The view, at the dice's
+    # 48 px floor, was centred on the middle of the spread and held two of them (the other
+    # two only in the panel's cells); slid along the table to hold the most, it holds three.
+    from simulator.render.app import window_module
+
+    module = window_module("deep-white-sea")
+    session = module.new_session(["random", "random"], 11, {})
+    module.play_turns(session, 11)
+    picture = module.picture(session, SIZE, "software")
+    try:
+        picture.render("framed")
+        dice = picture.report.as_json()["dice"]
+    finally:
+        picture.close()
+    assert len(dice) == 4
+    in_view = [d["view_px"] for d in dice.values() if d["view_px"] is not None]
+    assert len(in_view) >= 3 and min(in_view) >= MIN_DIE_PX, dice
+    assert all(d["shown_px"] is not None and d["shown_px"] >= MIN_DIE_PX
+               for d in dice.values()), dice
