@@ -85,7 +85,7 @@ def main(out: str, seed: int, turns: int) -> dict:
     w, h = app.win_size()
     cover = inset_box((w, h))
     points = app.inset_points()
-    views = app.inset_views
+    views = app.inset.views
     dice = {}
     for name, (p, q) in sorted(session.poses().items()):
         corners = die_corners(np.asarray(session.shape(name).poly.vertices, dtype=float), p, q)

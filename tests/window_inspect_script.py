@@ -39,7 +39,7 @@ def main(out: str) -> dict:
     app.on_left_down(pos)
     app.on_left_up(pos)
     app.step_frames(3)
-    inset = app.inset_camera
+    inset = app.inset.camera
     shot = texture_to_array(app.base.win.getScreenshot())
     from PIL import Image
 
@@ -176,7 +176,7 @@ def dice_px(app) -> dict:
     from simulator.render.d6.picture import die_corners_in
 
     w, h = app.win_size()
-    cells = dict(zip(app.close_dice(), app.inset_views, strict=False)) \
+    cells = dict(zip(app.close_dice(), app.inset.views, strict=False)) \
         if not app.rolling() else {}
     out = {}
     for name, nodes in app.scene.dice.items():
@@ -227,7 +227,7 @@ def d6_inspect(out: str, game: str) -> dict:
     app.on_left_up(pos)
     app.step_frames(3)
     Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
-    views = app.inset_views
+    views = app.inset.views
     result = {"piece": piece, "inspected": list(app.inspected or []),
               "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden(),
               "dice_at": [list(app.scene.die_position(n)) for n in names],

@@ -95,8 +95,8 @@ def window(game: str, shading: str, out_png: str) -> dict[str, Any]:
                            "main": {"camera": camera_json(main), "size": list(SIZE)}}
     out["main"]["patches"] = {k: patch(pixels, xy, reach)
                               for k, (xy, reach) in spots(main, die, SIZE, False).items()}
-    if app.inset_views:
-        cam, box, size = app.inset_views[0]
+    if app.inset.views:
+        cam, box, size = app.inset.views[0]
         left, top = box[0] * SIZE[0], (1 - box[3]) * SIZE[1]
         out["inset"] = {"camera": camera_json(cam), "size": list(size), "patches": {
             k: patch(pixels, (left + xy[0], top + xy[1]), reach)

@@ -67,12 +67,12 @@ def inset(app: Any) -> dict[str, Any] | None:
 
     from simulator.render.d6.session import d6_shape
 
-    if not app.inset_views:
+    if not app.inset.views:
         return None
     shape = d6_shape()
     names = app.scene.die_names("roll:")
     # One view per die (a cell each), or one view framing them all.
-    views = app.inset_views if len(app.inset_views) == len(names) else app.inset_views * len(names)
+    views = app.inset.views if len(app.inset.views) == len(names) else app.inset.views * len(names)
     widths, inside, where = [], [], []
     for name, (cam, box, size) in zip(names, views, strict=True):
         q = app.scene.dice[name].pose.getQuat()
@@ -193,6 +193,7 @@ def dws_inset(game: str, _path: str) -> dict[str, Any]:
     from test_render_look import _top_face_px
 
     from simulator.render.app import window_module
+    from simulator.render.core.inset import inset_size
 
     module = window_module(game)
     assert module is not None
@@ -203,13 +204,13 @@ def dws_inset(game: str, _path: str) -> dict[str, Any]:
     while time.monotonic() < end:
         app.step_frames(1)
         name = app.last_moved()
-        if app.idle() and app.inset_camera is not None and name in session.poses():
+        if app.idle() and app.inset.camera is not None and name in session.poses():
             break
     name = app.last_moved()
     pose = session.poses()[name]
     out = {"die": name,
-           "inset_px": _top_face_px(app.inset_camera, session.shape(name), pose,
-                                    app.inset_size()),
+           "inset_px": _top_face_px(app.inset.camera, session.shape(name), pose,
+                                    inset_size(app.win_size())),
            "main_px": _top_face_px(app.camera, session.shape(name), pose, app.win_size())}
     app.cleanup()
     return out

@@ -33,7 +33,7 @@ from simulator.render.core.feel import Feel
 from simulator.render.core.flow import Running, TurnLoop
 from simulator.render.core.hooks import WindowHooks
 from simulator.render.core.hud import MORE, Choice, Hud, wrap
-from simulator.render.core.inset import Inset, inset_size
+from simulator.render.core.inset import Inset
 from simulator.render.core.offscreen import apply_camera
 from simulator.render.core.pins import PIN_SCALE, Pins
 from simulator.render.core.shadows import Shadows
@@ -386,19 +386,6 @@ class GameWindow(Feel, WindowHooks):
         self.pins.place(shown, self.win_size(), self.show_help or self.session.state.is_terminal())
         self._update_inset()
         return int(task.cont)
-
-    def inset_size(self) -> tuple[int, int]:
-        return inset_size(self.win_size())
-
-    @property
-    def inset_camera(self) -> OrbitCamera | None:
-        """The close-up shown (None when off)."""
-        return self.inset.camera
-
-    @property
-    def inset_views(self) -> list[tuple[OrbitCamera, tuple[float, float, float, float],
-                                        tuple[int, int]]]:
-        return self.inset.views
 
     def _update_inset(self) -> None:
         """Off under help and on the game-over screen."""
