@@ -80,6 +80,72 @@ def soldier_xy(unit: int, k: int) -> tuple[float, float]:
     return (0.06 + k * 0.02, sheet_y(unit) - 0.03)
 
 
+def sector_note(s: Any) -> str:
+    """What a sector asks, forbids, costs and gives ("sacrifice 2 soldier(s)", "cannot
+    remain here"), in the words its full card says them; "" for none."""
+    return "; ".join(r.describe() for r in (*s.instructions, *s.requirements, *s.restrictions,
+                                            *s.penalties, *s.bonuses))
+
+
+def noted_sectors(state: Any) -> list[str]:
+    """The sectors whose note a card shows: the acting unit's (else the shown one's) and
+    those it can move to (every way out; sideways none from a sector one leaves only by
+    advancing). All seventeen notes do not fit on their tiles at 14 px capitals (issue 37)."""
+    k = state.seat if 0 <= state.seat < len(state.units) else shown_unit(state)
+    here = state.units[k].sector
+    out = [here]
+    leave_forward = state.map.sectors[here].has_instruction("leave_forward")
+    for dest, _border, advance in state.map.exits(here):
+        if (advance or not leave_forward) and dest not in out:
+            out.append(dest)
+    return out
+
+
+PIN_LINE_PX = 118  # a pinned card's line at most (bar one word): the columns lie 143 px
+# apart in the window's opening view at 1280x720, and "Communication" is 143 px wide
+PIN_NOTE_PX = 130  # a note's line: two noted cards side by side keep 13 px apart
+PIN_LINE_M = 0.0286  # m along the map a pinned line covers there (20 px, rows 70 px apart)
+
+
+def pin_px(text: str) -> float:
+    """The width (px at 720 px high) of `text` pinned in the window (`core.pins`)."""
+    from panda3d.core import TextNode
+
+    from simulator.render.core.pins import PIN_SCALE
+
+    return float(TextNode("measure").calcWidth(text)) * PIN_SCALE * 360
+
+
+def pin_wrap(text: str, width: float = PIN_LINE_PX) -> list[str]:
+    """`text` in lines of at most `width` px when pinned; a word wider stays whole."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and pin_px(f"{lines[-1]} {word}") <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def pin_card(s: Any, with_note: bool) -> str:
+    """A sector's pinned card: its title wrapped to its tile, Enemy Fire after it (on the
+    title's last line where it fits), and with `with_note` its note (`sector_note`)."""
+    title = pin_wrap(s.title) if s.title else [s.id]
+    ef = f"EF {s.enemy_fire}"
+    note = sector_note(s) if with_note else ""
+    lines = list(title)
+    if pin_px(f"{lines[-1]}  {ef}") <= PIN_LINE_PX:
+        lines[-1] += "  " + ef
+    else:
+        lines.append(ef)
+    if note:
+        lines += pin_wrap(note, PIN_NOTE_PX)
+        run_on = title + pin_wrap(f"{ef}, {note}", PIN_NOTE_PX)  # Enemy Fire leads the note
+        if len(run_on) < len(lines):
+            lines = run_on
+    return "\n".join(lines)
+
+
 def shown_unit(state: Any) -> int:
     """The unit whose dice lie on the table: the one to act, else the last with dice."""
     if 0 <= state.seat < len(state.units) and state.units[state.seat].dice:
@@ -114,10 +180,9 @@ def _build_map(scene: DiceTableScene, state: Any) -> None:
             + ("  bunker" if s.bunker else "") + f"  max {s.max_turns} turns"
         scene.label(tags, (x, y + 0.002), TEXT, 0.014, z=TILE_Z + 0.001,
                     static=True).reparentTo(text)
-        notes = [r.describe() for r in (*s.instructions, *s.requirements, *s.restrictions,
-                                        *s.penalties, *s.bonuses)]
-        if notes:
-            scene.label("; ".join(notes)[:48], (x, y - 0.036), TEXT, 0.011, z=TILE_Z + 0.001,
+        note = sector_note(s)
+        if note:
+            scene.label(note[:48], (x, y - 0.036), TEXT, 0.011, z=TILE_Z + 0.001,
                         static=True).reparentTo(text)
     for b in bm.borders:
         (ax, ay), (bx, by) = sector_at(state, b.a), sector_at(state, b.b)
@@ -420,22 +485,19 @@ class App(DiceGameWindow):
         return out
 
     def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
-        """Each sector's title (and Enemy Fire) in screen space on its tile, and each
-        unit's Courage, EP and soldiers on its sheet: the type painted there is 5-10 px
+        """Each sector's card in screen space on its tile (`pin_card`: its title, Enemy
+        Fire, and the note of the acting unit's sector and those it can move to), and each
+        unit's Courage, EP and soldiers on its sheet: the type painted there is 4-10 px
         high in the window (issue 37); a click on a sector shows its full card."""
-        import textwrap
-
         st = self.session.state
         out = []
+        noted = noted_sectors(st)
         for s in st.map.sectors.values():
             x, y = sector_at(st, s.id)
-            lines = textwrap.wrap(s.title, 13) or [s.id]
-            ef = f"EF {s.enemy_fire}"
-            if len(lines[-1]) + 2 + len(ef) <= 14:
-                lines[-1] += "  " + ef
-            else:
-                lines.append(ef)
-            out.append(((x, y + 0.032, TILE_Z), "\n".join(lines)))
+            card = pin_card(s, s.id in noted)
+            # Centred on its tile (a pin's point is its top): a card with a note (4-5 lines)
+            # keeps clear of the cards above and below.
+            out.append(((x, y + PIN_LINE_M * (card.count("\n") + 1) / 2, TILE_Z), card))
         for k, u in enumerate(st.units):  # each unit's sheet: its panel (the HUD has none)
             sec = st.map.sectors[u.sector]
             where = (f"{sec.title}, EF {sec.enemy_fire}, turn {u.turns_here + 1}/"
@@ -546,6 +608,7 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
     points: list[tuple[float, float, float]] = []
     cards = []
     here: dict[str, list[str]] = {}
+    noted = set(noted_sectors(st))
     for k, u in enumerate(st.units):
         if u.status == "active":
             here.setdefault(u.sector, []).append(f"U{k + 1}")
@@ -557,7 +620,8 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
                 + (" bunker" if s.bunker else "") + f", {s.max_turns} turns")
         if s.id in here:
             tags += "  " + " ".join(here[s.id])
-        cards.append(Card((x, y, TILE_Z), [s.title, tags],
+        note = sector_note(s) if s.id in noted else ""
+        cards.append(Card((x, y, TILE_Z), [s.title, tags] + ([note] if note else []),
                           seat_colour(int(here[s.id][0][1:]) - 1) if s.id in here
                           else (0.45, 0.4, 0.3), width_m=SECTOR_W))
     unit = shown_unit(st)

@@ -1,0 +1,120 @@
+"""D-Day Dice's sector cards (issue 37, item 2): every title whole on its card, no card over
+its neighbour, and the notes a player reads to choose a move ("cannot remain here",
+"sacrifice 2 soldier(s)") on the cards of the acting unit's sector and of those it can move
+to, in the picture (`tabletop render`, the README's state) and pinned in the window.
+
+Before: the window's pinned titles wrapped at 13 characters, "Communication" (143 px) and
+"Abandoned Gun" (145 px) side by side on columns 143 px apart ran into each other (OCR read
+"Communicatior"), and every note was only painted on the cloth 4-6 px high."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.test_render_legible import SIZE, ocr
+
+COLUMN_PX = 143  # the window's opening view at 1280x720: the map's columns lie so far apart
+# (tests/window_inspect_script.py's pins: 207.6, 350.5, 493.4 px on the top row)
+ROW_PX = 70  # and its rows about so far
+PIN_PAD_PX = 3  # an OnscreenText's background beyond its text, each side
+
+
+@pytest.fixture(scope="module")
+def readme_state():
+    """The README's D-Day picture: greedy bots, seed 2, 3 turns, drawn in software."""
+    from simulator.render.app import window_module
+
+    module = window_module("dday")
+    assert module is not None
+    session = module.new_session(["greedy"] * 3, 2, {})
+    module.play_turns(session, 3)
+    picture = module.picture(session, SIZE, "software")
+    try:
+        pixels = picture.render("framed")
+        report = picture.report.as_json()
+    finally:
+        picture.close()
+    return module, session, pixels, report
+
+
+def _card(report: dict, title: str) -> dict:
+    for card in report["cards"]:
+        if " ".join(card["lines"]).startswith(title):
+            return card
+    raise AssertionError(f"no card for {title!r}")
+
+
+def test_no_card_lies_over_another_and_each_holds_its_whole_title(readme_state) -> None:
+    _module, session, _pixels, report = readme_state
+    boxes = [(c["box"], c["lines"]) for c in report["cards"]]
+    for i, (a, la) in enumerate(boxes):
+        for b, lb in boxes[i + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (la, lb)
+    for s in session.state.map.sectors.values():
+        assert " ".join(" ".join(_card(report, s.title)["lines"]).split()).startswith(s.title)
+
+
+def _note(s) -> str:
+    """A sector's note as its full card words it."""
+    return "; ".join(r.describe() for r in (*s.instructions, *s.requirements, *s.restrictions,
+                                            *s.penalties, *s.bonuses))
+
+
+# All three units stand on the Landing Craft Ramp, unit 2 to act: its ways out.
+IN_REACH = ("tidal_flats", "shingle_bank", "wreck_line")
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())  # OCR drops or adds spaces
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="no tesseract binary")
+def test_ocr_reads_the_long_titles_and_the_notes_of_the_sectors_in_reach(readme_state) -> None:
+    module, session, pixels, report = readme_state
+    st = session.state
+    for title in ("Communication Trench", "Abandoned Gun Pit"):
+        read = ocr(pixels, tuple(_card(report, title)["box"]))
+        assert _squash(title) in _squash(read), read
+    for sid in IN_REACH:
+        s = st.map.sectors[sid]
+        read = ocr(pixels, tuple(_card(report, s.title)["box"]))
+        assert _note(s) and _squash(_note(s)) in _squash(read), (s.title, read)
+    assert module.noted_sectors(st) == ["landing", *IN_REACH]
+    # A sector out of reach keeps its card short (the notes do not fit every tile).
+    far = st.map.sectors["wire_gap"]
+    assert _note(far) not in " ".join(_card(report, far.title)["lines"])
+
+
+def test_pinned_cards_side_by_side_keep_apart_in_the_window(readme_state) -> None:
+    """The window's pinned sector cards (`App.pinned_labels`, read off the session alone)
+    measured in the face the window draws them in."""
+    from types import SimpleNamespace
+
+    from panda3d.core import TextNode
+
+    from simulator.render.core.pins import PIN_SCALE
+
+    module, session, _pixels, _report = readme_state
+    st = session.state
+    node = TextNode("measure")
+
+    def px(line: str) -> float:
+        return float(node.calcWidth(line)) * PIN_SCALE * 360  # 720 px high: 2 units
+
+    sectors = list(st.map.sectors.values())
+    pins = module.App.pinned_labels(SimpleNamespace(session=session))[:len(sectors)]
+    cards = {s.id: text.split("\n") for s, (_point, text) in zip(sectors, pins, strict=True)}
+    for s in sectors:
+        for t in sectors:
+            if t.row == s.row and t.col == s.col + 1:
+                half = (max(map(px, cards[s.id])) + max(map(px, cards[t.id]))) / 2
+                assert half + 2 * PIN_PAD_PX < COLUMN_PX, (cards[s.id], cards[t.id], half)
+    for s in sectors:
+        lines = cards[s.id]
+        words = " ".join(" ".join(lines).split())
+        assert words.startswith(s.title), lines  # the whole title, in order
+        if s.id in IN_REACH:
+            assert _squash(_note(s)) in _squash(words), lines
+        assert len(lines) * 20 <= ROW_PX * 1.5, lines  # centred on its tile
