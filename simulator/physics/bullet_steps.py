@@ -234,22 +234,34 @@ class BulletRun:
             partial(pybullet.getBaseVelocity, b.bid, cid) for b in active]
         self.pose: list[Callable[[], RawPose]] = [
             partial(pybullet.getBasePositionAndOrientation, b.bid, cid) for b in active]
-        self.index = {b.name: i for i, b in enumerate(active)}
         self.max_steps = rest_rule(s).max_steps
+        # the box's slack: the margin, and gravity's gain in a step
+        self.slack = s.collision_margin + s.gravity * dt * dt
+        self.statics = statics = world._static_boxes()
+        self.top = max(box[5] for box in statics)  # a lone die above this (by enough) is in the air
+        self.obstacles = len(statics) > 1
+        self.alone = len(active) == 1 and self.frozen is None  # (then advance is advance_one's)
+        if self.alone:
+            self.advance_one = _lone_advance(self)
+        else:
+            self._several()
+
+    def _several(self) -> None:
+        """What `advance` keeps for several dice (or one among frozen ones)."""
+        s, active, slack, frozen, pose = self.settings, self.active, self.slack, self.frozen, self.pose
+        self.index = {b.name: i for i, b in enumerate(active)}
         # A step is split while any die moves faster than fast_speed: Bullet's CCD does not
         # act on multibody dice, and a 16 mm d6 dropped at 40 m/s (0.17 m a step) went through.
         self.fast2 = s.fast_speed ** 2
         # ... and while a die near the table, an obstacle or another die could move more than
         # max_travel in it (see _approach_split): its reach in one step, speed plus spin.
         self.radii = radii = [b.shape.base_radius for b in active]
-        self.locs = locs = [b.shape.base_points for b in active]
-        # the box's slack: the margin, and gravity's gain in a step
-        self.slack = slack = s.collision_margin + s.gravity * dt * dt
+        locs = [b.shape.base_points for b in active]
         # A frozen die is a static body until it is thawed (a new body): its box, read once,
         # is the box of every step (the same pose, the same bits), and a throw among resting
         # dice asked for each of them at every step its die came near one.
         self.fixed: list[Aabb | None] = [None] * len(active)
-        fixed, frozen, pose = self.fixed, self.frozen, self.pose
+        fixed = self.fixed
 
         def box_of(i: int) -> Aabb:
             box = fixed[i]
@@ -263,12 +275,6 @@ class BulletRun:
         n = len(active)
         self.reaches, self.drops, self.tilts = [0.0] * n, [0.0] * n, [0.0] * n  # see _approach_split
         self.turns = [turn_bound(s, b.shape) for b in active]  # each die's turn bound, rad
-        self.statics = statics = world._static_boxes()
-        self.top = max(box[5] for box in statics)  # a lone die above this (by enough) is in the air
-        self.alone = n == 1 and self.frozen is None  # (then advance is advance_one's)
-        self.obstacles = len(statics) > 1
-        if self.alone:
-            self.advance_one = _lone_advance(self)
 
     # -- the loop's questions -----------------------------------------------------------
 
@@ -311,7 +317,7 @@ class BulletRun:
             v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
             return self.advance_one(step, lin, ang, v2, w2, w.still[0], w.resting, w.check_at,
-                                    None)
+                                    None)[0]
         s, reaches, drops, tilts, turns, radii = (self.settings, self.reaches, self.drops,
                                                   self.tilts, self.turns, self.radii)
         dt, sqrt = self.dt, math.sqrt
@@ -337,21 +343,23 @@ class BulletRun:
 
 
 def _lone_advance(run: BulletRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,
-                                               RawPose | None], int]:
+                                               RawPose | None], tuple[int, Velocity]]:
     """`BulletRun.advance` for its one die, with plain locals: its sub-steps near the table
     or an obstacle or about to tumble, or the steps it may coast in the air."""
     world, s = run.world, run.settings
     body = run.active[0]
     shape = body.shape
     fast2, fast, dt, max_travel = s.fast_speed ** 2, s.fast_speed, s.time_step, s.max_travel
-    radius, local, ratio, max_turn = shape.base_radius, shape.base_points, shape.spin_ratio, run.turns[0]
+    radius, local, ratio, max_turn = (shape.base_radius, shape.base_points, shape.spin_ratio,
+                                      turn_bound(s, shape))
     slack, statics, top, obstacles = run.slack, run.statics, run.top, run.obstacles
-    read_pose, stepper, one, max_steps = run.pose[0], run.stepper, run.stepper.one, run.max_steps
+    read_pose, read_vel, max_steps = run.pose[0], run.velocity[0], run.max_steps
+    stepper, one = run.stepper, run.stepper.one
     sqrt, ceil, coasting = math.sqrt, math.ceil, world.coast and not run.record
     retry = 0  # the first step to ask coast_steps again after a refusal
 
     def advance_one(step: int, lin: Floats, ang: Floats, v2: float, w2: float, still: int,
-                    resting: bool, check_at: int, pose: RawPose | None) -> int:
+                    resting: bool, check_at: int, pose: RawPose | None) -> tuple[int, Velocity]:
         nonlocal retry
         coast = 0
         split = ceil(sqrt(v2) / fast) if v2 > fast2 else 1
@@ -372,11 +380,11 @@ def _lone_advance(run: BulletRun) -> Callable[[int, Floats, Floats, float, float
                     retry = min(step + COAST_MIN, check_at + 1)
         if coast:
             stepper(1, coast)
-            return step + coast - 1
+            return step + coast - 1, read_vel()
         if split == 1 and stepper.split == 1:
             one()  # (what stepper(1) does then, without its call)
         else:
             stepper(split)
-        return step
+        return step, read_vel()
 
     return advance_one

@@ -225,12 +225,13 @@ class MujocoRun:
 
 
 def _velocity(qvel: Any, i: int) -> Callable[[], Velocity]:
-    """Die i's reader of its free joint's velocity (the body origin's, and its spin)."""
-    vel = slice(6 * i, 6 * i + 6)
+    """Die i's reader of its free joint's velocity (the body origin's, and its spin; the
+    linear part is the first three of all six, as the loop reads it)."""
+    values = qvel[6 * i:6 * i + 6].tolist  # (a view of MjData's own array, made once)
 
     def read() -> Velocity:
-        v = qvel[vel].tolist()
-        return v[0:3], v[3:6]
+        v = values()
+        return v, v[3:6]
 
     return read
 
@@ -238,10 +239,10 @@ def _velocity(qvel: Any, i: int) -> Callable[[], Velocity]:
 def _pose(qpos: Any, i: int) -> Callable[[], RawPose]:
     """Die i's reader of its pose as settle.jitter reads one (position, quaternion x, y, z,
     w): MuJoCo orders its quaternion w first."""
-    at = slice(7 * i, 7 * i + 7)
+    values = qpos[7 * i:7 * i + 7].tolist  # (a view of MjData's own array, made once)
 
     def read() -> RawPose:
-        q = qpos[at].tolist()
+        q = values()
         return q[0:3], [q[4], q[5], q[6], q[3]]
 
     return read
@@ -258,26 +259,32 @@ def _all_brisk(vels: list[Velocity], live: list[int], gate_v2: float, gate_w2: f
 
 
 def _lone_advance(run: MujocoRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,
-                                               RawPose | None], int]:
-    """`MujocoRun.advance` for its one die, with plain locals (the lone loop's step)."""
+                                               RawPose | None], tuple[int, Velocity]]:
+    """`MujocoRun.advance` for its one die and its reading after, with plain locals (the
+    lone loop's step; a plain step without `take`'s call)."""
     fast, half_fast, gate_v2, gate_w2 = run.fast, run.fast / 2, run.gate_v2, run.gate_w2
     batch, clear, qpos, bad_qacc, bad_qvel = (run.batch, run.top + run.reach[0], run.d.qpos,
                                               run.bad_qacc, run.bad_qvel)
     take, coast_steps_of, world, live = run.take, run.coast_steps, run.world, [0]
+    mj_step, m, d, values = run.mj_step, run.m, run.d, run.d.qvel[0:6].tolist
     sqrt, ceil = math.sqrt, math.ceil
 
     def advance_one(step: int, lin: Floats, ang: Floats, v2: float, w2: float, still: int,
-                    resting: bool, check_at: int, pose: RawPose | None) -> int:
+                    resting: bool, check_at: int, pose: RawPose | None) -> tuple[int, Velocity]:
         fastest = sqrt(v2)
         split = ceil(fastest / fast) if fastest > fast else 1
         coast = 0
         if world.coast and split == 1 and still == 0 and qpos[2] > clear:  # (coast_steps' test)
             coast = coast_steps_of(0, step)
         brisk = step > 1 and batch > 1 and not resting and not (v2 < gate_v2 and w2 < gate_w2)
-        step = take(step, coast, split, brisk and fastest < half_fast, live)
+        if coast or split > 1 or brisk and fastest < half_fast:
+            step = take(step, coast, split, brisk and fastest < half_fast, live)
+        else:
+            mj_step(m, d)  # (what take does then)
         if bad_qacc.number or bad_qvel.number:
             run.checked(step)
-        return step
+        v = values()
+        return step, (v, v[3:6])
 
     return advance_one
 

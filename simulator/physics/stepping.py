@@ -29,7 +29,7 @@ from simulator.physics.settings import CONFINE_CHECKS, PhysicsSettings
 from simulator.physics.settle import Cage, jitter, rest_rule
 
 Floats = Sequence[float]
-Velocity = tuple[Floats, Floats]  # (linear m/s, its [2] the vertical; angular rad/s), as read
+Velocity = tuple[Floats, Floats]  # (linear m/s: its first 3, [2] the vertical; angular rad/s)
 RawPose = tuple[Floats, Floats]  # (position m, quaternion x, y, z, w): what `jitter` compares
 
 
@@ -83,9 +83,11 @@ class Run(Protocol):
         """Take step `step` (or more, coasting or in a batch, never past watch.check_at);
         the step after which the dice are read."""
 
-    # `advance` for a lone die (0), from its last reading: (step, lin, ang, v2, w2, still,
-    # resting, check_at, its pose when the loop read it after the last step, else None)
-    advance_one: Callable[[int, Floats, Floats, float, float, int, bool, int, RawPose | None], int]
+    # `advance` for a lone die (0), from its last reading (step, lin, ang, v2, w2, still,
+    # resting, check_at, its pose when the loop read it after the last step, else None),
+    # and the die read after it: (the step it is read after, its velocity then)
+    advance_one: Callable[[int, Floats, Floats, float, float, int, bool, int, RawPose | None],
+                          tuple[int, Velocity]]
 
 
 class Rest(NamedTuple):
@@ -104,7 +106,7 @@ def _not_settled(run: Run, dice: list[int]) -> NotSettledError:
 
 def _non_finite(run: Run, i: int, step: int, lin: Floats, ang: Floats) -> NonFiniteError:
     return NonFiniteError(f"die {run.names[i]} turned non-finite at step {step}: "
-                          f"velocity {lin}, spin {ang}")
+                          f"velocity {lin[:3]}, spin {ang}")
 
 
 def watch_of(run: Run) -> Watch:
@@ -217,8 +219,7 @@ def _settle_one(run: Run) -> Rest:
     step = still = restarts = 0
     resting = False
     while step < max_steps:
-        step = advance(step + 1, lin, ang, v2, w2, still, resting, check_at, pose)
-        lin, ang = read_vel()
+        step, (lin, ang) = advance(step + 1, lin, ang, v2, w2, still, resting, check_at, pose)
         pose = None  # the pose after this step, read once at most (the next step's too)
         if lin[2] < -0.01:
             pose = read_pose()
@@ -226,8 +227,6 @@ def _settle_one(run: Run) -> Rest:
                 return Rest(step, [], 0)
         v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
         w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-        if not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
-            raise _non_finite(run, 0, step, lin, ang)
         resting = caged = False  # caged: confined at this step's check, at rest after the hold's look
         if step >= check_at:  # on the grid, as in settle
             check_at = step - step % every + every
@@ -240,6 +239,8 @@ def _settle_one(run: Run) -> Rest:
         if v2 < lin2 and w2 < ang2:
             if still == 0:
                 anchor = pose = pose or read_pose()
+        elif not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
+            raise _non_finite(run, 0, step, lin, ang)
         elif not (still and jitter(pose := pose or read_pose(), anchor, jitter_m2, jitter_cos)):
             still = 0
             if caged:
