@@ -118,3 +118,30 @@ def test_pinned_cards_side_by_side_keep_apart_in_the_window(readme_state) -> Non
         if s.id in IN_REACH:
             assert _squash(_note(s)) in _squash(words), lines
         assert len(lines) * 20 <= ROW_PX * 1.5, lines  # centred on its tile
+
+
+def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
+    """A unit on the Wreck Line to move, seed 5: its card (5 lines), Storm Culvert's (4)
+    and Chapel Churchyard's above them, each card's extent along the map from its point
+    (its top) and its lines, 20 px a line in a row 70 px deep (each card centred on its
+    tile, as at 89170e0: Storm Culvert's foot 0.029 m, 20 px, into the Wreck Line's card)."""
+    from types import SimpleNamespace
+
+    from simulator.render.app import window_module
+    from simulator.render.d6.dday_window import SECTOR_D
+
+    module = window_module("dday")
+    session = module.new_session(["greedy", "greedy"], 5, {})
+    for _ in range(24):
+        module.play_turns(session, 1)
+    st = session.state
+    assert st.node == "move" and st.units[st.seat].sector == "wreck_line", st.node
+    line_m = SECTOR_D / ROW_PX * 20
+    sectors = list(st.map.sectors.values())
+    pins = module.App.pinned_labels(SimpleNamespace(session=session))[:len(sectors)]
+    span = {(s.row, s.col): (point[1], point[1] - line_m * (text.count("\n") + 1))
+            for s, (point, text) in zip(sectors, pins, strict=True)}
+    assert span[(1, 2)][0] - span[(1, 2)][1] == pytest.approx(5 * line_m)
+    for (r, c), (_top, foot) in span.items():
+        if (r - 1, c) in span:
+            assert foot >= span[(r - 1, c)][0], ((r, c), span[(r, c)], span[(r - 1, c)])

@@ -146,6 +146,27 @@ def pin_card(s: Any, with_note: bool) -> str:
     return "\n".join(lines)
 
 
+def pin_lifts(lines: dict[tuple[int, int], int]) -> dict[tuple[int, int], float]:
+    """How far (lines, up the map) each pinned card is moved off its tile's middle: two
+    cards one above the other nearer than a quarter line (a tile is 3.5 lines deep) are
+    pushed apart, each by half, none more than 1 line off its middle, so that a card with a
+    note (4 to 6 lines) keeps clear of those above and below it; the others stay centred.
+    `lines[(row, col)]`: a card's lines."""
+    rows = SECTOR_D / PIN_LINE_M
+    lift = dict.fromkeys(lines, 0.0)
+    for _ in range(12):  # a few passes settle a column of 7
+        for (r, c), n in lines.items():
+            up = (r + 1, c)
+            if up not in lines:
+                continue
+            gap = rows + lift[up] - lift[(r, c)] - (n + lines[up]) / 2
+            if gap < 0.25:
+                push = (0.25 - gap) / 2
+                lift[up] = min(1.0, lift[up] + push)
+                lift[(r, c)] = max(-1.0, lift[(r, c)] - push)
+    return lift
+
+
 def shown_unit(state: Any) -> int:
     """The unit whose dice lie on the table: the one to act, else the last with dice."""
     if 0 <= state.seat < len(state.units) and state.units[state.seat].dice:
@@ -492,12 +513,14 @@ class App(DiceGameWindow):
         st = self.session.state
         out = []
         noted = noted_sectors(st)
+        cards = {s.id: pin_card(s, s.id in noted) for s in st.map.sectors.values()}
+        lift = pin_lifts({(s.row, s.col): cards[s.id].count("\n") + 1
+                          for s in st.map.sectors.values()})
         for s in st.map.sectors.values():
             x, y = sector_at(st, s.id)
-            card = pin_card(s, s.id in noted)
-            # Centred on its tile (a pin's point is its top): a card with a note (4-5 lines)
-            # keeps clear of the cards above and below.
-            out.append(((x, y + PIN_LINE_M * (card.count("\n") + 1) / 2, TILE_Z), card))
+            n = cards[s.id].count("\n") + 1
+            out.append(((x, y + PIN_LINE_M * (n / 2 + lift[(s.row, s.col)]), TILE_Z),
+                        cards[s.id]))  # a pin's point is its top
         for k, u in enumerate(st.units):  # each unit's sheet: its panel (the HUD has none)
             sec = st.map.sectors[u.sector]
             where = (f"{sec.title}, EF {sec.enemy_fire}, turn {u.turns_here + 1}/"
