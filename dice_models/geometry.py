@@ -386,34 +386,79 @@ def signed_distance(a: Solid, b: Solid, exact: bool = True) -> float:
         gap = norm(a.vertices.mean(0) - b.vertices.mean(0)) - reach
         if gap > 0.1 * reach:
             return gap
-    ta, tb = _topology(a.poly), _topology(b.poly)
-    ea, eb = ta.edges, tb.edges
-    da = a.vertices[ea[:, 1]] - a.vertices[ea[:, 0]]
-    db = b.vertices[eb[:, 1]] - b.vertices[eb[:, 0]]
-    ua, ub = da[ta.axis_edges], db[tb.axis_edges]
-    cross = _cross(ua[:, None, :], ub[None, :, :]).reshape(-1, 3)
-    length = np.sqrt((cross * cross).sum(1))
-    scale = float(np.sqrt((ua * ua).sum(1).max() * (ub * ub).sum(1).max()))
-    cross = cross[length > 1e-9 * scale] / length[length > 1e-9 * scale, None]
-    axes = np.concatenate([a.normals[ta.axis_faces], b.normals[tb.axis_faces], cross])
-    both = matmul(np.concatenate([a.vertices, b.vertices]), axes.T)
+    return _signed_distance(_Parts(a), _Parts(b))
+
+
+class _Parts:
+    """What `signed_distance` derives from one solid alone (its edges, its separating axes,
+    its fan triangles), computed once: a sweep derives its fixed neighbour's parts once for
+    the whole roll, not at every step. The arithmetic is the very same, so are the bits."""
+
+    def __init__(self, solid: Solid) -> None:
+        topo = _topology(solid.poly)
+        v = solid.vertices
+        self.vertices = v
+        axes = v[topo.edges[topo.axis_edges, 1]] - v[topo.edges[topo.axis_edges, 0]]
+        self.axes_sq_max = (axes * axes).sum(1).max()
+        self.axes_t = axes.T.copy()  # (3, A): x, y and z of the edge directions
+        self.face_axes_t = solid.normals[topo.axis_faces].T
+        self.topo = topo
+        self.normals = solid.normals
+        self._faces: tuple[Vec, Vec, list[Vec], list[Vec]] | None = None
+
+    @cached_property
+    def start(self) -> Vec:
+        return self.vertices[self.topo.edges[:, 0]]
+
+    @cached_property
+    def edge(self) -> Vec:
+        return self.vertices[self.topo.edges[:, 1]] - self.start
+
+    @cached_property
+    def edge_sq(self) -> Vec:
+        return (self.edge * self.edge).sum(-1)
+
+    def faces(self) -> tuple[Vec, Vec, list[Vec], list[Vec]]:
+        """(fan triangles' corners (T, 3, 3), their normals (T, 3), each edge's inward
+        direction in the triangle's plane, each corner) for `_vertex_face`."""
+        if self._faces is None:
+            corners = self.vertices[self.topo.triangles]
+            n = self.normals[self.topo.triangle_face]
+            inward = [_cross(n, corners[:, (k + 1) % 3] - corners[:, k]) for k in range(3)]
+            self._faces = corners, n, inward, [corners[None, :, k] for k in range(3)]
+        return self._faces
+
+
+def _signed_distance(a: _Parts, b: _Parts) -> float:
+    (ax, ay, az), (bx, by, bz) = a.axes_t[:, :, None], b.axes_t[:, None, :]
+    cross = np.empty((3, len(ax), len(bx[0])))  # _cross's products, as rows (x, y, z)
+    np.subtract(ay * bz, az * by, out=cross[0])
+    np.subtract(az * bx, ax * bz, out=cross[1])
+    np.subtract(ax * by, ay * bx, out=cross[2])
+    flat = cross.reshape(3, -1)
+    cx, cy, cz = flat
+    length = np.sqrt(cx * cx + cy * cy + cz * cz)  # a sum over 3 adds in index order
+    scale = float(np.sqrt(a.axes_sq_max * b.axes_sq_max))
+    kept = length > 1e-9 * scale
+    axes_t = np.concatenate([a.face_axes_t, b.face_axes_t, flat[:, kept] / length[kept]], axis=1)
+    both = matmul(np.concatenate([a.vertices, b.vertices]), axes_t)
     pa, pb = both[:len(a.vertices)], both[len(a.vertices):]
     overlap = np.minimum(pa.max(0), pb.max(0)) - np.maximum(pa.min(0), pb.min(0))
     depth = float(overlap.min())
     if depth >= 0.0:
         return -depth
-    return min(_edge_edge(a.vertices[ea[:, 0]], da, b.vertices[eb[:, 0]], db),
-               _vertex_face(a.vertices, b), _vertex_face(b.vertices, a))
+    return min(_edge_edge(a, b), _vertex_face(a.vertices, b), _vertex_face(b.vertices, a))
 
 
-def _edge_edge(p: Vec, d1: Vec, q: Vec, d2: Vec) -> float:
-    """Least distance between every segment p + s d1 and every segment q + t d2 (Ericson,
-    Real-Time Collision Detection 5.1.9, vectorised; no segment is degenerate)."""
-    p, d1 = p[:, None, :], d1[:, None, :]
-    q, d2 = q[None, :, :], d2[None, :, :]
+def _edge_edge(pa: _Parts, pb: _Parts) -> float:
+    """Least distance between every segment p + s d1 of `pa` and every segment q + t d2 of
+    `pb` (Ericson, Real-Time Collision Detection 5.1.9, vectorised; no segment is
+    degenerate)."""
+    p, d1 = pa.start[:, None, :], pa.edge[:, None, :]
+    q, d2 = pb.start[None, :, :], pb.edge[None, :, :]
     r = p - q
-    a = (d1 * d1).sum(-1)
-    e = (d2 * d2).sum(-1)
+    a = pa.edge_sq[:, None]
+    e = pb.edge_sq[None, :]
     b = (d1 * d2).sum(-1)
     c = (d1 * r).sum(-1)
     f = (d2 * r).sum(-1)
@@ -438,18 +483,15 @@ def _cross(a: Vec, b: Vec) -> Vec:
                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]), axis=-1)
 
 
-def _vertex_face(points: Vec, solid: Solid) -> float:
+def _vertex_face(points: Vec, solid: _Parts) -> float:
     """Least distance from `points` to the faces of `solid` over the pairs whose foot on the
     face plane lies inside the face (inf when none does); vectorised over fan triangles."""
-    topo = _topology(solid.poly)
-    corners = solid.vertices[topo.triangles]  # (T, 3, 3)
-    n = solid.normals[topo.triangle_face]  # (T, 3)
-    h = ((points[:, None, :] - corners[None, :, 0]) * n).sum(axis=-1)
+    corners, n, inward, corner = solid.faces()  # (T, 3, 3), (T, 3)
+    h = ((points[:, None, :] - corner[0]) * n).sum(axis=-1)
     foot = points[:, None, :] - h[..., None] * n[None]  # (P, T, 3)
     inside = np.ones(h.shape, dtype=bool)
     for k in range(3):  # (edge x (foot - corner)) . n = (foot - corner) . (n x edge)
-        inward = _cross(n, corners[:, (k + 1) % 3] - corners[:, k])
-        inside &= ((foot - corners[None, :, k]) * inward).sum(axis=-1) >= 0.0
+        inside &= ((foot - corner[k]) * inward[k]).sum(axis=-1) >= 0.0
     return float(np.abs(h[inside]).min()) if inside.any() else math.inf
 
 
@@ -468,16 +510,32 @@ def tip_clearance(poly: Polyhedron, rot: Vec, centre: Vec, corner: str,
     rel = matmul(poly.vertices, rot.T) + centre - e1
     rho = float(norms(rel - np.outer(matmul(rel, u), u)).max())
     least = math.inf
+    ux, uy, uz = (u / norm(u)).tolist()  # axis_angle's unit axis
+    r = rot.tolist()
+    (a0, a1, a2), hinge = (centre - e1).tolist(), e1.tolist()
+    start = _Parts(Solid.at(poly, rot, centre))
     for index, other in enumerate(others):
         angle = 0.0
+        fixed = _Parts(other)  # derived once for the whole roll
+        # (signed_distance(exact=False) at each step, with the neighbour's parts kept)
+        reach = poly.circumradius + other.poly.circumradius
+        mean = other.vertices.mean(0)
         # A die already pressed into a neighbour at rest (a settled physics pose) may roll
         # away from it, but not deeper in.
-        allowed = tolerance + max(0.0, -signed_distance(Solid.at(poly, rot, centre), other))
+        allowed = tolerance + max(0.0, -_signed_distance(start, fixed))
         while True:
             angle = min(angle, TIP_ANGLE)
-            turn = axis_angle(u, angle)
-            g = signed_distance(Solid.at(poly, matmul(turn, rot), matmul(turn, centre - e1) + e1), other,
-                                exact=False)
+            # matmul(turn, rot) and matmul(turn, centre - e1) + e1 with turn =
+            # axis_angle(u, angle), written out in Python floats in matmul's order
+            turn = _rodrigues(ux, uy, uz, angle)
+            turned = [[t0 * r[0][j] + t1 * r[1][j] + t2 * r[2][j] for j in range(3)]
+                      for t0, t1, t2 in turn]
+            moved = [t0 * a0 + t1 * a1 + t2 * a2 + h
+                     for (t0, t1, t2), h in zip(turn, hinge, strict=True)]
+            rolled = Solid.at(poly, np.array(turned), np.array(moved))
+            g = norm(rolled.vertices.mean(0) - mean) - reach
+            if not g > 0.1 * reach:
+                g = _signed_distance(_Parts(rolled), fixed)
             if angle > 0.0:
                 least = min(least, g)
             if angle > 0.0 and g < -allowed:
@@ -681,8 +739,13 @@ def _rotation_between(a: Vec, b: Vec) -> Vec:
 def axis_angle(axis: Vec, angle: float) -> Vec:
     """Rotation matrix for a turn of `angle` radians about unit `axis` (Rodrigues)."""
     x, y, z = (np.asarray(axis, dtype=float) / norm(axis)).tolist()
+    return np.array(_rodrigues(x, y, z, angle))
+
+
+def _rodrigues(x: float, y: float, z: float, angle: float) -> list[list[float]]:
+    """`axis_angle`'s rows for a unit axis (x, y, z), in Python floats."""
     s, c = math.sin(angle), 1 - math.cos(angle)
-    # I + s K + c K K with K the cross-product matrix of (x, y, z), in Python floats
-    return np.array([[1.0 + c * (-z * z - y * y), -s * z + c * (y * x), s * y + c * (z * x)],
-                     [s * z + c * (x * y), 1.0 + c * (-z * z - x * x), -s * x + c * (z * y)],
-                     [-s * y + c * (x * z), s * x + c * (y * z), 1.0 + c * (-y * y - x * x)]])
+    # I + s K + c K K with K the cross-product matrix of (x, y, z)
+    return [[1.0 + c * (-z * z - y * y), -s * z + c * (y * x), s * y + c * (z * x)],
+            [s * z + c * (x * y), 1.0 + c * (-z * z - x * x), -s * x + c * (z * y)],
+            [-s * y + c * (x * z), s * x + c * (y * z), 1.0 + c * (-y * y - x * x)]]
