@@ -311,21 +311,17 @@ class BulletRun:
         """Take step `step` (thawing the frozen dice a moving die could reach in it first),
         split into the sub-steps it needs (a die alone: advance_one, which may coast); the
         step the dice are read after."""
-        live, vels = w.live, w.vels
+        live, vels, v2s, w2s = w.live, w.vels, w.v2s, w.w2s
         if self.alone:  # one die (recorded, or the reference of the lone loop)
             lin, ang = vels[0]
-            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-            return self.advance_one(step, lin, ang, v2, w2, w.still[0], w.resting, w.check_at,
-                                    None)[0]
+            return self.advance_one(step, lin, ang, v2s[0], w2s[0], w.still[0], w.resting,
+                                    w.check_at, None)[0]
         s, reaches, drops, tilts, turns, radii = (self.settings, self.reaches, self.drops,
                                                   self.tilts, self.turns, self.radii)
         dt, sqrt = self.dt, math.sqrt
         for i in live:  # how far each die can reach, drop and tumble in the step
             lin, ang = vels[i]
-            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-            reaches[i] = dt * (sqrt(v2) + sqrt(w2) * radii[i])
+            reaches[i] = dt * (sqrt(v2s[i]) + sqrt(w2s[i]) * radii[i])
             fall = -lin[2] if lin[2] < 0.0 else 0.0
             w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
             drops[i] = dt * (fall + w_xy * radii[i])

@@ -129,7 +129,7 @@ class MujocoRun:
                 and still[live[0]] == 0):
             coast = self.coast_steps(live[0], step)
         brisk = (step > 1 and self.batch > 1 and not w.resting
-                 and _all_brisk(w.vels, live, self.gate_v2, self.gate_w2))
+                 and _all_brisk(w.v2s, w.w2s, live, self.gate_v2, self.gate_w2))
         return self.checked(self.take(step, coast, split, brisk and fastest < fast / 2, live))
 
     def checked(self, step: int) -> int:
@@ -248,14 +248,10 @@ def _pose(qpos: Any, i: int) -> Callable[[], RawPose]:
     return read
 
 
-def _all_brisk(vels: list[Velocity], live: list[int], gate_v2: float, gate_w2: float) -> bool:
+def _all_brisk(v2s: list[float], w2s: list[float], live: list[int], gate_v2: float,
+               gate_w2: float) -> bool:
     """Every live die, as last read, moving or spinning at least GATE times brisk."""
-    for i in live:
-        lin, ang = vels[i]
-        if (lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2] < gate_v2
-                and ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2] < gate_w2):
-            return False
-    return True
+    return not any(v2s[i] < gate_v2 and w2s[i] < gate_w2 for i in live)
 
 
 def _lone_advance(run: MujocoRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,

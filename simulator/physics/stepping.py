@@ -35,15 +35,18 @@ RawPose = tuple[Floats, Floats]  # (position m, quaternion x, y, z, w): what `ji
 
 class Watch:
     """What the loop knows of a run's dice after the last step, for the engine's next step:
-    the live dice, each die's velocity as read and steps of stillness, the largest squared
-    speed, whether a die counted toward its hold (`resting`), and the step of the next
-    confinement check (`check_at`; past max_steps for an engine without the rule)."""
+    the live dice, each die's velocity as read, its squared speed and spin (`v2s`, `w2s`)
+    and steps of stillness, the largest squared speed, whether a die counted toward its
+    hold (`resting`), and the step of the next confinement check (`check_at`; past
+    max_steps for an engine without the rule)."""
 
-    __slots__ = ("cages", "check_at", "fastest2", "live", "resting", "still", "vels")
+    __slots__ = ("cages", "check_at", "fastest2", "live", "resting", "still", "v2s", "vels",
+                 "w2s")
 
     def __init__(self, n: int, s: PhysicsSettings, confines: bool, check_at: int) -> None:
         self.live = list(range(n))
         self.vels: list[Velocity] = []
+        self.v2s, self.w2s = [0.0] * n, [0.0] * n
         self.still = [0] * n
         self.cages = [Cage(s) for _ in range(n)] if confines else []
         self.fastest2 = 0.0
@@ -114,12 +117,12 @@ def watch_of(run: Run) -> Watch:
     s = run.settings
     _hold, max_steps, _lin2, _ang2, _m2, _cos, every = rest_rule(s)
     w = Watch(len(run.names), s, run.confines, every if run.confines else max_steps + 1)
-    fastest2 = 0.0
     for i in w.live:
-        lin, _ang = read = run.velocity[i]()
+        lin, ang = read = run.velocity[i]()
         w.vels.append(read)
-        fastest2 = max(fastest2, lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2])
-    w.fastest2 = fastest2
+        w.v2s[i] = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+        w.w2s[i] = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+    w.fastest2 = max([0.0, *w.v2s])
     return w
 
 
@@ -132,7 +135,7 @@ def settle(run: Run, record: bool) -> Rest:
     if n == 1 and not record and run.lone:
         return _settle_one(run)
     confines, w = run.confines, watch_of(run)
-    live, still, cages, vels = w.live, w.still, w.cages, w.vels
+    live, still, cages, vels, v2s, w2s = w.live, w.still, w.cages, w.vels, w.v2s, w.w2s
     velocity, pose, floors = run.velocity, run.pose, run.floors
     spin2, dt, inf = s.confine_spin ** 2, s.time_step, math.inf
     anchors: list[Any] = [None] * n
@@ -155,8 +158,8 @@ def settle(run: Run, record: bool) -> Rest:
             if lin[2] < -0.01 and pose[i]()[0][2] < floors[i] and run.left_table(i, step):
                 fallen.append(i)
                 continue
-            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+            v2 = v2s[i] = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+            w2 = w2s[i] = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
             if not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
                 raise _non_finite(run, i, step, lin, ang)
             if v2 > fastest2:
