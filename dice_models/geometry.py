@@ -404,7 +404,7 @@ class _Parts:
         self.face_axes_t = solid.normals[topo.axis_faces].T
         self.topo = topo
         self.normals = solid.normals
-        self._faces: tuple[Vec, Vec, list[Vec], list[Vec]] | None = None
+        self._faces: tuple[Vec, Vec, Vec, Vec] | None = None
 
     @cached_property
     def start(self) -> Vec:
@@ -418,14 +418,15 @@ class _Parts:
     def edge_sq(self) -> Vec:
         return (self.edge * self.edge).sum(-1)
 
-    def faces(self) -> tuple[Vec, Vec, list[Vec], list[Vec]]:
+    def faces(self) -> tuple[Vec, Vec, Vec, Vec]:
         """(fan triangles' corners (T, 3, 3), their normals (T, 3), each edge's inward
-        direction in the triangle's plane, each corner) for `_vertex_face`."""
+        direction in the triangle's plane (T, 3, 3), the first corners (1, T, 3)) for
+        `_vertex_face`."""
         if self._faces is None:
             corners = self.vertices[self.topo.triangles]
             n = self.normals[self.topo.triangle_face]
-            inward = [_cross(n, corners[:, (k + 1) % 3] - corners[:, k]) for k in range(3)]
-            self._faces = corners, n, inward, [corners[None, :, k] for k in range(3)]
+            inward = _cross(n[:, None, :], corners[:, (1, 2, 0)] - corners)  # (T, 3 edges, 3)
+            self._faces = corners, n, inward, corners[None, :, 0]
         return self._faces
 
 
@@ -477,21 +478,21 @@ def _edge_edge(pa: _Parts, pb: _Parts) -> float:
 def _cross(a: Vec, b: Vec) -> Vec:
     """np.cross for (..., 3) arrays without its axis handling, which costs more than the
     arithmetic on arrays this small (the sweep calls it thousands of times a tip)."""
-    a, b = np.broadcast_arrays(a, b)
-    return np.stack((a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]), axis=-1)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.subtract(a[..., 1] * b[..., 2], a[..., 2] * b[..., 1], out=out[..., 0])
+    np.subtract(a[..., 2] * b[..., 0], a[..., 0] * b[..., 2], out=out[..., 1])
+    np.subtract(a[..., 0] * b[..., 1], a[..., 1] * b[..., 0], out=out[..., 2])
+    return out
 
 
 def _vertex_face(points: Vec, solid: _Parts) -> float:
     """Least distance from `points` to the faces of `solid` over the pairs whose foot on the
     face plane lies inside the face (inf when none does); vectorised over fan triangles."""
-    corners, n, inward, corner = solid.faces()  # (T, 3, 3), (T, 3)
-    h = ((points[:, None, :] - corner[0]) * n).sum(axis=-1)
+    corners, n, inward, first = solid.faces()  # (T, 3, 3), (T, 3)
+    h = ((points[:, None, :] - first) * n).sum(axis=-1)
     foot = points[:, None, :] - h[..., None] * n[None]  # (P, T, 3)
-    inside = np.ones(h.shape, dtype=bool)
-    for k in range(3):  # (edge x (foot - corner)) . n = (foot - corner) . (n x edge)
-        inside &= ((foot - corner[k]) * inward[k]).sum(axis=-1) >= 0.0
+    # (edge x (foot - corner)) . n = (foot - corner) . (n x edge), for the 3 edges at once
+    inside = (((foot[:, :, None, :] - corners[None]) * inward[None]).sum(axis=-1) >= 0.0).all(-1)
     return float(np.abs(h[inside]).min()) if inside.any() else math.inf
 
 
