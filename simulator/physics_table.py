@@ -179,11 +179,12 @@ class PhysicsTable:
     # -- helpers ------------------------------------------------------------------------
 
     def _key(self, die: str, *args: Any) -> tuple[Any, ...] | None:
-        """The question's key for the answers kept: the scene to the bit (names in order,
-        every position and quaternion packed as doubles, so that -0.0 is not 0.0), the die
-        and the rest of the question. None (nothing kept) for a scene holding a die of
-        another model than the table's."""
-        names = sorted(self.scene)
+        """The question's key for the answers kept: the scene to the bit (its names in the
+        scene's own order, which the order of an answer's `disturbed` and of the scene after
+        a throw follow; every position and quaternion packed as doubles, so that -0.0 is not
+        0.0), the die and the rest of the question. None (nothing kept) for a scene holding a
+        die of another model than the table's."""
+        names = list(self.scene)
         values: list[float] = []
         for n in names:
             placed = self.scene[n]

@@ -136,3 +136,24 @@ def test_the_last_pose_of_a_tip_is_the_same_for_one_sample_as_for_24() -> None:
                     bits = [v.hex() for v in (*one.position, *one.quaternion)]
                     assert bits == [v.hex() for v in (*many.position, *many.quaternion)], \
                         (name, face, corner)
+
+
+def test_the_same_dice_in_another_order_are_another_question() -> None:
+    """An answer's `disturbed` and the scene after a throw follow the scene's order, so a
+    scene of the same bits in another order gets a fresh World's answer, not the one kept."""
+    table = PhysicsTable()
+    table.place("a", 3, 20.0, (0.0, 0.05))
+    table.place("b", 6, 75.0, (0.03, 0.11))
+    table.place("c", 2, 5.0, (-0.05, 0.0))
+    spec = ThrowSpec((0.0, -0.75, 0.35), (0.0, 2.6, 0.3), (3.0, -2.0, 5.0))
+    reordered = {n: table.scene[n] for n in ("c", "b", "a")}
+    world = _fresh(table)
+    world.scene = dict(reordered)
+    fresh = world.throw("t", table.model, spec, player=1)
+    world.close()
+    table.clone().throw("t", spec, player=1)  # kept for the scene in its first order
+    other = table.clone()
+    other.scene = dict(reordered)
+    answer = other.throw("t", spec, player=1)
+    assert [b.die for b, _ in answer.disturbed] == [b.die for b, _ in fresh.disturbed]
+    assert list(other.scene) == list(world.scene)

@@ -42,10 +42,10 @@ def style_shares(throw: ThrowDistribution) -> dict[str, float]:
     """The styles' weights as the fit's shares (datasets.SHARE): `share.NAME` of every style
     but the last, its weight over the weights of itself and the styles after it."""
     out: dict[str, float] = {}
-    rest = sum(st.weight for st in throw.styles)
-    for st in throw.styles[:-1]:
-        out[SHARE + st.name] = st.weight / rest if rest > 0 else 0.0
-        rest -= st.weight
+    styles = throw.styles
+    for i, st in enumerate(styles[:-1]):
+        rest = sum(s.weight for s in styles[i:])  # summed afresh: a running difference
+        out[SHARE + st.name] = min(1.0, st.weight / rest) if rest > 0 else 0.0  # can pass 1
     return out
 
 
