@@ -42,7 +42,7 @@ def _run(xvfb_display: str, out: Path, mode: str) -> dict:
 @pytest.mark.display
 def test_a_soft_shadow_frame_is_darker_under_the_die_than_beside_it(xvfb_display,
                                                                      tmp_path) -> None:
-    soft = _run(xvfb_display, tmp_path / "soft.png", "soft")
+    soft = _run(xvfb_display, tmp_path / "soft.png", "file:soft")  # as the settings file asks
     assert soft["mode"] == "soft" and soft["path"] == "gl", soft
     felt = soft["felt"]
     # Measured: 34 of 255 where the die's shadow lies, 58 on the felt beside it.

@@ -2,7 +2,9 @@
 (the test checks its exit status: a shadow map left open aborted the interpreter at exit):
 a bot game played 2 turns, paused, the window small, with the shadows asked for.
 
-    python tests/window_shadows_script.py OUT.png soft|planar|off [gl|pbr]
+    python tests/window_shadows_script.py OUT.png soft|planar|off|file:MODE [gl|pbr]
+
+(file:MODE: asked for through a settings file that says `"shadows": MODE`.)
 
 Prints one JSON line: the shadows in force, the drawing path, the mean brightness of the
 felt where the die nearest the middle casts its shadow (beside it, along the key light)
@@ -34,7 +36,15 @@ def main(out: str, mode: str, shading: str = "gl") -> dict:
     module.play_turns(session, 2)
     app = module.App(session, size=(400, 240), shading=shading)
     app.paused = True
-    in_force = app.shadows.use(mode)
+    if mode.startswith("file:"):  # the way a player asks: a settings file, as `play` reads it
+        from simulator.render.core.settings import Remembered
+
+        path = Path(out).with_suffix(".settings.json")
+        path.write_text(json.dumps({"shadows": mode[len("file:"):]}), encoding="utf-8")
+        app.use_prefs(Remembered.read(path))
+        in_force = app.shadows.mode
+    else:
+        in_force = app.shadows.use(mode)
     for _ in range(200):
         app.step_frames(1)
         if app.idle():
