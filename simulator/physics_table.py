@@ -28,6 +28,7 @@ import numpy as np
 
 from dice_models import DieModel, load_die
 from dice_models.geometry import AXES
+from dice_models.materials import library
 from rules.core.protocols import DiePose, RulesError, TableError, ThrowResult, ThrowSpec, TipResult
 from rules.deep_white_sea import register_table
 from simulator.physics import (
@@ -184,6 +185,7 @@ class PhysicsTable:
         a throw follow; every position and quaternion packed as doubles, so that -0.0 is not
         0.0), the die and the rest of the question. None (nothing kept) for a scene holding a
         die of another model than the table's."""
+        self._answers.current()
         names = list(self.scene)
         values: list[float] = []
         for n in names:
@@ -265,6 +267,15 @@ class _Answers:
         self.tips: dict[tuple[Any, ...], tuple[TipResult, dict[str, PlacedDie]]] = {}
         self.verdicts: dict[tuple[Any, ...], str | None] = {}
         self.rests: dict[tuple[Any, ...], bool] = {}
+        self.materials = library()  # the pairs in force when they were given
+
+    def current(self) -> None:
+        """Forget every answer once another material file or overlay is in force: the
+        World's contact values, and so its answers, may differ."""
+        if library() is not self.materials:
+            for kind in (self.throws, self.tips, self.verdicts, self.rests):
+                kind.clear()
+            self.materials = library()
 
     @staticmethod
     def keep(kind: dict[Any, Any], key: tuple[Any, ...] | None, answer: Any) -> None:

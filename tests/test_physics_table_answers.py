@@ -157,3 +157,19 @@ def test_the_same_dice_in_another_order_are_another_question() -> None:
     answer = other.throw("t", spec, player=1)
     assert [b.die for b, _ in answer.disturbed] == [b.die for b, _ in fresh.disturbed]
     assert list(other.scene) == list(world.scene)
+
+
+def test_another_material_file_in_force_is_another_question() -> None:
+    """The World's contact values follow the materials in force (a loaded file, a
+    calibration's overlay), so the answers kept before are not given under others."""
+    from dice_models.materials import MaterialLibrary, overlay
+
+    table = PhysicsTable()
+    table.place("a", 3, 20.0, (0.0, 0.05))
+    calls = _counting(table)
+    table.clone().throw("t", THROW, player=1)
+    table.clone().throw("t", THROW, player=1)
+    assert calls["throw"] == 1
+    with overlay(MaterialLibrary({}, {})):
+        table.clone().throw("t", THROW, player=1)
+    assert calls["throw"] == 2
