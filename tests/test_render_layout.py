@@ -51,11 +51,12 @@ def test_every_key_calls_a_method_of_the_window_or_of_one_of_its_parts() -> None
     import importlib
 
     from simulator.render import window_games, window_module_name
+    from simulator.render.core.feel import Feel
     from simulator.render.core.views import Views
     from simulator.render.core.window import COMMON_BINDINGS
     from simulator.render.deep_white_sea.aim import ThrowAim
 
-    parts = {"views": Views, "aim": ThrowAim}
+    parts = {"views": Views, "feel": Feel, "aim": ThrowAim}
     for game in window_games():
         app = importlib.import_module(window_module_name(game)).App
         for b in (*COMMON_BINDINGS, *app.GAME_BINDINGS):

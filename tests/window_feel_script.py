@@ -39,10 +39,10 @@ def watch(app: Any, seconds: float = 60.0) -> dict[str, Any]:
             if current is not None and hasattr(current.anim, "playback"):
                 return {"duration": current.anim.playback.duration, "least": before - t0,
                         "most": after - t0, "unfinished": unfinished,
-                        "pace": app.pace(current), "bot": current.bot,
-                        "played": app.sound.played - played0}
+                        "pace": app.feel.pace(current), "bot": current.bot,
+                        "played": app.feel.sound.played - played0}
             current, t0, t0_end, played0, unfinished = running, before, after, \
-                app.sound.played, 0.0
+                app.feel.sound.played, 0.0
         elif current is not None:
             unfinished = max(unfinished, before - t0_end)
         time.sleep(0.001)
@@ -57,14 +57,14 @@ def main(path: str) -> dict[str, Any]:
     send = app.base.messenger.send
     out["drawn_by"] = app.drawn_by.name
     out["size"] = list(app.win_size())
-    out["device"] = app.sound.device
-    out["sound_lengths"] = [round(s.length(), 3) for k in app.sound._sounds.values() for s in k]
-    out["sound_problem"] = app.sound.problem
+    out["device"] = app.feel.sound.device
+    out["sound_lengths"] = [round(s.length(), 3) for k in app.feel.sound._sounds.values() for s in k]
+    out["sound_problem"] = app.feel.sound.problem
     props = type(app.base.win.getProperties())()
     props.setSize(1000, 600)  # as a person resizing the window would (remembered later)
     app.base.win.requestProperties(props)
     out["normal"] = watch(app)
-    out["heard"] = [list(h) for h in app.sound.heard]
+    out["heard"] = [list(h) for h in app.feel.sound.heard]
     send("tab")  # fast-forward on, at the file's speed
     send("m")  # mute
     out["status_fast_muted"] = app.hud.status.getText()

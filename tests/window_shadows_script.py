@@ -41,7 +41,7 @@ def main(out: str, mode: str, shading: str = "gl") -> dict:
 
         path = Path(out).with_suffix(".settings.json")
         path.write_text(json.dumps({"shadows": mode[len("file:"):]}), encoding="utf-8")
-        app.use_prefs(Remembered.read(path))
+        app.feel.use_prefs(Remembered.read(path))
         in_force = app.shadows.mode
     else:
         in_force = app.shadows.use(mode)

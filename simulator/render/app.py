@@ -188,7 +188,7 @@ def open_window(session: Any, module: ModuleType | None = None, **kwargs: Any) -
         raise WindowError(shading_said(shading, f"could not open a window on {where} ({exc}): "
                                                 f"{no_display_hint(module.GAME)}")) from None
     if prefs is not None:
-        app.use_prefs(prefs)
+        app.feel.use_prefs(prefs)
     print(f"drawn by: {app.drawn_by.detail}", flush=True)
     return app
 

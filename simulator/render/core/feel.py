@@ -1,5 +1,5 @@
-"""The window's feel, a part of `GameWindow` (its base class): the dice's sounds, the
-fast-forward for bot turns, and the settings remembered between runs.
+"""The window's feel, a part `GameWindow` is composed of (`window.feel`): the dice's sounds,
+the fast-forward for bot turns, and the settings remembered between runs.
 
 - Sound (`sound.py`): the impacts of each animation's recorded playback are played as the
   animation reaches them (`heard`), at the volume setting; M mutes, `,` and `.` turn the
@@ -13,13 +13,14 @@ fast-forward for bot turns, and the settings remembered between runs.
   for half a second, and F8 picks the shading the next start draws with (the running window's
   drawing path is fixed when it opens).
 
-Everything a key does is a method here, so scripts and tests drive it as the keys do.
+Everything a key does is a method here (a binding names it "feel.toggle_mute"), so scripts
+and tests drive it as the keys do.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from simulator.render.core.settings import FAST_FORWARD_SPEEDS, SHADINGS, Remembered, Settings
 from simulator.render.core.sound import SoundBoard
@@ -29,27 +30,33 @@ __all__ = ["Feel"]
 SIZE_HOLD_S = 0.5  # s a new window size holds before it is remembered (not each step of a drag)
 
 
-class Feel:
-    """Mixed into GameWindow; reads its `base`, `speed`, `replay`, `session`, `message`,
-    `refresh_texts` and `win_size`."""
+class FeelsFor(Protocol):
+    """What the feel reads of the window it is a part of (`GameWindow`)."""
 
-    fast_forward = False
-    prefs: Remembered | None = None
-    _settings = Settings()
-    _sound: SoundBoard | None = None
-    _sounding: Any = None  # the Running whose impacts the board holds
-    _size_seen: tuple[tuple[int, int], float] | None = None
     base: Any
     speed: float
     replay: Any
     session: Any
     message: str
 
-    def refresh_texts(self) -> None:  # GameWindow's
-        raise NotImplementedError
+    def refresh_texts(self) -> None: ...
 
-    def win_size(self) -> tuple[int, int]:  # GameWindow's
-        raise NotImplementedError
+    def win_size(self) -> tuple[int, int]: ...
+
+    def acting_seat(self) -> int: ...
+
+
+class Feel:
+    """The window's sound, fast-forward and settings; `window` is the window it is part of."""
+
+    def __init__(self, window: FeelsFor) -> None:
+        self.window = window
+        self.fast_forward = False
+        self.prefs: Remembered | None = None
+        self._settings = Settings()
+        self._sound: SoundBoard | None = None
+        self._sounding: Any = None  # the Running whose impacts the board holds
+        self._size_seen: tuple[tuple[int, int], float] | None = None
 
     # -- settings -------------------------------------------------------------------------
 
@@ -63,10 +70,10 @@ class Feel:
         self.prefs = prefs
         if self._sound is not None:
             self._sound.volume, self._sound.mute = self.settings.volume, self.settings.mute
-        shadows = getattr(self, "shadows", None)  # the window's, once its scene is there
+        shadows = getattr(self.window, "shadows", None)  # the window's, once its scene is there
         if shadows is not None:
             shadows.use(self.settings.shadows)
-        self.base.taskMgr.add(self._watch_size, "tabletop-size")
+        self.window.base.taskMgr.add(self._watch_size, "tabletop-size")
 
     def _change(self, **fields: Any) -> str:
         """Set and remember `fields`; the line to show if the file could not be written."""
@@ -77,13 +84,13 @@ class Feel:
             return ""
         problem = self.prefs.change(**fields)
         if problem:
-            self.message = problem
+            self.window.message = problem
         return problem
 
     def _watch_size(self, task: Any) -> int:
-        if getattr(self, "_cleaned", False) or self.base.win is None:
+        if getattr(self.window, "_cleaned", False) or self.window.base.win is None:
             return int(task.done)
-        size, now = self.win_size(), time.perf_counter()
+        size, now = self.window.win_size(), time.perf_counter()
         if size == self.settings.window_size:
             self._size_seen = None
         elif self._size_seen is None or self._size_seen[0] != size:
@@ -97,15 +104,15 @@ class Feel:
         """F8: the shading the next start draws with (auto, pbr, gl, software in turn)."""
         k = SHADINGS.index(self.settings.shading)
         problem = self._change(shading=SHADINGS[(k + 1) % len(SHADINGS)])
-        self.message = problem or f"the next start draws with --shading {self.settings.shading}"
-        self.refresh_texts()
+        self.window.message = problem or f"the next start draws with --shading {self.settings.shading}"
+        self.window.refresh_texts()
 
     # -- sound ----------------------------------------------------------------------------
 
     @property
     def sound(self) -> SoundBoard:
         if self._sound is None:
-            self._sound = SoundBoard(self.base, self.settings.volume, self.settings.mute)
+            self._sound = SoundBoard(self.window.base, self.settings.volume, self.settings.mute)
         return self._sound
 
     def heard(self, running: Any, t: float) -> float:
@@ -120,7 +127,7 @@ class Feel:
     def toggle_mute(self) -> None:
         self._change(mute=not self.settings.mute)
         self.sound.mute = self.settings.mute
-        self.refresh_texts()
+        self.window.refresh_texts()
 
     def volume_up(self) -> None:
         self._set_volume(self.settings.volume + 0.1)
@@ -131,37 +138,37 @@ class Feel:
     def _set_volume(self, v: float) -> None:
         problem = self._change(volume=round(min(1.0, max(0.0, v)), 2), mute=False)
         self.sound.volume, self.sound.mute = self.settings.volume, False
-        self.message = problem or f"volume {round(self.settings.volume * 100)}%"
-        self.refresh_texts()
+        self.window.message = problem or f"volume {round(self.settings.volume * 100)}%"
+        self.window.refresh_texts()
 
     # -- fast-forward -----------------------------------------------------------------------
 
     def toggle_fast_forward(self) -> None:
         self.fast_forward = not self.fast_forward
-        self.refresh_texts()
+        self.window.refresh_texts()
 
     def fast_forward_speed(self) -> None:
         """Shift+Tab: the next fast-forward speed (and fast-forward on)."""
         k = FAST_FORWARD_SPEEDS.index(self.settings.fast_forward)
         self._change(fast_forward=FAST_FORWARD_SPEEDS[(k + 1) % len(FAST_FORWARD_SPEEDS)])
         self.fast_forward = True
-        self.refresh_texts()
+        self.window.refresh_texts()
 
     def pace(self, running: Any = None) -> float:
         """How many times real speed `running` plays at (None: the replay's pause): the
         speed setting, times the fast-forward for a bot's animation or a replay's."""
-        bot = self.replay is not None or running is None or bool(getattr(running, "bot", False))
-        return self.speed * (self.settings.fast_forward if self.fast_forward and bot else 1)
+        bot = self.window.replay is not None or running is None or bool(getattr(running, "bot", False))
+        return self.window.speed * (self.settings.fast_forward if self.fast_forward and bot else 1)
 
     def bot_acting(self) -> bool:
         """Is the seat acting now (or whose roll is being thrown) a bot's?"""
-        seat = self.acting_seat()  # type: ignore[attr-defined]
-        players = getattr(self.session, "players", ())
-        return self.replay is not None or (0 <= seat < len(players) and players[seat] != "human")
+        seat = self.window.acting_seat()
+        players = getattr(self.window.session, "players", ())
+        return self.window.replay is not None or (0 <= seat < len(players) and players[seat] != "human")
 
     def speed_text(self) -> str:
         """The HUD's top line's tail: the speed, fast-forward, mute."""
-        out = f"  speed x{self.speed:g}" if self.speed != 1.0 else ""
+        out = f"  speed x{self.window.speed:g}" if self.window.speed != 1.0 else ""
         if self.fast_forward:
             out += f"  fast-forward x{self.settings.fast_forward}"
         if self.settings.mute:

@@ -57,8 +57,8 @@ class TurnLoop:
             w.begin_anim(self.running)
         r = self.running
         assert r is not None
-        t = (now - r.start) * w.pace(r) - r.lead
-        done = t >= 0 and w.show_anim(r.anim, w.heard(r, t))
+        t = (now - r.start) * w.feel.pace(r) - r.lead
+        done = t >= 0 and w.show_anim(r.anim, w.feel.heard(r, t))
         if done:
             self.running = None
             if r.on_done is not None:
@@ -79,7 +79,7 @@ class TurnLoop:
                 k = s.step
                 w.replay_step(w.replay.steps[k])
                 w._check_replayed(k)
-                w.replay.shown(now, w.pace())
+                w.replay.shown(now, w.feel.pace())
             return
         if not w.bot_turn() or w.paused:
             return

@@ -5,7 +5,7 @@ follow, orbit and pan, `views.py`), the turn flow (the animations queued, then a
 step or a bot's turn, `flow.py`), the choices column (`column.py`), the texts pinned to the
 table (`pins.py`), the HUD with F1 help and the game-over screen (`hud.py`), the close-up
 inset (`inset.py`), picking by ray (`picking.py`), and the feel (sound, fast-forward,
-settings, `feel.py`, still a base class).
+settings, `feel.py`).
 
 A game's window is a subclass (`simulator/render/<table>/<game>_window.py`) that fills in
 the hooks of `hooks.py`: its scene, what the HUD says, the choices of the decision at hand,
@@ -77,12 +77,12 @@ COMMON_BINDINGS: tuple[Binding, ...] = (
     Binding("+", "faster", "+ / -: playback speed"),
     Binding("=", "faster", ""),
     Binding("-", "slower", ""),
-    Binding("tab", "toggle_fast_forward", "Tab: fast-forward bot turns; Shift+Tab: its speed (x2-x16)"),
-    Binding("shift-tab", "fast_forward_speed", ""),
-    Binding("m", "toggle_mute", "M: sound off or on; , / .: volume down / up"),
-    Binding(",", "volume_down", ""),
-    Binding(".", "volume_up", ""),
-    Binding("f8", "next_shading", "F8: the shading the next start draws with"),
+    Binding("tab", "feel.toggle_fast_forward", "Tab: fast-forward bot turns; Shift+Tab: its speed (x2-x16)"),
+    Binding("shift-tab", "feel.fast_forward_speed", ""),
+    Binding("m", "feel.toggle_mute", "M: sound off or on; , / .: volume down / up"),
+    Binding(",", "feel.volume_down", ""),
+    Binding(".", "feel.volume_up", ""),
+    Binding("f8", "feel.next_shading", "F8: the shading the next start draws with"),
     Binding("r", "restart", "R: start again (when the game is over)"),
     Binding("f12", "save_picture", "F12: save a picture of the window (tabletop-*.png here)"),
     Binding("f1", "toggle_help", "F1 or H: this help"),
@@ -91,7 +91,7 @@ COMMON_BINDINGS: tuple[Binding, ...] = (
 )
 
 
-class GameWindow(Feel, WindowHooks):
+class GameWindow(WindowHooks):
     """The shared window. `session` plays a game (its `state`, `players`, `step`,
     `is_bot_turn()`, `bot_action()`, `legal()`, `apply(action)`, `player_name(seat)`,
     `close()`); `replay` (logged steps, with the digests the log recorded after each) makes
@@ -118,6 +118,7 @@ class GameWindow(Feel, WindowHooks):
         self.paused = False
         self.show_help = False
         self.flow = TurnLoop(self)
+        self.feel = Feel(self)
         self.log_lines: list[str] = []
         self.column = ChoiceColumn()
         self.message = ""
@@ -183,7 +184,7 @@ class GameWindow(Feel, WindowHooks):
         self.inset = Inset(base, BACKGROUND, self.win_size(), self.stage.scene_output)
         self.pins = Pins(base)
         self.shadows = Shadows(base, self.scene, self.drawn_by.name)
-        self.shadows.use(self.settings.shadows)
+        self.shadows.use(self.feel.settings.shadows)
         self.sync_scene()
         self.refresh()
         base.taskMgr.add(self._frame, "tabletop-frame")
@@ -420,7 +421,7 @@ class GameWindow(Feel, WindowHooks):
     def refresh_texts(self) -> None:
         mode = "  [replay]" if self.replay is not None else ""
         paused = "  [paused]" if self.paused else ""
-        speed = self.speed_text()  # speed, fast-forward, mute (feel.py)
+        speed = self.feel.speed_text()  # speed, fast-forward, mute
         labels = self.column.buttons(self.choose, self.extra_buttons)
         terminal = self.session.state.is_terminal()
         self.hud.show(self.status_text() + mode + paused + speed, self.panels(), self.log_lines,

@@ -101,7 +101,7 @@ class DiceGameWindow(GameWindow):
             self.after_apply(out, True)
 
         self.scene.clear_overlay()
-        self.queue.append(Running(roll, time.perf_counter(), 0.0, applied, bot=self.bot_acting()))
+        self.queue.append(Running(roll, time.perf_counter(), 0.0, applied, bot=self.feel.bot_acting()))
         self.refresh_texts()
 
     def show_anim(self, anim: Any, t: float) -> bool:
