@@ -214,9 +214,9 @@ def _geometric_pose(shape: DieShape, rot: np.ndarray, com: Any) -> Any:
 def _run_bullet(model: DieModel, rot: np.ndarray, com: Any, v: Any, w: Any, steps: int,
                 knobs: Knobs, substeps: bool) -> Motion:
     """The lab's World for one die, stepped by the lab's rule for a lone die on an empty
-    table (the lone-die step of simulator/physics/bullet_steps.py: sub-steps for speed, for travel toward the table top and for the
-    turn of a die touching it), without the settle rule: every step read (with `substeps`,
-    every sub-step: a row each)."""
+    table (the lone-die step of simulator/physics/bullet_steps.py: sub-steps for speed, for
+    travel toward the table top and for the turn of a die touching it), without the settle
+    rule: every step read (with `substeps`, every sub-step: a row each)."""
     from simulator.physics._bullet import fast_reads
     from simulator.physics.world import Stepper, World, _near_split, die_box, turn_bound
 
