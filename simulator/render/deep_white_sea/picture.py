@@ -17,6 +17,7 @@ from simulator.render.core.camera import OrbitCamera, closeup_view, overview, th
 from simulator.render.core.caption import caption_lines
 from simulator.render.core.looks import CELL, PLAYER_COLOURS, crew_look
 from simulator.render.core.offscreen import OffscreenRenderer, with_inset
+from simulator.render.deep_white_sea.layout import legible_layout
 from simulator.render.deep_white_sea.session import GameSession, ThrowAnim
 
 VIEWS = ("framed", "overview", "top", "thrower", "closeup")
@@ -93,7 +94,6 @@ class SessionPicture:
         self.update()
         if view == "framed":
             from simulator.render.core.legible import draw
-            from simulator.render.deep_white_sea.deep_white_sea_window import legible_layout
 
             s = self.session
             sizes = {d: 2 * float(s.shape(d).poly.circumradius) for d in s.poses()}
