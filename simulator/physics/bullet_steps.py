@@ -45,22 +45,38 @@ class _Frozen:
             lo, hi = c.getAABB(world._bodies[name].bid)
             self.boxes[name] = (*lo, *hi)
         self.dt = world.settings.time_step
+        self.union = _union(list(self.boxes.values()))
 
-    def woken(self, world: World, active: list[_Body], moving: list[int]) -> list[str]:
-        """The frozen dice to thaw now (and forget), in a stable order."""
+    def woken(self, world: World, active: list[_Body], moving: list[int],
+              v2s: list[float] | None = None, w2s: list[float] | None = None) -> list[str]:
+        """The frozen dice to thaw now (and forget), in a stable order.
+
+        With the squared speeds and spins the loop read after the last step (`v2s`, `w2s`,
+        the velocities this reads again), a die whose box, grown by a little more than its
+        reach, misses the box around every frozen die (`union`) is passed over unread: it
+        misses each of them by at least as much, so it wakes none (the same dice wake at the
+        same steps; tests/test_settle_reach.py checks it against reading every die)."""
         c = world._client
         hit: list[str] = []
+        union, dt2 = self.union, 2 * self.dt
         for i in moving:
             body = active[i]
             if body.removed:
                 continue
+            lo, hi = c.getAABB(body.bid)
+            box = (*lo, *hi)
+            if v2s is not None and w2s is not None and union is not None:
+                # above the reach below by float rounding at most (** 2 against x * x)
+                bound = (dt2 * (math.sqrt(v2s[i]) + math.sqrt(w2s[i]) * body.shape.poly.circumradius)
+                         + self.MARGIN) * (1.0 + 1e-9) + 1e-12
+                if not _overlap(box, union, bound):
+                    continue
             lin, ang = c.getBaseVelocity(body.bid)
             reach = (2 * self.dt * (math.sqrt(lin[0] ** 2 + lin[1] ** 2 + lin[2] ** 2)
                                     + math.sqrt(ang[0] ** 2 + ang[1] ** 2 + ang[2] ** 2)
                                     * body.shape.poly.circumradius) + self.MARGIN)
-            lo, hi = c.getAABB(body.bid)
-            hit += [n for n, box in self.boxes.items()
-                    if n not in hit and _overlap((*lo, *hi), box, reach)]
+            hit += [n for n, other in self.boxes.items()
+                    if n not in hit and _overlap(box, other, reach)]
         woken: list[str] = []
         while hit:  # with every frozen die touching one thawed
             name = hit.pop()
@@ -68,7 +84,17 @@ class _Frozen:
                 box = self.boxes.pop(name)
                 woken.append(name)
                 hit += [n for n, other in self.boxes.items() if _overlap(box, other, self.TOUCH)]
+        if woken:
+            self.union = _union(list(self.boxes.values()))
         return sorted(woken)
+
+
+def _union(boxes: list[Aabb]) -> Aabb | None:
+    """The box around these boxes (None for none)."""
+    if not boxes:
+        return None
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), min(b[2] for b in boxes),
+            max(b[3] for b in boxes), max(b[4] for b in boxes), max(b[5] for b in boxes))
 
 
 Aabb = tuple[float, float, float, float, float, float]  # x, y, z low then x, y, z high
@@ -196,9 +222,10 @@ def _approach_split(box_of: Callable[[int], Aabb], far: list[int], live: list[in
         for j in live:
             if j == i:
                 continue
-            if j not in boxes:
-                boxes[j] = box_of(j)
-            if _overlap(box, boxes[j], reach + reaches[j]):
+            other = boxes.get(j)
+            if other is None:
+                other = boxes[j] = box_of(j)
+            if _overlap(box, other, reach + reaches[j]):
                 n = max(n, min(MAX_SPLIT, math.ceil(reach / max_travel)))
                 break
         split = max(split, n)
@@ -299,7 +326,7 @@ class BulletRun:
         frozen, active, still = self.frozen, self.active, w.still
         assert frozen is not None
         moving = [i for i in w.live if still[i] == 0 and active[i].name not in frozen.boxes]
-        for name in frozen.woken(self.world, active, moving):
+        for name in frozen.woken(self.world, active, moving, w.v2s, w.w2s):
             i = self.index[name]
             body = active[i] = self.world._thaw(name)
             self.velocity[i] = partial(pybullet.getBaseVelocity, body.bid, self.cid)
@@ -320,6 +347,11 @@ class BulletRun:
                                                   self.tilts, self.turns, self.radii)
         dt, sqrt = self.dt, math.sqrt
         for i in live:  # how far each die can reach, drop and tumble in the step
+            if v2s[i] == 0.0 and w2s[i] == 0.0 and not vels[i][0][2] < 0.0:
+                # a frozen (static) die: the 0.0s the lines below give (its squares are 0.0
+                # and it does not descend)
+                reaches[i] = drops[i] = tilts[i] = 0.0
+                continue
             lin, ang = vels[i]
             reaches[i] = dt * (sqrt(v2s[i]) + sqrt(w2s[i]) * radii[i])
             fall = -lin[2] if lin[2] < 0.0 else 0.0
