@@ -202,7 +202,8 @@ def die_box(pose: Any, local: Any, radius: float, slack: float) -> Aabb:
 
 def _approach_split(box_of: Callable[[int], Aabb], far: list[int], live: list[int],
                     reaches: list[float], drops: list[float], statics: list[Aabb],
-                    max_travel: float, tilts: list[float], turns: list[float]) -> int:
+                    max_travel: float, tilts: list[float], turns: list[float],
+                    fixed: list[Aabb | None] | None = None) -> int:
     """Sub-steps for the next step so that no die near a contact moves more than max_travel
     toward it in one, nor one touching the table top turns more than its turn bound (turns,
     `turn_bound`) about a horizontal axis (1 for dice in free flight: their path is exact at
@@ -212,7 +213,9 @@ def _approach_split(box_of: Callable[[int], Aabb], far: list[int], live: list[in
     (0.1 mm), so a die meeting the table finds itself about as deep in it as it travelled in
     the step, and the contact's normal, points and push-out depend on that depth: the paper
     d8's fell-off share went 15.4 / 12.8 / 12.3% at dt 1/240 / 1/480 / 1/960 with whole
-    steps and agreed at every step with sub-steps of at most max_travel (docs/physics.md)."""
+    steps and agreed at every step with sub-steps of at most max_travel (docs/physics.md).
+
+    `fixed`: the boxes box_of keeps (a frozen die's), read here without calling it."""
     boxes: dict[int, Aabb] = {}
     split = 1
     for i in far:
@@ -222,9 +225,11 @@ def _approach_split(box_of: Callable[[int], Aabb], far: list[int], live: list[in
         for j in live:
             if j == i:
                 continue
-            other = boxes.get(j)
+            other = fixed[j] if fixed is not None else None
             if other is None:
-                other = boxes[j] = box_of(j)
+                other = boxes.get(j)
+                if other is None:
+                    other = boxes[j] = box_of(j)
             if _overlap(box, other, reach + reaches[j]):
                 n = max(n, min(MAX_SPLIT, math.ceil(reach / max_travel)))
                 break
@@ -365,7 +370,8 @@ class BulletRun:
         far = [i for i in live if reaches[i] > max_travel or tilts[i] > turns[i]]
         if far:
             split = max(split, _approach_split(self.box_of, far, live, reaches, drops,
-                                               self.statics, max_travel, tilts, turns))
+                                               self.statics, max_travel, tilts, turns,
+                                               self.fixed))
         self.stepper(split)
         return step
 
