@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from simulator.render.core.turns import BotThread
-
-if TYPE_CHECKING:
-    from simulator.render.core.window import GameWindow
+from simulator.render.core.feel import Feel
+from simulator.render.core.turns import BotThread, Replay
 
 
 @dataclass
@@ -31,11 +29,45 @@ class Running:
     bot: bool = False  # a bot's (or a replay's): fast-forward plays it faster
 
 
+class FlowsFor(Protocol):
+    """What the turn flow reads and calls of the window it is a part of (`GameWindow`: its
+    state and feel, and the hooks a game fills in, `hooks.py`)."""
+
+    session: Any
+    replay: Replay | None
+    paused: bool
+    message: str
+    log_lines: list[str]
+    feel: Feel
+
+    def begin_anim(self, running: Running) -> None: ...
+
+    def show_anim(self, anim: Any, t: float) -> bool: ...
+
+    def sync_scene(self) -> None: ...
+
+    def refresh(self) -> None: ...
+
+    def refresh_texts(self) -> None: ...
+
+    def replay_step(self, item: Any) -> None: ...
+
+    def _check_replayed(self, k: int) -> None: ...
+
+    def bot_turn(self) -> bool: ...
+
+    def think(self) -> Any: ...
+
+    def thinking_text(self) -> str: ...
+
+    def take_result(self, result: Any) -> None: ...
+
+
 class TurnLoop:
     """`queue` holds the animations still to show, `running` the one on screen; `bot` the
     thread a bot's decision (or a game's own chance step) is worked out in."""
 
-    def __init__(self, window: GameWindow) -> None:
+    def __init__(self, window: FlowsFor) -> None:
         self.window = window
         self.queue: list[Running] = []
         self.running: Running | None = None

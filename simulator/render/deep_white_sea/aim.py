@@ -7,24 +7,38 @@ While the drag is held the throw it makes is previewed on the table and in the p
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from simulator.render.deep_white_sea.gesture import GestureSettings, ThrowPreview, throw_from_drag
 from simulator.render.deep_white_sea.marks import draw_throw
 
-if TYPE_CHECKING:
-    from simulator.render.deep_white_sea.deep_white_sea_window import TableApp
+if TYPE_CHECKING:  # Panda3D's: imported when a window is made
+    from simulator.render.deep_white_sea.scene import SeaTableScene
 
 MIN_DRAG = 0.03  # m: a shorter drag is a click, not a throw
+
+
+class AimsFor(Protocol):
+    """What the aim reads and calls of the window it is a part of (`TableApp`)."""
+
+    session: Any
+    scene: SeaTableScene
+    armed: str | None
+
+    def ray_plane(self, pos: tuple[float, float], z: float) -> tuple[float, float] | None: ...
+
+    def acting_seat(self) -> int: ...
+
+    def refresh_texts(self) -> None: ...
 
 
 class ThrowAim:
     """`drag` is the table points the pointer has passed since the press (None: no drag);
     `preview` the throw they make so far."""
 
-    def __init__(self, window: TableApp) -> None:
+    def __init__(self, window: AimsFor) -> None:
         self.window = window
         self.gesture = GestureSettings()
         self.drag: list[tuple[float, float]] | None = None
