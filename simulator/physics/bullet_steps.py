@@ -259,8 +259,11 @@ class BulletRun:
         self.active = active = [b for b in world._bodies.values() if not b.removed]
         self.names = [b.name for b in active]
         self.floors = [-b.shape.poly.circumradius for b in active]
-        self.frozen = world._frozen
+        self.frozen = frozen = world._frozen
         self.lone = world.lone_loop and self.frozen is None
+        # the frozen dice (static bodies: velocity zero, pose fixed) until thawed (stepping.settle)
+        self.static = ({i for i, b in enumerate(active) if b.name in frozen.boxes}
+                       if frozen is not None else set())
         self.cid = cid = world._client._client
         self.velocity: list[Callable[[], Velocity]] = [
             partial(pybullet.getBaseVelocity, b.bid, cid) for b in active]
@@ -337,6 +340,7 @@ class BulletRun:
             self.velocity[i] = partial(pybullet.getBaseVelocity, body.bid, self.cid)
             self.pose[i] = partial(pybullet.getBasePositionAndOrientation, body.bid, self.cid)
             self.fixed[i] = None  # a moving body now
+            self.static.discard(i)
             w.restart(i)
 
     def advance(self, step: int, w: Watch) -> int:
