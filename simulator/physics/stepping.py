@@ -113,7 +113,10 @@ def _non_finite(run: Run, i: int, step: int, lin: Floats, ang: Floats) -> NonFin
 
 
 def watch_of(run: Run) -> Watch:
-    """The loop's watch over a run about to start: every die live, its velocity read."""
+    """The loop's watch over a run about to start: every die live, its velocity read. Its
+    checks are on the grid of every-th steps; a coast ends at a check (its limit), so every
+    check reads the state it would with every step watched, and coasting or not confines a
+    die at the same step."""
     s = run.settings
     _hold, max_steps, _lin2, _ang2, _m2, _cos, every = rest_rule(s)
     w = Watch(len(run.names), s, run.confines, every if run.confines else max_steps + 1)
@@ -129,18 +132,29 @@ def watch_of(run: Run) -> Watch:
 def settle(run: Run, record: bool) -> Rest:
     """Step the run's dice until each rests by the settle rule: the steps, the frames when
     recorded (60 Hz: the moving dice; at 0 and at rest: every die on the table)."""
+    if len(run.names) == 1 and not record and run.lone:
+        return _settle_one(run)
+    return _settle_all(run, record)
+
+
+def _watched(live: list[int], static: set[int] | frozenset[int], still: list[int],
+             hold: int) -> list[int]:
+    """The live dice the loop reads. A run's static dice (BulletRun.static: frozen resting
+    dice, velocity zero and pose fixed until the run thaws one, takes it out and restarts
+    its watch) are watched for their hold only: one that held it finds the same at each
+    later look (still, not poised, not confined past its hold; its cage's count is reset on
+    a thaw), so it is passed over (tests/test_settle_reach.py checks it against watching
+    every die)."""
+    return [i for i in live if i not in static or still[i] < hold]
+
+
+def _settle_all(run: Run, record: bool) -> Rest:
+    """`settle` for any number of dice, recorded or not."""
     s = run.settings
     hold, max_steps, lin2, ang2, jitter_m2, jitter_cos, every = rest_rule(s)
     n = len(run.names)
-    if n == 1 and not record and run.lone:
-        return _settle_one(run)
     confines, w = run.confines, watch_of(run)
     live, still, cages, vels, v2s, w2s = w.live, w.still, w.cages, w.vels, w.v2s, w.w2s
-    # A run's static dice (BulletRun.static: frozen resting dice, velocity zero and pose
-    # fixed until the run thaws one, takes it out and restarts its watch) are watched for
-    # their hold only: one that held it finds the same at each later look (still, not
-    # poised, not confined past its hold; its cage's count is reset on a thaw), so it is
-    # passed over (tests/test_settle_reach.py checks it against watching every die).
     static: set[int] | frozenset[int] = getattr(run, "static", frozenset())
     watched, n_static, n_live = live, -1, -1
     velocity, pose, floors = run.velocity, run.pose, run.floors
@@ -153,15 +167,12 @@ def settle(run: Run, record: bool) -> Rest:
     while step < max_steps:
         step = run.advance(step + 1, w)
         settled, resting, fastest2, fallen = True, False, 0.0, []
-        check = step >= w.check_at
-        if check:  # on the grid of every-th steps; a coast ends at a check (its limit), so
-            # every check reads the state it would with every step watched, and coasting
-            # or not confines a die at the same step (tests/test_stuck_dice.py)
+        # Checks on the grid of every-th steps, where a coast ends (tests/test_stuck_dice.py)
+        if check := step >= w.check_at:
             w.check_at = step - step % every + every
         if step > hold and static:
             if len(static) != n_static or len(live) != n_live:  # (both only shrink)
-                watched = [i for i in live if i not in static or still[i] < hold]
-                n_static, n_live = len(static), len(live)
+                watched, n_static, n_live = _watched(live, static, still, hold), len(static), len(live)
         else:
             watched = live
         for i in watched:
@@ -206,8 +217,7 @@ def settle(run: Run, record: bool) -> Rest:
                 restarts[i] += 1
                 still[i] = 0  # paused on an edge or a point: it has not come to rest
                 settled = settled and confined
-        if watched is not live and len(watched) < len(live):
-            resting = True  # (the static dice passed over are still)
+        resting = resting or len(watched) < len(live)  # (the static dice passed over are still)
         if fallen:
             live[:] = [i for i in live if i not in fallen]
         w.fastest2, w.resting = fastest2, resting
