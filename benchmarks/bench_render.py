@@ -172,7 +172,7 @@ def _window_frames(game: str, session: Any, frames: int,
     app: Any = open_window(session, window_module(game), shading=shading)
     app.paused = True
     if game != "deep-white-sea":
-        from simulator.render.d6.window import place_roll
+        from simulator.render.d6.tray_view import place_roll
 
         roll = session.last_roll
         colours = window_module(game).roll_colours(session.roll_state, len(roll.faces))

@@ -63,3 +63,24 @@ def test_every_key_calls_a_method_of_the_window_or_of_one_of_its_parts() -> None
             *part, name = b.method.split(".")
             owner = parts[part[0]] if part else app
             assert callable(getattr(owner, name, None)), (game, b.method)
+
+
+def test_no_module_of_render_imports_itself_back_through_others() -> None:
+    """No import loop inside render/ (a function's import counts too): a loop was the d6
+    picture importing the window's helpers while the window imported the picture."""
+    graph: dict[str, set[str]] = {}
+    for package in ("core", *TABLES):
+        for name, names in _imports(package).items():
+            graph[f"simulator.render.{package}.{name[:-3]}"] = names
+    loops = []
+
+    def walk(module: str, path: list[str]) -> None:
+        for dep in sorted(graph.get(module, ())):
+            if dep == path[0]:
+                loops.append(" -> ".join([*path, dep]))
+            elif dep not in path and dep > path[0]:  # each loop once, from its least module
+                walk(dep, [*path, dep])
+
+    for module in sorted(graph):
+        walk(module, [module])
+    assert loops == []

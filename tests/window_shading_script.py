@@ -71,7 +71,7 @@ def window(game: str, shading: str, out_png: str) -> dict[str, Any]:
     from PIL import Image
 
     from simulator.render.app import open_window
-    from simulator.render.d6.window import place_roll
+    from simulator.render.d6.tray_view import place_roll
 
     module, session = session_of(game)
     app: Any = open_window(session, module, shading=shading)

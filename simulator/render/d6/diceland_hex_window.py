@@ -23,7 +23,8 @@ from simulator.render.d6.scene import (
     seat_colour,
 )
 from simulator.render.d6.session import DiceSession, Roll, d6_shape
-from simulator.render.d6.window import TRAY_PREFIX, DiceGameWindow, module_functions
+from simulator.render.d6.tray_view import TRAY_PREFIX
+from simulator.render.d6.window import DiceGameWindow, module_functions
 
 GAME = "diceland-hex"
 PLAYERS = (2, 2)

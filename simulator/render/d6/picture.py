@@ -14,7 +14,7 @@ from simulator.render.core.camera import OrbitCamera
 from simulator.render.core.caption import caption_lines
 from simulator.render.core.offscreen import OffscreenRenderer
 from simulator.render.d6.session import DiceSession
-from simulator.render.d6.window import TRAY_PREFIX, place_roll, seat_view, table_top_view
+from simulator.render.d6.tray_view import TRAY_PREFIX, place_roll, seat_view, table_top_view
 
 VIEWS = ("framed", "overview", "top", "thrower", "closeup")
 CLOSEUP_PITCH, CLOSEUP_FOV = -88.0, 40.0  # deg: nearly straight down, so no wall hides a die

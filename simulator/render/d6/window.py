@@ -10,15 +10,13 @@ what a click on a piece means; rolls, bots, replays and the game-over screen are
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from simulator.physics.settings import TableSpec
-from simulator.render.core.camera import MIN_PITCH, OrbitCamera
+from simulator.render.core.camera import OrbitCamera
 from simulator.render.core.window import GameWindow, Running
 from simulator.render.d6.scene import DiceTableScene, seat_colour
 from simulator.render.d6.session import (
@@ -31,8 +29,13 @@ from simulator.render.d6.session import (
 from simulator.render.d6.session import (
     replay_session as dice_replay_session,
 )
+from simulator.render.d6.tray_view import (  # (the picture's too: one module for both)
+    TRAY_PREFIX,
+    place_roll,
+    seat_view,
+    table_top_view,
+)
 
-TRAY_PREFIX = "roll:"  # scene names of the tray's dice: roll:d0, roll:d1, ...
 # The window's framed seat view: what is in play fitted into this part of the window
 # (left, top, right, bottom as fractions), clear of the close-up inset and the choices at the
 # right; seen from behind the seat this steeply.
@@ -264,41 +267,6 @@ class DiceGameWindow(GameWindow):
 
     def top_camera(self, aspect: float) -> OrbitCamera:
         return table_top_view(self.scene.table, aspect)
-
-
-def tray_pose(scene: Any, pose: Any) -> Any:
-    """A die's pose in the tray's frame (as the tray's physics records it) on the table."""
-    (x, y, z), q = pose
-    return ((x + scene.tray_at[0], y + scene.tray_at[1], z), q)
-
-
-def place_roll(scene: Any, roll: Roll, colours: list[Any], t: float) -> None:
-    """The roll's dice in the scene's tray as they lie `t` s into its playback, each die
-    in its colour (`colours`, one a die): the window's playback starts so, and a picture
-    shows the roll at rest so (t = its duration)."""
-    for name in scene.die_names(TRAY_PREFIX):
-        scene.remove_die(name)
-    at = roll.playback.poses_at(t)
-    shape = d6_shape()
-    for i, name in enumerate(roll.names):
-        pose = at.get(name)
-        if pose is not None:
-            scene.add_d6(TRAY_PREFIX + name, shape, colours[i], roll.labels[i],
-                         tray_pose(scene, pose))
-
-
-def seat_view(table: TableSpec, heading: float, pitch: float = -52.0) -> OrbitCamera:
-    """From behind a seat (camera `heading`, deg), the whole table in view."""
-    return OrbitCamera(target=(0.0, 0.0, 0.0), heading=heading % 360.0, pitch=pitch,
-                       distance=0.8 * max(table.width, table.depth) + 0.12, fov=50.0)
-
-
-def table_top_view(table: TableSpec, aspect: float) -> OrbitCamera:
-    """Straight down on the whole table."""
-    fov = 45.0
-    need = max(table.depth / 2 + 0.05, (table.width / 2 + 0.05) / aspect)
-    return OrbitCamera(target=(0.0, 0.0, 0.0), heading=0.0, pitch=MIN_PITCH,
-                       distance=need / math.tan(math.radians(fov) / 2), fov=fov)
 
 
 # -- the module interface's shared parts (see simulator.render.app) ------------------------
