@@ -493,3 +493,42 @@ def test_an_estimate_on_a_search_bound_lies_inside_its_interval(tmp_path):
     v, iv = rep["values"]["throw_scale"], rep["interval95"]["throw_scale"]
     assert v == pytest.approx(0.3, abs=0.05), v
     assert iv is not None and iv[0] <= v <= iv[1], (v, iv)
+
+
+# -- --at: a report at given values, nothing fitted -------------------------------------------
+
+def _made_up(tmp_path: Path) -> Path:
+    path = tmp_path / "synthetic.yaml"
+    path.write_text(yaml.safe_dump(synthetic({"cube": (60, 100), "slab": (30, 100)}), sort_keys=False))
+    return path
+
+
+def test_at_holds_the_parameters_at_the_values_given_and_fits_nothing(tmp_path, capsys):
+    status = main(["fairness", "calibrate", str(_made_up(tmp_path)), "--out", str(tmp_path / "out"),
+                   "--fit", "", "--at", "throw_scale=0.6, restitution=0.3", "--throws", "10",
+                   "--holdout", "", "--quiet"])
+    assert status in (0, 1), capsys.readouterr().err
+    rep = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert rep["values"]["throw_scale"] == 0.6 and rep["values"]["restitution"] == 0.3
+    assert rep["evaluations"] == []  # nothing fitted: the report only
+
+
+@pytest.mark.parametrize("at,message", [
+    ("restitutoin=0.3", r"--at: restitutoin: unknown parameter \(value '0\.3'\); known: friction, "),
+    ("restitution=abc", r"--at: restitution: 'abc' is not a number in \[0\.05, 0\.95\]"),
+    ("restitution=nan", r"--at: restitution: 'nan' is not a number in \[0\.05, 0\.95\]"),
+    ("throw_scale=7", r"--at: throw_scale: '7' is not a number in \[0\.3, 2\]"),
+    ("throw_scale", r"--at: 'throw_scale' is not NAME=VALUE"),
+    ("friction=0.4,friction=0.5", r"--at: friction: given twice \(0\.4 and 0\.5\)"),
+    ("throw_scale=0.6", r"--at: throw_scale: fitted by --fit as well"),
+])
+def test_a_bad_at_is_one_line_and_exit_status_2(tmp_path, capsys, at, message):
+    import re
+
+    argv = ["fairness", "calibrate", str(_made_up(tmp_path)), "--out", str(tmp_path / "out"),
+            "--fit", "throw_scale", "--design", "6", "--at", at]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tabletop fairness: error: --at: "), err
+    assert re.search(message, err), err
+    assert not (tmp_path / "out").exists()

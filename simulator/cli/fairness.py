@@ -18,9 +18,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simulator.cli.args import seed
 from simulator.cli.main import UsageError
+
+if TYPE_CHECKING:
+    from simulator.experiments.datasets import Dataset
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -112,6 +116,10 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     cal.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
     cal.add_argument("--fit", default="friction,restitution,throw_scale",
                      help="comma-separated parameters to fit (default: all three; '' fits none)")
+    cal.add_argument("--at", default="", metavar="NAME=VALUE[,NAME=VALUE...]",
+                     help="hold parameters not fitted at these values instead of the pair's data "
+                     "and a throw scale of 1 (with --fit '': the report of a calibration "
+                     "already made), e.g. friction=0.4324,restitution=0.5958,throw_scale=1.6512")
     cal.add_argument("--holdout", default=None, help="comma-separated object names to hold out "
                      "('' holds none; default: every second object)")
     cal.add_argument("--validate", action="append", default=[], metavar="DATASET",
@@ -290,6 +298,7 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
     holdout = (None if args.holdout is None
                else [n.strip() for n in args.holdout.split(",") if n.strip()])
     dataset = load_dataset(args.dataset)
+    at = parse_at(args.at, dataset, holdout, names)
     others = [load_dataset(v) for v in args.validate]
 
     def log(line: str) -> None:
@@ -300,10 +309,49 @@ def calibrate_cmd(args: argparse.Namespace) -> int:
                     holdout=holdout, validate=others, seed=args.seed, grid=args.grid,
                     refine=args.refine, alpha=args.alpha, log=log, engine=check_engine(args.engine),
                     method=args.method, design=args.design, stages=args.stages,
-                    binomial=args.binomial)
+                    binomial=args.binomial, at=at)
     print(render_summary(rep))
     print(f"wrote {args.out}/report.json, report.md, calibration.png, materials.yaml "
           f"(materials {rep['materials_file']['die']} and {rep['materials_file']['surface']})")
     # 1: values no preset should take (the fit is rejected, or the outcomes at the fit
     # depend on the time step)
     return 1 if rep["fit"]["bad_fit"] or rep["step_check"]["depends_on_step"] else 0
+
+
+def parse_at(text: str, dataset: Dataset, holdout: list[str] | None,
+             fitted: list[str]) -> dict[str, float]:
+    """`--at NAME=VALUE[,NAME=VALUE...]`: the values at which to hold parameters not fitted,
+    each a parameter the fit knows (datasets.PARAMETERS, or `share.NAME` of the styles of the
+    first fitted object's throw, as calibrate checks) within its search range, none fitted as
+    well, none twice."""
+    import math
+
+    from simulator.experiments.calibrate import PARAMETERS, split, style_shares
+    from simulator.experiments.datasets import bounds
+
+    objs = split(dataset, holdout)[0] or dataset.objects
+    known = [*PARAMETERS, *style_shares(objs[0].throw)]
+    out: dict[str, float] = {}
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        name, eq, raw = (x.strip() for x in item.partition("="))
+        if not eq or not name:
+            raise UsageError(f"--at: {item!r} is not NAME=VALUE")
+        if name not in known:
+            raise UsageError(f"--at: {name}: unknown parameter (value {raw!r}); known: "
+                             f"{', '.join(known)}")
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        lo, hi = bounds(name)
+        if not lo <= value <= hi:  # nan and inf fail too
+            raise UsageError(f"--at: {name}: {raw!r} is not a number in [{lo:g}, {hi:g}]")
+        if name in out:
+            raise UsageError(f"--at: {name}: given twice ({out[name]:g} and {raw})")
+        if name in fitted:
+            raise UsageError(f"--at: {name}: fitted by --fit as well; a parameter is either "
+                             f"fitted or held at a value")
+        out[name] = value
+    return out
