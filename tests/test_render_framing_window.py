@@ -75,11 +75,12 @@ def test_the_inspect_card_covers_no_die_and_no_hud(xvfb_display, tmp_path) -> No
 def test_the_inspect_card_covers_no_die_where_the_dice_fill_the_view(xvfb_display,
                                                                      tmp_path) -> None:
     # Seed 0 after 14 turns: six dice over the framed view. Before, the card covered
-    # 3619-9339 px^2 of dice at each of the six clicks. Where no place is clear of the HUD
-    # too it covers the HUD least (2 of the 6: 517 and 850 px^2 of the status line's end).
+    # 3619-9339 px^2 of dice at each of the six clicks; then, wrapped to 62, 48, 40 or 34
+    # characters only, it lay over the status line's end in 2 of the 6 (517 and 850 px^2):
+    # no die and no HUD text under it at any click (issue 37).
     clicks = _clicks(xvfb_display, tmp_path, 0, 14)
     assert len(clicks) == 6
     for c in clicks:
         assert c["inspected"] == c["die"] and c["card_shown"], c
         assert _covered(c["card_box"], list(c["dice_boxes"].values())) == 0.0, c
-    assert sum(_covered(c["card_box"], c["hud_boxes"]) == 0.0 for c in clicks) >= 4, clicks
+        assert _covered(c["card_box"], c["hud_boxes"]) == 0.0, c

@@ -58,9 +58,12 @@ INSPECT_XS = (EDGE, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)  # past the window's right: no
 INSPECT_YS = (INSPECT_TOP, 0.62, 0.22, 0.02, -0.18, -0.38, -0.58, 0.8)
 # Where none of those is clear (Deep White Sea's framed view fills the window with dice
 # and HUD: the card at 62 characters, about 550 x 265 px, lay over a die or a panel in
-# each of 11 clicks in two states): a finer grid, with the card narrower in turn.
+# each of 11 clicks in two states): a finer grid, with the card narrower in turn, two
+# characters at a time (at 62, 48, 40 and 34 only, a card of a die's eight sides, about
+# 20 lines, found no place clear of the dice and the status in 2 of 6 clicks at Deep White
+# Sea's seed 0 turn 14; narrower it fits between the status and the close-up).
 INSPECT_FINE = tuple((x / 20, y / 20) for y in range(19, -20, -1) for x in range(0, 67))
-INSPECT_NARROW = (INSPECT_WIDTH, 48, 40, 34)
+INSPECT_NARROW = (INSPECT_WIDTH, *range(56, 27, -2))
 
 
 def overlap(a: Box, b: Box) -> float:
