@@ -78,3 +78,60 @@ def test_passing_over_static_dice_after_their_hold_gives_the_bits_of_watching_ev
 
     monkeypatch.setattr(bullet_steps.BulletRun, "__init__", watching_all)
     assert _scene_throws() == passed_over
+
+
+def _lone_scene_throws(coast: bool) -> list:
+    """Every report and the scene after 2 throws of one die each into each of 12 scenes of
+    1-4 resting paper d8s (one a drop onto a die), with World.coast as given."""
+    out = []
+    for k in range(1, 5):
+        for seed in range(3):
+            w, rng, (x, y) = _scene(k, seed, 300)
+            w.coast = coast
+            drop = ThrowSpec((x, y - 0.01, 0.3), (0.0, 0.2, -0.2), (1.0, 0.0, 3.0), (0.0, 0.0, 0.0, 1.0))
+            for t in range(2):
+                spec = drop if seed == 0 and t == 0 else random_throw(TABLE, 1 + (t + seed) % 2, rng)
+                reports = w.throw_group([(f"t{t}", D8, spec)])
+                out.append([(r.to_json(), r.outcome.quaternion) for r in reports])
+            out.append({n: [list(pd.pose.position), list(pd.pose.quaternion)] for n, pd in w.scene.items()})
+            w.close()
+    return out
+
+
+def test_one_die_coasting_among_frozen_dice_gives_the_bits_of_watching_every_step(monkeypatch):
+    coasted = [0]
+    coast = bullet_steps.BulletRun._coast
+
+    def counted(self, step, w):
+        after = coast(self, step, w)
+        coasted[0] += after - step
+        return after
+
+    monkeypatch.setattr(bullet_steps.BulletRun, "_coast", counted)
+    watched = _lone_scene_throws(False)
+    assert coasted[0] == 0, "with World.coast off no step goes unread"
+    assert _lone_scene_throws(True) == watched
+    assert coasted[0] > 24 * 40, f"the throws coasted only {coasted[0]} steps among the dice"
+
+
+def test_a_scene_classified_once_is_not_built_again_and_reads_as_a_fresh_world(monkeypatch):
+    builds = [0]
+    build = World._build
+
+    def counted(self, *args, **kwargs):
+        builds[0] += 1
+        return build(self, *args, **kwargs)
+
+    monkeypatch.setattr(World, "_build", counted)
+    kept, fresh = _scene(4, 1, 400)[0], _scene(4, 1, 400)[0]
+    fresh.keep_table = False  # the reference: built around every question
+    expected = [fresh.outcome_of(f"r{j}") for j in range(4)] + fresh.snapshot()
+    builds[0] = 0
+    got = [kept.outcome_of(f"r{j}") for j in range(4)]
+    assert builds[0] == 1  # the first question built the scene; the others read what it found
+    got += kept.snapshot()
+    assert builds[0] == 1 and got == expected
+    kept.throw("t", D8, ThrowSpec((0.3, 0.3, 0.1), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0)))
+    assert builds[0] == 2  # the throw's run only: the dice before it were known
+    fresh.close()
+    kept.close()

@@ -1,11 +1,13 @@
 """What the PyBullet world reads of its bodies: a die's pose (its geometric frame, from
 Bullet's inertial one), the contacts (touching, penetrating, poised with nothing to lean
-on), the classification of a rest, and the grid of resting dice that keeps a placement's
-questions to its neighbours. Part of the PyBullet backend (simulator/physics/world.py)."""
+on), the classification of a rest (kept per scene: `classes_of`), and the grid of resting
+dice that keeps a placement's questions to its neighbours. Part of the PyBullet backend
+(simulator/physics/world.py)."""
 
 from __future__ import annotations
 
 import math
+import struct
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,7 +22,8 @@ from simulator.physics.settings import PhysicsSettings, TableSpec
 from simulator.physics.settle import describe as _describe
 
 if TYPE_CHECKING:
-    from simulator.physics.world import _Body
+    from dice_models import DieModel
+    from simulator.physics.world import World, _Body
 
 
 class _Grid:
@@ -185,3 +188,42 @@ class BulletReads:
     def _reach(self, shape: DieShape) -> float:
         """How far from its centre a die's collision shape can reach (m), margin included."""
         return shape.poly.circumradius + self.settings.collision_margin
+
+
+MAX_RESTS_KEPT = 512  # scenes whose dice's rests a World keeps (classes_of), then it starts over
+
+
+def classes_of(world: World, names: list[str], adding: tuple[DieModel, ...] = (),
+               build: bool = False) -> dict[str, DiePose]:
+    """How the scene's dice `names` rest, in that order: `_classify` in the Bullet world
+    built around the scene (for dice of `adding` too), every die from one contact query
+    (`_touching_ids`; what `_in_contact` finds die by die). That is a function of the
+    scene's exact bits, its dice's models and contact values, the table and the settings
+    (the same build gives the same world whatever was built before), so it is kept by
+    them, and a scene asked again (a probe's die, then the throw into that scene) is not
+    built again; `build`: the world is built around the scene even then (a tip goes on
+    in it). With `keep_table` False (the reference) nothing is kept."""
+    scene = world.scene
+    order = sorted(scene)
+    models = tuple(scene[n].model for n in order)
+    contact = world._contact_for([*models, *adding])
+    values: list[float] = []
+    for n in order:
+        values += scene[n].pose.position
+        values += scene[n].pose.quaternion
+    # keyed by identity: the entry keeps them alive, so no other object takes their ids
+    owners = (models, contact, world.table, world.settings)
+    key = (tuple(order), tuple(map(id, models)), *map(id, owners[1:]),
+           struct.pack(f"<{len(values)}d", *values))
+    kept = world._rests.get(key) if world.keep_table and order else None
+    if kept is None or build or contact is not world._contact:  # (physics_json reads it)
+        world._build(scene, adding=adding)
+    if kept is None:
+        touching = world._touching_ids()
+        kept = (owners, {n: world._classify(n, touching) for n in order})
+        if world.keep_table and order:
+            if len(world._rests) >= MAX_RESTS_KEPT:
+                world._rests.clear()
+            world._rests[key] = kept
+    classes = kept[1]
+    return {n: classes[n] for n in names}

@@ -15,7 +15,7 @@ from dice_models.numerics import matmul
 from simulator.physics._bullet import fast_reads, pybullet
 from simulator.physics.common import Frame
 from simulator.physics.dice import DieShape
-from simulator.physics.settings import PhysicsSettings
+from simulator.physics.settings import CONFINE_CHECKS, PhysicsSettings
 from simulator.physics.settle import COAST_MIN, coast_steps, rest_rule
 from simulator.physics.stepping import Floats, RawPose, Velocity, Watch
 
@@ -310,6 +310,10 @@ class BulletRun:
         n = len(active)
         self.reaches, self.drops, self.tilts = [0.0] * n, [0.0] * n, [0.0] * n  # see _approach_split
         self.turns = [turn_bound(s, b.shape) for b in active]  # each die's turn bound, rad
+        # One die in flight among frozen dice may coast (_coast; World.coast False: the
+        # reference, every step watched); `retry`: the first step to ask coast_steps again.
+        self.coasting = self.world.coast and not self.record and frozen is not None
+        self.hold, self.retry = rest_rule(s).hold, 0
 
     # -- the loop's questions -----------------------------------------------------------
 
@@ -377,7 +381,60 @@ class BulletRun:
                                                self.statics, max_travel, tilts, turns,
                                                self.fixed))
         self.stepper(split)
+        if split == 1 and self.coasting and step >= self.retry \
+                and len(live) == len(self.static) + 1:
+            return self._coast(step, w)
         return step
+
+    def _coast(self, step: int, w: Watch) -> int:
+        """After a whole step `step` of one moving die among frozen dice that have all held
+        (so the loop reads that die alone), the steps that die can take unread: the step the
+        loop reads it after.
+
+        `coast_steps` bounds its flight above the table, the obstacles and every frozen die's
+        box (the tops of `box_of`'s boxes, `_approach_split` comparing the whole reach), so
+        over those steps no step would be split, no still spell start and it cannot fall;
+        after each step its velocity is read as the loop reads it and the coast ends before a
+        step at which the loop would see it slow or too fast or non-finite, or the frozen
+        dice's wake check (`_Frozen.woken`, passing it over only if its box misses the box
+        around them) would look at it: every step is the step of watching it, bit for bit
+        (tests/test_settle_reach.py)."""
+        still, live, static = w.still, w.live, self.static
+        m = next(i for i in live if i not in static)
+        if (not static or still[m] or step <= self.hold or w.cages[m].kept > CONFINE_CHECKS
+                or any(still[i] < self.hold for i in static)):
+            return step
+        s, body, frozen = self.settings, self.active[m], self.frozen
+        assert frozen is not None and frozen.union is not None
+        shape = body.shape
+        lin, ang = w.vels[m]  # the reading after step - 1, from which this step was decided
+        pose = self.pose[m]()
+        top = max(self.top, *(self.box_of(i)[5] for i in static))
+        limit = min(self.max_steps, w.check_at) - step + 1
+        base = die_box(pose, shape.base_points, shape.base_radius, self.slack)
+        coast = coast_steps(s, pose[0][2], base[2], lin, ang, shape.base_radius,
+                            shape.spin_ratio, top, True, limit, self.slack)
+        if not coast:
+            self.retry = min(step + COAST_MIN, w.check_at + 1)
+            return step
+        velocity, aabb, one = self.velocity[m], partial(pybullet.getAABB, body.bid,
+                                                        physicsClientId=self.cid), self.stepper.one
+        lin2, ang2, _m2, _cos = rest_rule(s)[2:6]
+        union, dt2, circ, fast2 = frozen.union, 2 * self.dt, shape.poly.circumradius, self.fast2
+        sqrt, inf, margin = math.sqrt, math.inf, frozen.MARGIN
+        for j in range(step + 1, step + coast):
+            # the loop's reading after step j - 1, and then advance(j)'s checks
+            lin, ang = velocity()
+            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+            if not v2 + w2 < inf or (v2 < lin2 and w2 < ang2) or v2 > fast2:
+                return j - 1
+            lo, hi = aabb()
+            bound = (dt2 * (sqrt(v2) + sqrt(w2) * circ) + margin) * (1.0 + 1e-9) + 1e-12
+            if _overlap((*lo, *hi), union, bound):
+                return j - 1
+            one()
+        return step + coast - 1
 
 
 def _lone_advance(run: BulletRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,

@@ -23,7 +23,7 @@ from rules.core.throwing import FOOT as FOOT  # re-exported: the physics names i
 from rules.core.throwing import MAX_SPEED as MAX_SPEED
 from simulator.physics import stepping
 from simulator.physics._bullet import direct_client, pybullet
-from simulator.physics.bullet_reads import BulletReads, _Grid
+from simulator.physics.bullet_reads import BulletReads, _Grid, classes_of
 from simulator.physics.bullet_steps import MAX_SPLIT as MAX_SPLIT
 from simulator.physics.bullet_steps import Aabb as Aabb
 from simulator.physics.bullet_steps import BulletRun, _Frozen
@@ -156,6 +156,8 @@ class World(TableWorld, BulletReads):
         # Dice that came to rest by the confinement rule (PhysicsSettings.confine_time), not
         # the hold, since the world was made: the stuck-dice benchmark reports them.
         self.confined = 0
+        # How the dice of a scene rest, by the scene's exact bits (bullet_reads.classes_of)
+        self._rests: dict[tuple[Any, ...], tuple[tuple[Any, ...], dict[str, DiePose]]] = {}
 
     # -- public -------------------------------------------------------------------------
 
@@ -216,13 +218,10 @@ class World(TableWorld, BulletReads):
                          self._touching(name), False)
 
     def snapshot(self) -> list[DiePose]:
-        self._build(self.scene)
-        touching = self._touching_ids()
-        return [self._classify(name, touching) for name in sorted(self.scene)]
+        return list(classes_of(self, sorted(self.scene)).values())
 
     def outcome_of(self, name: str) -> DiePose:
-        self._build(self.scene)
-        return self._classify(name)
+        return classes_of(self, [name])[name]
 
     def throw_group(self, dice: list[tuple[str, DieModel, ThrowSpec]], player: int = 1,
                     record: bool = False) -> list[ThrowReport]:
@@ -231,9 +230,7 @@ class World(TableWorld, BulletReads):
         check_group(self.table, self.scene, dice)
         before = {}
         if self.scene:  # the resting dice as they lie
-            self._build(self.scene, adding=tuple(model for _name, model, _throw in dice))
-            touching = self._touching_ids()
-            before = {n: self._classify(n, touching) for n in self.scene}
+            before = classes_of(self, list(self.scene), tuple(model for _name, model, _throw in dice))
         simulated, perturbations = self._simulated(dice)
         as_simulated = [(name, model, sim) for (name, model, _t), sim in zip(dice, simulated,
                                                                               strict=True)]
@@ -285,8 +282,7 @@ class World(TableWorld, BulletReads):
     # -- the tip's hooks (TableWorld.tip) ------------------------------------------------
 
     def _resting(self, name: str) -> DiePose:
-        self._build(self.scene)
-        return self._classify(name)
+        return classes_of(self, [name], build=True)[name]
 
     def _obstacle_in(self, name: str, poses: list[Pose]) -> str | None:
         """Bullet at each pose, whose collision margins need the coarser TOUCH_M."""
