@@ -224,3 +224,34 @@ def test_the_calibration_recovers_the_share_of_a_style(tmp_path) -> None:
     assert high - low < 0.3  # an interval that says something (0.58-0.74 when written)
     assert status == 0 and not rep["fit"]["bad_fit"]
     assert "share.slid" in (out / "report.md").read_text()
+
+
+def test_a_throw_from_the_throwers_edge_keeps_its_draws_and_moves_its_box() -> None:
+    # origin and direction_deg move the release box and bound the direction; every other
+    # number of the throw is the plain throw's, and a plain throw does not name them
+    plain = experiment({"speed": [1.0, 2.0]})
+    edge = experiment({"speed": [1.0, 2.0], "origin": [0.0, -0.38], "area": [0.1, 0.02],
+                       "direction_deg": [70, 110]})
+    assert "origin" not in plain.throw.to_json() and "direction_deg" not in plain.throw.to_json()
+    assert edge.fingerprint() != plain.fingerprint()
+    for i in range(50):
+        a, b = draw_throw(plain, i), draw_throw(edge, i)
+        assert (a.height, a.speed, a.spin, a.throw.spin, a.throw.orientation) == (
+            b.height, b.speed, b.spin, b.throw.spin, b.throw.orientation)
+        x, y, _ = b.throw.release
+        assert abs(x) <= 0.1 and -0.40 <= y <= -0.36
+        vx, vy, vz = b.throw.velocity
+        assert 70 <= math.degrees(math.atan2(vy, vx)) <= 110 and vz == a.throw.velocity[2]
+        assert math.hypot(vx, vy) == pytest.approx(math.hypot(*a.throw.velocity[:2]))
+
+
+@pytest.mark.parametrize("throw,field", [
+    ({"origin": [0.0, -0.44]}, "throw.area"),  # the box's near side off the 0.9 m table
+    ({"origin": [0.0]}, "throw.origin"),
+    ({"direction_deg": [110, 70]}, "throw.direction_deg"),
+])
+def test_a_bad_origin_or_direction_is_one_line_naming_the_field(throw: dict[str, Any],
+                                                                field: str) -> None:
+    with pytest.raises(DataError) as exc:
+        experiment(throw)
+    assert f"styles.yaml: {field}:" in str(exc.value) and "\n" not in str(exc.value)

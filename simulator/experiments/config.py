@@ -28,13 +28,15 @@ from simulator.physics.world import MAX_SPEED
 
 TOP_LEVEL = ("name", "description", "die", "table", "surface", "throw", "throws", "chunk_size",
              "seed", "physics", "stop", "alpha", "series")
-THROW_KEYS = ("height", "speed", "elevation_deg", "spin", "area", "orientation", "roll", "styles")
+THROW_KEYS = ("height", "speed", "elevation_deg", "spin", "area", "orientation", "roll", "origin",
+              "direction_deg", "styles")
 # A hand throw as a mixture of styles (docs/impacts.md, "Throw styles"): each style a throw
 # distribution and a weight. A preset's ranges fill what the experiment's style leaves out
 # (and the throw's own keys what neither gives). `roll`: rolled out of the hand, the spin is
 # this multiple of the rolling rate (horizontal speed / the die's inradius) about the
 # horizontal axis across the motion, instead of `spin` about a random axis.
-STYLE_KEYS = ("weight", "height", "speed", "elevation_deg", "spin", "area", "orientation", "roll")
+STYLE_KEYS = ("weight", "height", "speed", "elevation_deg", "spin", "area", "orientation", "roll",
+              "origin", "direction_deg")
 STYLE_PRESETS: dict[str, dict[str, Any]] = {
     "dropped": {"height": [0.10, 0.30], "speed": [0.0, 0.2], "elevation_deg": [-90.0, 90.0],
                 "spin": [0.0, 5.0]},
@@ -56,7 +58,9 @@ class ThrowDistribution:
     (m/s) in a uniformly random horizontal direction tilted by `elevation_deg`, the spin
     magnitude (rad/s) about a uniformly random axis, the release point uniform in the box
     |x| <= area[0], |y| <= area[1] (m), and the orientation: uniform over rotations or a
-    fixed face down (value) with a random yaw."""
+    fixed face down (value) with a random yaw. `origin` moves the release box's centre off
+    the table's (a thrower at an edge), `direction_deg` bounds the horizontal direction
+    (degrees from +x toward +y; None: any direction)."""
 
     height: tuple[float, float] = (0.15, 0.35)
     speed: tuple[float, float] = (0.2, 1.5)
@@ -65,15 +69,17 @@ class ThrowDistribution:
     area: tuple[float, float] = (0.1, 0.1)
     orientation: str | int = "uniform"
     roll: tuple[float, float] | None = None  # rolled out of the hand (THROW_KEYS' note)
+    origin: tuple[float, float] | None = None  # the release box's centre (m); None: (0, 0)
+    direction_deg: tuple[float, float] | None = None  # the horizontal direction's range
     styles: tuple[ThrowStyle, ...] = ()  # a mixture: each throw draws its style first
 
     def to_json(self) -> dict[str, Any]:
-        """The throw's fields; `roll` and `styles` only when given, so an experiment without
-        them keeps its fingerprint."""
+        """The throw's fields; `roll`, `origin`, `direction_deg` and `styles` only when given,
+        so an experiment without them keeps its fingerprint."""
         out: dict[str, Any] = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name == "roll" and v is None or f.name == "styles" and not v:
+            if f.name in ("roll", "origin", "direction_deg") and v is None or f.name == "styles" and not v:
                 continue
             if f.name == "styles":
                 out["styles"] = [{"name": st.name, "weight": st.weight, **st.throw.to_json()}
@@ -273,10 +279,12 @@ def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> Dr
     g = rng.standard_normal(7).tolist()
     h = _lerp(d.height, u[0])
     speed = _lerp(d.speed, u[1])
-    az = 2 * math.pi * u[2]
+    az = 2 * math.pi * u[2] if d.direction_deg is None else math.radians(_lerp(d.direction_deg, u[2]))
     el = math.radians(_lerp(d.elevation_deg, u[3]))
     x = d.area[0] * (2 * u[4] - 1)
     y = d.area[1] * (2 * u[5] - 1)
+    if d.origin is not None:  # the same draws, the box moved (None: bit for bit as before)
+        x, y = d.origin[0] + x, d.origin[1] + y
     spin_mag = _lerp(d.spin, u[6])
     vel = (speed * math.cos(el) * math.cos(az), speed * math.cos(el) * math.sin(az),
            speed * math.sin(el))
@@ -424,9 +432,21 @@ def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: fl
         raise DataError(source, f"{where}.area", "must be [half_x, half_y], non-negative lengths in m",
                         area_raw)
     area = (float(area_raw[0]), float(area_raw[1]))
-    if not table.contains_xy(area[0], area[1], inset=circumradius):
+    origin = None
+    if raw.get("origin") is not None:
+        o = raw["origin"]
+        if not isinstance(o, list) or len(o) != 2 or not all(_finite(v) for v in o):
+            raise DataError(source, f"{where}.origin", "must be [x, y], the release box's centre in m", o)
+        origin = (float(o[0]), float(o[1]))
+    ox, oy = origin or (0.0, 0.0)
+    if not all(table.contains_xy(ox + sx * area[0], oy + sy * area[1], inset=circumradius)
+               for sx in (-1, 1) for sy in (-1, 1)):
         raise DataError(source, f"{where}.area", "releases must lie over the table, a die's size "
-                        "inside its edge", area_raw)
+                        "inside its edge", area_raw if origin is None else
+                        {"area": area_raw, "origin": raw["origin"]})
+    direction = None
+    if raw.get("direction_deg") is not None:
+        direction = _range(source, f"{where}.direction_deg", raw["direction_deg"], -360.0, 360.0)
     orient = raw.get("orientation", "uniform")
     if isinstance(orient, dict) and set(orient) == {"face_down"}:
         orient = orient["face_down"]
@@ -440,7 +460,8 @@ def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: fl
     if raw.get("roll") is not None:
         roll = _range(source, f"{where}.roll", raw["roll"], 0.0, 10.0)
     return ThrowDistribution(height=height, speed=speed, elevation_deg=elev, spin=spin,
-                             area=area, orientation=orient, roll=roll)
+                             area=area, orientation=orient, roll=roll, origin=origin,
+                             direction_deg=direction)
 
 
 def _parse_styles(raw: dict[str, Any], source: str, faces: tuple[int, ...], circumradius: float,
