@@ -2,7 +2,9 @@
 d8's top about 60 px across at 1280x720) whatever the main camera shows. One die (or more
 than INSET_CELLS) is framed by one camera; a roll of several dice is shown die by die, each
 in a cell seen from above (framing all of a tray's dice at once showed a 16 mm d6 18-20 px
-wide). `Inset` owns the display regions and cameras; Panda3D is imported when one is made.
+wide): up to 18 dice (a Deep White Sea die 55 px across or more at 1280x720:
+`cell_views`). `Inset` owns the display regions and cameras; Panda3D is imported when one
+is made.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from simulator.render.core.offscreen import apply_camera
 # seat panels and over the choices column, where it hides the table least.
 INSET = (0.67, 0.99, 0.42, 0.72)
 INSET_FRAME_PX, INSET_FRAME_COLOUR = 2, (0.96, 0.95, 0.9, 1.0)
-INSET_CELLS = 8  # dice shown cell by cell, at most
+INSET_CELLS = 18  # dice shown cell by cell, at most (a Deep White Sea die 55 px or more)
+# (at 8, Deep White Sea's close-up of the dice its view does not hold dropped the ninth and
+# after: issue 37; its two crews are 10 dice, at 19 a cell holds a die 47-48 px across)
 MAIN_ONLY_BIT = 20  # `node.hide(main_only())` hides a node from the main view, not from here
 
 Rect = tuple[float, float, float, float]
@@ -31,14 +35,33 @@ def main_only() -> Any:
     return BitMask32.bit(MAIN_ONLY_BIT)
 
 
-def inset_cells(n: int) -> list[Rect]:
+def inset_cells(n: int, win_size: tuple[int, int] = (1280, 720)) -> list[Rect]:
     """The inset's cells (left, right, bottom, top in window fractions) for n dice, in
-    reading order: one row of up to four, else two rows."""
-    cols = n if n <= 4 else math.ceil(n / 2)
+    reading order: one row of up to four, two rows up to eight; more, in the rows whose
+    cells' narrower side is longest in a window of `win_size` (a die fills that side: 9 or
+    10 dice in 2 rows of 5, 11 to 15 in 3 rows, 16 to 18 in 3 rows of 6 at 1280x720)."""
+    if n <= 8:
+        cols = n if n <= 4 else math.ceil(n / 2)
+    else:
+        iw, ih = inset_size(win_size)
+        cols = max((math.ceil(n / r) for r in range(1, n + 1)),
+                   key=lambda c: (min(iw / c, ih / math.ceil(n / c)), -c))
     rows = math.ceil(n / cols)
     w, h = (INSET[1] - INSET[0]) / cols, (INSET[3] - INSET[2]) / rows
     return [(INSET[0] + c * w, INSET[0] + (c + 1) * w, INSET[3] - (r + 1) * h, INSET[3] - r * h)
             for k in range(n) for r, c in [divmod(k, cols)]]
+
+
+def cell_views(points: list[tuple[float, float, float]], die_size: float,
+               win_size: tuple[int, int]) -> list[tuple[OrbitCamera, Rect, tuple[int, int]]]:
+    """Each die at `points` in its cell (`inset_cells`): the camera seeing it from above,
+    the cell (window fractions) and the cell's size (px)."""
+    w, h = win_size
+    out = []
+    for point, box in zip(points, inset_cells(len(points), win_size), strict=True):
+        size = (max(1, round(w * (box[1] - box[0]))), max(1, round(h * (box[3] - box[2]))))
+        out.append((die_view(point, die_size, size[0] / size[1]), box, size))
+    return out
 
 
 def inset_box(win_size: tuple[int, int]) -> tuple[float, float, float, float]:
@@ -128,16 +151,12 @@ class Inset:
             self.views = [(self.camera, INSET, size)]
             return
         self._region.setActive(False)
-        w, h = win_size
-        self.views = []
-        for point, box, (cell, cam_np, lens) in zip(points, inset_cells(len(points)),
-                                                    self._cells, strict=False):
-            cell_size = (max(1, round(w * (box[1] - box[0]))), max(1, round(h * (box[3] - box[2]))))
-            cam = die_view(point, die_size, cell_size[0] / cell_size[1])
+        self.views = cell_views(points, die_size, win_size)
+        for (cam, box, cell_size), (cell, cam_np, lens) in zip(self.views, self._cells,
+                                                               strict=False):
             cell.setDimensions(*box)
             apply_camera(cam_np, lens, cam, cell_size)
             cell.setActive(True)
-            self.views.append((cam, box, cell_size))
 
     def caption(self, captions: list[tuple[str, str]], win_size: tuple[int, int]) -> None:
         """Each cell's caption, (over the die, under it), for the cells of `len(captions)`
@@ -155,7 +174,7 @@ class Inset:
             texts.append(OnscreenText(text="", scale=PIN_SCALE, fg=(1, 1, 1, 1),
                                       shadow=(0, 0, 0, 1), align=TextNode.ACenter,
                                       mayChange=True, parent=layer))
-        boxes = inset_cells(len(captions)) if captions else []
+        boxes = inset_cells(len(captions), win_size) if captions else []
         for k, node in enumerate(texts):
             if k >= 2 * len(captions):
                 node.hide()

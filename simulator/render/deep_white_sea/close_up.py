@@ -42,6 +42,16 @@ def caption(session: Any, die: str) -> tuple[str, str]:
     return session.crew(die).name, f"P{session.seat_of(die) + 1}{side}"
 
 
+def cell_dice(session: Any, cam: OrbitCamera, size: tuple[int, int],
+              drawn: Any = None) -> list[str]:
+    """The dice in play the close-up's cells show, one a cell, when none is inspected: those
+    `cam` does not show whole in a window of `size` (of them those in `drawn`, the scene's
+    dice, when given), as many as the cells hold (INSET_CELLS, 18: the default crews are
+    10 dice)."""
+    names = [d for d in off_view(session, cam, size) if drawn is None or d in drawn]
+    return names[:INSET_CELLS]
+
+
 def close_up(app: Any) -> list[tuple[float, float, float]]:
     """The points the window's close-up frames (module note), its cells captioned on
     `app.inset`; while a throw plays, the die in flight (the window's own choice)."""
@@ -52,8 +62,7 @@ def close_up(app: Any) -> list[tuple[float, float, float]]:
     if app.inspected is not None and app.inspected in app.scene.dice:
         names = [app.inspected]
     elif app.running is None and not s.state.is_terminal():
-        names = [d for d in off_view(s, app.camera, app.win_size()) if d in app.scene.dice]
-        names = names[:INSET_CELLS]
+        names = cell_dice(s, app.camera, app.win_size(), app.scene.dice)
     if not names:
         app.inset.caption([], app.win_size())
         return list(GameWindow.inset_points(app))

@@ -1,0 +1,67 @@
+"""Deep White Sea's close-up (issue 37, item 1): every die in play is seen with its name,
+in the window's view 48 px across or more or in a close-up cell. However many dice the view
+does not show, each is in a cell of its own, 48 px across or more at 1280x720.
+
+Before: the cells stopped at 8 (`INSET_CELLS`) and the close-up dropped the ninth die and
+after; with 9 or more points the inset framed them all with one camera, each die small.
+Checked without a display: the cells the window's close-up shows (`close_up.cell_dice`)
+and the cameras it gives them (`inset.cell_views`, what `Inset.update` applies)."""
+
+from __future__ import annotations
+
+import pytest
+
+from simulator.render.core.camera import OrbitCamera
+from simulator.render.core.framing import MIN_DIE_PX, die_px
+from simulator.render.core.inset import INSET, INSET_CELLS, cell_views, inset_cells
+
+SIZE = (1280, 720)
+DIE_M = 0.07  # the window's close-up frames a Deep White Sea die so wide (`inset_die_size`)
+
+
+@pytest.fixture(scope="module")
+def nine_dice():
+    """Random bots, seed 3, 19 turns: 9 dice in play (tests/window_framing_script.py)."""
+    from simulator.render.app import window_module
+
+    module = window_module("deep-white-sea")
+    session = module.new_session(["random", "random"], 3, {})
+    module.play_turns(session, 19)
+    assert len(session.poses()) == 9
+    return session
+
+
+def test_every_die_the_view_does_not_show_is_in_a_cell_48_px_across(nine_dice) -> None:
+    from simulator.render.deep_white_sea.close_up import cell_dice, dice_corners
+
+    session = nine_dice
+    # The view panned off the dice (the player's pan): none of them in it.
+    away = OrbitCamera(target=(3.0, 3.0, 0.0), pitch=-85.0, distance=0.6, fov=40.0)
+    names = cell_dice(session, away, SIZE)
+    assert sorted(names) == sorted(session.poses()), names  # before: the first 8
+    corners = dice_corners(session)
+    poses = session.poses()
+    views = cell_views([tuple(poses[n][0]) for n in names], DIE_M, SIZE)
+    px = {n: die_px(cam, cell, corners[n]) for n, (cam, _box, cell) in zip(names, views,
+                                                                         strict=True)}
+    assert min(px.values()) >= MIN_DIE_PX, px
+
+
+def test_cells_up_to_eighteen_lie_apart_in_the_inset_each_holding_a_die_48_px(nine_dice) -> None:
+    from simulator.render.deep_white_sea.close_up import dice_corners
+
+    corners = list(dice_corners(nine_dice).values())
+    for n in range(9, INSET_CELLS + 1):
+        cells = inset_cells(n, SIZE)
+        assert len(cells) == n
+        for k, a in enumerate(cells):
+            assert INSET[0] - 1e-9 <= a[0] < a[1] <= INSET[1] + 1e-9
+            assert INSET[2] - 1e-9 <= a[2] < a[3] <= INSET[3] + 1e-9
+            for b in cells[k + 1:]:  # no two cells share an area
+                assert min(a[1], b[1]) - max(a[0], b[0]) <= 1e-9 \
+                    or min(a[3], b[3]) - max(a[2], b[2]) <= 1e-9, (n, a, b)
+        dice = [corners[k % len(corners)] for k in range(n)]  # the nine, again and again
+        views = cell_views([tuple(c.mean(axis=0)) for c in dice], DIE_M, SIZE)
+        px = [die_px(cam, cell, c) for c, (cam, _box, cell) in zip(dice, views, strict=True)]
+        assert min(px) >= MIN_DIE_PX, (n, px)
+    assert INSET_CELLS >= 18  # two crews of 9 (the default crews are 5 dice each)
