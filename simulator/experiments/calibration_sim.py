@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -126,11 +127,16 @@ _POOL_OBJECTS: dict[str, DataObject] = {}
 
 
 def _init_worker(objects: list[DataObject]) -> None:
+    for o in objects:
+        _POOL_OBJECTS[_key(o)] = o
+
+
+def _init_pool_worker(objects: list[DataObject]) -> None:
+    """A pool worker's set-up: Ctrl-C is the calling process's to handle, not the worker's."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for o in objects:
-        _POOL_OBJECTS[_key(o)] = o
+    _init_worker(objects)
 
 
 def _key(o: DataObject) -> str:
@@ -162,16 +168,18 @@ class Simulator:
 
     def __enter__(self) -> Simulator:
         if self.workers > 1:
-            ctx = multiprocessing.get_context("fork")
-            self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(self._objects,))
+            # An executor, not a multiprocessing.Pool: a worker that dies (a crash, the OOM
+            # killer) breaks the pool with an error here, where a Pool's map waits for ever.
+            # Forked before the executor's thread starts (set-up shared, patched settings too).
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                             initializer=_init_pool_worker, initargs=(self._objects,))
         else:
             _init_worker(self._objects)
         return self
 
     def __exit__(self, *_: Any) -> None:
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def run(self, objects: Sequence[DataObject], params: dict[str, float], seed: int) -> list[SimCounts]:
@@ -182,7 +190,7 @@ class Simulator:
             tasks = [(_key(o), params, seed, lo, min(lo + self.CHUNK, self.throws), self.engine,
                       self.time_step)
                      for o in todo for lo in range(0, self.throws, self.CHUNK)]
-            parts = (self._pool.map(_task, tasks, chunksize=1) if self._pool is not None
+            parts = (list(self._pool.map(_task, tasks)) if self._pool is not None
                      else [_task(t) for t in tasks])
             self.thrown += len(todo) * self.throws
             it = iter(parts)
