@@ -177,8 +177,11 @@ class Simulator:
             _init_worker(self._objects)
         return self
 
-    def __exit__(self, *_: Any) -> None:
+    def __exit__(self, error: type[BaseException] | None, *_: Any) -> None:
         if self._pool is not None:
+            if error is not None:  # interrupted (Ctrl-C, a test's time-out): no wait on a worker
+                for proc in list(self._pool._processes.values()):
+                    proc.kill()
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
