@@ -5,6 +5,7 @@ episode, and a throw released in the foul zone is a foul the reward counts."""
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -125,23 +126,43 @@ def test_a_greedy_first_placement_is_the_bots_own_choice() -> None:
     assert seats == {0, 1}
 
 
+def _reset(vec: Any, seed: int) -> Any:
+    """`vec.reset`, with the wait on async copies bounded."""
+    if isinstance(vec, gym.vector.AsyncVectorEnv):
+        vec.reset_async(seed=seed)
+        return vec.reset_wait(timeout=120)[0]
+    return vec.reset(seed=seed)[0]
+
+
+def _step(vec: Any, actions: np.ndarray) -> tuple[Any, Any]:
+    """`vec.step`, with the wait on async copies bounded: (observations, rewards)."""
+    if isinstance(vec, gym.vector.AsyncVectorEnv):
+        vec.step_async(actions)
+        return vec.step_wait(timeout=120)[:2]
+    return vec.step(actions)[:2]
+
+
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_make_vec_steps_the_single_environments_side_by_side(mode: str) -> None:
     """`gymnasium.make_vec` runs N copies, in this process (sync) or one process each
     (async); seeded with s, copy i is the single environment reset with seed s + i, step
-    for step."""
+    for step. The async copies are spawned, not forked from this test process (which has
+    run other tests' threads and libraries), and every wait on them is bounded."""
+    kwargs: dict[str, Any] = {"vector_kwargs": {"context": "spawn"}} if mode == "async" else {}
     vec = gym.make_vec(throw_env.ENV_ID, num_envs=2, vectorization_mode=mode,
-                       table="kinematic", max_throws=3)
-    obs, _ = vec.reset(seed=5)
-    singles = [gym.make(throw_env.ENV_ID, table="kinematic", max_throws=3) for _ in range(2)]
-    firsts = [e.reset(seed=5 + i)[0] for i, e in enumerate(singles)]
-    assert obs.shape == (2, *singles[0].observation_space.shape)
-    assert all(np.array_equal(obs[i], firsts[i]) for i in range(2))
-    rng = np.random.default_rng(0)
-    for _ in range(2):  # max_throws=3: no copy has ended yet, so no autoreset
-        actions = rng.uniform(-1, 1, size=(2, 8)).astype(np.float32)
-        obs, rewards, _, _, _ = vec.step(actions)
-        for i, e in enumerate(singles):
-            o, r, _, _, _ = e.step(actions[i])
-            assert np.array_equal(obs[i], o) and rewards[i] == r
-    vec.close()
+                       table="kinematic", max_throws=3, **kwargs)
+    try:
+        obs = _reset(vec, 5)
+        singles = [gym.make(throw_env.ENV_ID, table="kinematic", max_throws=3) for _ in range(2)]
+        firsts = [e.reset(seed=5 + i)[0] for i, e in enumerate(singles)]
+        assert obs.shape == (2, *singles[0].observation_space.shape)
+        assert all(np.array_equal(obs[i], firsts[i]) for i in range(2))
+        rng = np.random.default_rng(0)
+        for _ in range(2):  # max_throws=3: no copy has ended yet, so no autoreset
+            actions = rng.uniform(-1, 1, size=(2, 8)).astype(np.float32)
+            obs, rewards = _step(vec, actions)
+            for i, e in enumerate(singles):
+                o, r, _, _, _ = e.step(actions[i])
+                assert np.array_equal(obs[i], o) and rewards[i] == r
+    finally:
+        vec.close(**({"terminate": True} if mode == "async" else {}))
