@@ -4,6 +4,7 @@ cuboid dataset at its documented calibration."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,24 @@ def test_the_calibration_report_on_the_cuboids_is_not_rejected_and_has_its_ends_
     # much as binomial ones) makes an MAE of about 0.02 (this seed: 0.032); at 1,000 throws
     # the calibration's is 0.018 and the lab's hand throw's 0.038 (docs/calibration.md)
     assert sum(r["abs_error"] for r in points.values()) / 15 <= 0.04
+
+
+def test_the_lab_hand_roll_is_a_valid_throw_from_player_1s_edge_of_the_default_table() -> None:
+    # steep.LAB_THROW (docs/calibration.md, "The lab's hand throw as a person rolls"): the
+    # calibrated roll's own numbers, released inside the default table from player 1's edge
+    # and rolled toward the far side; parsed as an experiment's throw it passes the lab's checks
+    from simulator.experiments.config import draw_throw, parse_experiment
+
+    t = steep.LAB_THROW
+    s = im.CALIBRATED["throw_scale"]
+    assert t["speed"] == (0.6 * s, 2.5) and t["spin"] == (0.0, 60.0 * s)
+    exp = parse_experiment({"name": "roll", "die": {"geometry": {"kind": "cuboid", "sides":
+                            [0.016, 0.016, 0.0424]}, "mass": 0.085, "mass_model": "solid"},
+                            "surface": "hardwood", "throw": {k: list(v) for k, v in t.items()},
+                            "throws": 20}, "roll.yaml")
+    for i in range(20):
+        d = draw_throw(exp, i).throw
+        assert -0.45 < d.release[1] <= -0.38  # toward +y, at least the slowest roll's share
+        assert d.velocity[1] >= 0.6 * s * math.cos(math.radians(30)) * math.sin(math.radians(70)) - 1e-9
+    drop = steep.lab_hand(drop=True)["throw"]
+    assert drop == steep.LAB_DROP and "origin" not in drop
