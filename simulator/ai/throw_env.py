@@ -104,6 +104,10 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
         resolved = GAME.resolve_options(dict(self.options))
         self._crews = load_crews(resolved["crews"])
         self._table = make_table(resolved["table"], resolved)
+        # The table's size, which its clones share (read once: describing a physics table
+        # reports its whole physics, which cost about 1% of a step)
+        d = self._table.describe()
+        self._size = (float(d.get("width", 1.2)), float(d.get("depth", 0.9)))
         self._new_state, self._make_bot = new_state, make_bot
         self.state: Any = None
         self._start(np.random.default_rng(0))
@@ -125,7 +129,7 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
         if self._die is None:
             raise RuntimeError(f"{ENV_ID}: step after the episode ended; call reset()")
         die = self._die
-        spec = throw_spec(np.asarray(action, dtype=float), self._table_size(), SEAT)
+        spec = throw_spec(np.asarray(action, dtype=float), self._size, SEAT)
         before = state.scores[SEAT]
         enemies_in_play = {d for d in state.poses if state.dice[d].seat != SEAT}
         state.take_results()  # the opponent's throws
@@ -186,10 +190,6 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
                and state.decision != "main"
                and not any(a[0] == "throw" for a in state.legal_actions())):
             state.apply_action(self.helper.step(state))
-
-    def _table_size(self) -> tuple[float, float]:
-        d = self.state.table.describe()
-        return float(d.get("width", 1.2)), float(d.get("depth", 0.9))
 
     def _observe(self) -> np.ndarray:
         state = self.state
