@@ -136,6 +136,10 @@ def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
         module.play_turns(session, 1)
     st = session.state
     assert st.node == "move" and st.units[st.seat].sector == "wreck_line", st.node
+    # What each move costs, in the choices the window and the picture list (the border's
+    # Courage was painted 5-7 px high on the cloth only).
+    said = [module.move_words(st, a) for a in session.legal()]
+    assert "move to Shingle Bank: Courage 0" in said, said
     line_m = SECTOR_D / ROW_PX * 20
     sectors = list(st.map.sectors.values())
     pins = module.App.pinned_labels(SimpleNamespace(session=session))[:len(sectors)]
@@ -145,3 +149,50 @@ def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
     for (r, c), (_top, foot) in span.items():
         if (r - 1, c) in span:
             assert foot >= span[(r - 1, c)][0], ((r, c), span[(r, c)], span[(r - 1, c)])
+
+
+def test_every_sector_card_has_its_numbers_and_the_borders_theirs_in_screen_space(
+        readme_state) -> None:
+    """Item 2: a sector's numbers (Enemy Fire, machine gun, bunker) on its pinned card and
+    each border's Courage cost and minefield pinned on it in screen space, not small type on
+    the cloth (painted 5-7 px high, where only a border with no clear place stays). Before:
+    the cards said "EF n" alone and no border's words were pinned."""
+    from types import SimpleNamespace
+
+    from simulator.render.d6.dday_window import (
+        PIN_LINE_M,
+        border_pins,
+        border_words,
+        card_boxes,
+        pin_px,
+        pinned_cards,
+    )
+    from simulator.render.d6.dday_window import PIN_M_PER_PX as M
+
+    module, session, _pixels, _report = readme_state
+    st = session.state
+    sectors = list(st.map.sectors.values())
+    pins = module.App.pinned_labels(SimpleNamespace(session=session))
+    for s, (_point, text) in zip(sectors, pins, strict=False):
+        words = " ".join(text.split())
+        assert f"EF {s.enemy_fire}" in words, text
+        assert (f"EF {s.enemy_fire} MG" in words) == s.machine_gun, text
+        assert ("bunker" in words) == s.bunker, text
+    borders = pins[len(sectors) + len(st.units):]
+    words = sorted(w for _b, w in border_words(st))
+    cards, lift = pinned_cards(st)
+    texts = card_boxes(st, cards, lift)
+    pinned, loose = border_pins(st, texts)
+    assert borders == pinned
+    assert len(pinned) + len(loose) == len(words) == 20
+    assert len(pinned) >= 11, (pinned, loose)  # before: none
+    assert sorted([w for _p, w in pinned] + [w for b, w in border_words(st)
+                                              if f"border:{b.a}:{b.b}" in loose]) == words
+    boxes = []
+    for (x, top, _z), word in pinned:  # each pin's text clear of the cards' texts
+        half = pin_px(word) / 2 * M
+        box = (x - half, top - PIN_LINE_M, x + half, top)
+        for o in texts + boxes:
+            assert min(box[2], o[2]) <= max(box[0], o[0]) or min(box[3], o[3]) <= max(box[1], o[1]), \
+                (word, box, o)
+        boxes.append(box)

@@ -74,6 +74,9 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
             other = st.map.sectors[b.b if b.a == sector.id else b.a].title
             assert any(line.startswith(f"to {other}: Courage {b.courage}") for line in card), card
     assert out["after_table_click"] == {"inspected": None, "card_shown": False}
+    # None of the map's small type painted on the tiles (titles, Enemy Fire, notes: 4-10 px
+    # high) in the main view, but a border's cost where its pin finds no clear place.
+    assert sorted(out["painted_in_main"]) == sorted(out["border_loose"]), out["painted_in_main"]
     # Every die of the window as it opened 48 px across or more (issue 37): the unit's six
     # in the close-up's cells (about 62 px), none small on the main view (before: 15 px
     # there, the map framed whole).

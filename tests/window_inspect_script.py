@@ -107,6 +107,15 @@ def dday(out: str) -> dict:
     result["after_table_click"] = {"inspected": app.inspected,
                                    "card_shown": not app.hud.inspect.isHidden()}
     result["dice_px"] = dice_px(app)
+    # The map's words painted on the cloth that the main view draws (issue 37: a border's
+    # where its pin found no clear place, nothing else).
+    from simulator.render.core.inset import main_only
+    from simulator.render.d6.dday_window import border_pins, card_boxes, pinned_cards
+
+    result["painted_in_main"] = [n.getName() for n in
+                                 app.scene.root.find("map-text").getChildren()
+                                 if not n.isHidden(main_only())]
+    result["border_loose"] = border_pins(st, card_boxes(st, *pinned_cards(st)))[1]
     sheet_node = app.pins.nodes[n]  # the window's pinned label of the first unit's sheet
     result["text_caps_px"] = {name: cap_px(app, node) for name, node in
                               (("status", app.hud.status), ("sheet", sheet_node),

@@ -128,10 +128,11 @@ def pin_wrap(text: str, width: float = PIN_LINE_PX) -> list[str]:
 
 
 def pin_card(s: Any, with_note: bool) -> str:
-    """A sector's pinned card: its title wrapped to its tile, Enemy Fire after it (on the
-    title's last line where it fits), and with `with_note` its note (`sector_note`)."""
+    """A sector's pinned card: its title wrapped to its tile, Enemy Fire (and machine gun or
+    bunker) after it (on the title's last line where it fits), and with `with_note` its
+    note (`sector_note`)."""
     title = pin_wrap(s.title) if s.title else [s.id]
-    ef = f"EF {s.enemy_fire}"
+    ef = f"EF {s.enemy_fire}" + (" MG" if s.machine_gun else "") + (" bunker" if s.bunker else "")
     note = sector_note(s) if with_note else ""
     lines = list(title)
     if pin_px(f"{lines[-1]}  {ef}") <= PIN_LINE_PX:
@@ -146,12 +147,18 @@ def pin_card(s: Any, with_note: bool) -> str:
     return "\n".join(lines)
 
 
-def pin_lifts(lines: dict[tuple[int, int], int]) -> dict[tuple[int, int], float]:
+SEAM_LINES = 1.35  # room (lines) kept between two cards one above the other: the seam's
+# pinned Courage cost between them (`border_pins`), a line and its background
+
+
+def pin_lifts(lines: dict[tuple[int, int], int],
+              seams: frozenset[tuple[int, int]] = frozenset()) -> dict[tuple[int, int], float]:
     """How far (lines, up the map) each pinned card is moved off its tile's middle: two
-    cards one above the other nearer than a quarter line (a tile is 3.5 lines deep) are
-    pushed apart, each by half, none more than 1 line off its middle, so that a card with a
-    note (4 to 6 lines) keeps clear of those above and below it; the others stay centred.
-    `lines[(row, col)]`: a card's lines."""
+    cards one above the other nearer than a quarter line (SEAM_LINES where the border
+    between them has its pin: `seams` names the lower tile) are pushed apart, each by half,
+    none more than 1 line off its middle, so that a card with a note (4 to 6 lines) keeps
+    clear of those above and below it (a tile is 3.5 lines deep) and of the border's pin
+    between them; the others stay centred. `lines[(row, col)]`: a card's lines."""
     rows = SECTOR_D / PIN_LINE_M
     lift = dict.fromkeys(lines, 0.0)
     for _ in range(12):  # a few passes settle a column of 7
@@ -160,11 +167,144 @@ def pin_lifts(lines: dict[tuple[int, int], int]) -> dict[tuple[int, int], float]
             if up not in lines:
                 continue
             gap = rows + lift[up] - lift[(r, c)] - (n + lines[up]) / 2
-            if gap < 0.25:
-                push = (0.25 - gap) / 2
+            room = SEAM_LINES if (r, c) in seams else 0.25
+            if gap < room:
+                push = (room - gap) / 2
                 lift[up] = min(1.0, lift[up] + push)
                 lift[(r, c)] = max(-1.0, lift[(r, c)] - push)
     return lift
+
+
+PIN_M_PER_PX = SECTOR_D / 70  # m of the map a pixel covers in the window's opening view
+PIN_PAD_M = 3 * PIN_M_PER_PX  # an OnscreenText's background beyond its text, each side
+MapBox = tuple[float, float, float, float]  # left, bottom, right, top (m on the map)
+LABEL_GAP_M = 16 * PIN_M_PER_PX  # two border pins' texts side by side keep this far apart
+# (their backgrounds 10 px: one word each, not "C2 C1 M")
+
+
+def border_words(state: Any) -> list[tuple[Any, str]]:
+    """Each border a player reads a number or a mark on: its Courage cost where it leads
+    forward ("C2"), "M" where a minefield lies on it (the same words the cloth had)."""
+    out = []
+    for b in state.map.borders:
+        forward = state.map.sectors[b.a].row != state.map.sectors[b.b].row
+        word = ((f"C{b.courage}" if forward else "") + (" M" if b.minefield else "")).strip()
+        if word:
+            out.append((b, word))
+    return out
+
+
+def entry_costs(state: Any) -> dict[str, str]:
+    """What moving from the acting unit's sector (`noted_sectors`' first) to each sector it
+    can move to costs, by sector: "Courage 2", ", minefield" where one lies on the border."""
+    here, *reach = noted_sectors(state)
+    out = {}
+    for b in state.map.borders:
+        if here in (b.a, b.b) and (dest := b.b if b.a == here else b.a) in reach:
+            out[dest] = f"Courage {b.courage}" + (", minefield" if b.minefield else "")
+    return out
+
+
+def card_boxes(state: Any, cards: dict[str, str], lift: dict[tuple[int, int], float],
+               pad: float = 0.0) -> list[MapBox]:
+    """The map each pinned sector card's text covers (m; `pad` more each side: PIN_PAD_M,
+    its background too), as `pinned_labels` places them: centred across on its tile, its
+    top PIN_LINE_M * (lines / 2 + lift) above the tile's middle."""
+    out = []
+    for s in state.map.sectors.values():
+        x, y = sector_at(state, s.id)
+        lines = cards[s.id].split("\n")
+        top = y + PIN_LINE_M * (len(lines) / 2 + lift[(s.row, s.col)])
+        half = max(map(pin_px, lines)) / 2 * PIN_M_PER_PX + pad
+        out.append((x - half, top - len(lines) * PIN_LINE_M - pad, x + half, top + pad))
+    return out
+
+
+def border_places(state: Any, b: Any) -> list[tuple[float, float]]:
+    """Where on the map border `b`'s words may go (their middle, m), the best first: on the
+    edge of two tiles side by side, up or down it; on the seam of two tiles of a column
+    toward the map's outer side (their cards lie in the middle); at the corner where two
+    tiles meet corner to corner."""
+    (ax, ay), (bx, by) = sector_at(state, b.a), sector_at(state, b.b)
+    mx, my = (ax + bx) / 2, (ay + by) / 2
+    ups = (0.0, -0.006, 0.006, -0.012, 0.012)
+    if ay == by:
+        return [(mx, my + d) for d in (0.0, -0.02, 0.02, -0.035, 0.035)]
+    if ax == bx:
+        out_d = -1.0 if mx < MAP_AT[0] - 1e-9 else 1.0
+        return [(mx + sgn * d, my + e) for e in ups for d in (0.072, 0.062, 0.05)
+                for sgn in (out_d, -out_d)] + [(mx, my + e) for e in ups]
+    return [(mx + d, my + e) for e in ups for d in (0.0, 0.01, -0.01, 0.02, -0.02)]
+
+
+def border_pins(state: Any, taken: list[MapBox]
+                ) -> tuple[list[tuple[tuple[float, float, float], str]], list[str]]:
+    """Each border's words (`border_words`) pinned on it, its text clear of the boxes
+    `taken` (the sectors' cards' texts: the pins' backgrounds may touch) and,
+    by a little more, of each other where a place on it is: at the
+    corner between two tiles that meet there (placed first: they have the fewest places),
+    on the seam between two tiles of a column toward its outer side (their cards lie in the
+    middle), on the edge of two tiles side by side. A pin's point is its top. Those with
+    no clear place are not pinned: the second list names them (the scene's node names of
+    their painted words; what a move costs is in the choices too: `move_words`)."""
+    placed = list(taken)
+    out: list[tuple[tuple[float, float, float], str]] = []
+    loose: list[str] = []
+    hh = PIN_LINE_M / 2  # the text's half height (its background is not kept clear)
+
+    def order(item: tuple[Any, str]) -> int:
+        (ax, ay), (bx, by) = sector_at(state, item[0].a), sector_at(state, item[0].b)
+        return 0 if ax != bx and ay != by else 1 if ax == bx else 2
+
+    for b, word in sorted(border_words(state), key=order):
+        hw = pin_px(word) / 2 * PIN_M_PER_PX
+        best: tuple[float, MapBox] | None = None
+        places = border_places(state, b)
+        gap = LABEL_GAP_M
+        for x, y in places:
+            box = (x - hw, y - hh, x + hw, y + hh)
+            cover = sum(max(0.0, min(box[2], o[2]) - max(box[0], o[0]))
+                        * max(0.0, min(box[3], o[3]) - max(box[1], o[1])) for o in taken)
+            cover += sum(max(0.0, min(box[2] + gap, o[2]) - max(box[0] - gap, o[0]))
+                         * max(0.0, min(box[3], o[3]) - max(box[1], o[1]))
+                         for o in placed[len(taken):])
+            if best is None or cover < best[0]:
+                best = (cover, box)
+            if cover == 0.0:
+                break
+        assert best is not None
+        if best[0] > 0.0:  # no place on it is clear: painted on the cloth, as before
+            loose.append(f"border:{b.a}:{b.b}")
+            continue
+        box = best[1]
+        placed.append(box)
+        out.append((((box[0] + box[2]) / 2, box[3], TILE_Z), word))
+    return out, loose
+
+
+def move_words(state: Any, action: Any) -> str:
+    """An action in the engine's words; a move with what it costs ("move to Tidal Flats:
+    Courage 1, minefield": the choices, in the window and the picture)."""
+    words = state.action_to_string(action)
+    if action[0] == "move":
+        cost = entry_costs(state).get(action[1])
+        return f"{words}: {cost}" if cost else words
+    return words
+
+
+def pinned_cards(state: Any) -> tuple[dict[str, str], dict[tuple[int, int], float]]:
+    """Each sector's pinned card (`pin_card`: the note of the acting unit's sector and of
+    those it can move to) and its lift (`pin_lifts`: room kept on each seam a border's
+    words lie on)."""
+    noted = noted_sectors(state)
+    cards = {s.id: pin_card(s, s.id in noted) for s in state.map.sectors.values()}
+    secs = state.map.sectors
+    seams = frozenset((min(secs[b.a].row, secs[b.b].row), secs[b.a].col)
+                      for b, _word in border_words(state) if secs[b.a].col == secs[b.b].col
+                      and secs[b.a].row != secs[b.b].row)
+    lift = pin_lifts({(s.row, s.col): cards[s.id].count("\n") + 1 for s in secs.values()},
+                     seams)
+    return cards, lift
 
 
 def shown_unit(state: Any) -> int:
@@ -210,9 +350,10 @@ def _build_map(scene: DiceTableScene, state: Any) -> None:
         forward = bm.sectors[b.a].row != bm.sectors[b.b].row
         word = (f"C{b.courage}" if forward else "") + (" M" if b.minefield else "")
         if word.strip():
-            scene.label(word.strip(), ((ax + bx) / 2 + 0.05 * forward, (ay + by) / 2),
-                        (0.7, 0.1, 0.08, 1.0), 0.014, z=TILE_Z + 0.002,
-                        static=True).reparentTo(text)
+            node = scene.label(word.strip(), ((ax + bx) / 2 + 0.05 * forward, (ay + by) / 2),
+                               (0.7, 0.1, 0.08, 1.0), 0.014, z=TILE_Z + 0.002, static=True)
+            node.reparentTo(text)
+            node.setName(f"border:{b.a}:{b.b}")
 
 
 def paint(scene: DiceTableScene, session: DiceSession, words: bool = True) -> None:
@@ -337,6 +478,17 @@ class App(DiceGameWindow):
         from simulator.render.core.inset import main_only
 
         paint(self.scene, self.session, words=False)  # pinned in screen space, or captioned
+        # The map's words painted on the tiles (4-10 px high here) are pinned in screen
+        # space (`pinned_labels`): the main view leaves them out, as the picture does, but
+        # a border's where its pin finds no clear place.
+        st = self.session.state
+        cards, lift = pinned_cards(st)
+        _pins, loose = border_pins(st, card_boxes(st, cards, lift))
+        for node in self.scene.root.find("map-text").getChildren():
+            if node.getName() in loose:
+                node.show(main_only())
+            else:
+                node.hide(main_only())
         # A node is drawn for a camera whose mask meets its own: the main view's is the one
         # bit those dice are hidden from (every camera's mask is all bits by default).
         self.base.camNode.setCameraMask(main_only())
@@ -474,7 +626,7 @@ class App(DiceGameWindow):
         if s.state.node == "rolling" and self.picked:
             wanted = ("reroll", tuple(sorted(self.picked)))
             legal = [a for a in legal if a == wanted] + [a for a in legal if a != wanted]
-        return [Choice(s.state.action_to_string(a), action=a) for a in legal]
+        return [Choice(move_words(s.state, a), action=a) for a in legal]
 
     def draw_overlay(self) -> None:
         st = self.session.state
@@ -512,10 +664,8 @@ class App(DiceGameWindow):
         high in the window (issue 37); a click on a sector shows its full card."""
         st = self.session.state
         out = []
-        noted = noted_sectors(st)
-        cards = {s.id: pin_card(s, s.id in noted) for s in st.map.sectors.values()}
-        lift = pin_lifts({(s.row, s.col): cards[s.id].count("\n") + 1
-                          for s in st.map.sectors.values()})
+        cards, lift = pinned_cards(st)
+        borders, _loose = border_pins(st, card_boxes(st, cards, lift))
         for s in st.map.sectors.values():
             x, y = sector_at(st, s.id)
             n = cards[s.id].count("\n") + 1
@@ -533,7 +683,7 @@ class App(DiceGameWindow):
                         f"{u.soldiers} soldiers" + (f", {u.status}" if u.status != "active"
                                                     else "") + "\n" + wrap(where, 50)
                         + "\n" + wrap(kit_line(u), 50)))
-        return out
+        return out + borders  # after the sheets: each border's Courage cost and minefield
 
     def inspect_card(self, picked: Any) -> list[str] | None:
         """A sector's full card (title, Enemy Fire, machine gun, bunker, the most turns, what
@@ -674,7 +824,7 @@ def legible_layout(session: DiceSession, scene: DiceTableScene) -> Any:
         kit = ", ".join([*unit_k.specialists, *unit_k.items])
         if kit:
             side.append(("  " + kit, white))
-    side += choice_lines(session, 5)
+    side += choice_lines(session, 5, lambda a: move_words(st, a))
     return Layout(points=points, dice=dice, cells=cells, cards=cards, banner=banner,
                   side=side, heading=0.0, pitch=-80.0, fov=35.0, zoom_floor=False,
                   cells_only=True)

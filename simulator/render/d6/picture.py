@@ -147,15 +147,17 @@ def roll_cells(scene: Any, session: DiceSession, word: Any = None) -> list[tuple
     return out
 
 
-def choice_lines(session: DiceSession, most: int = 7) -> list[tuple[str, tuple[float, float,
-                                                                                  float]]]:
-    """'choices:' and what the player to act may do (the engine's words), or nothing."""
+def choice_lines(session: DiceSession, most: int = 7, words: Any = None
+                 ) -> list[tuple[str, tuple[float, float, float]]]:
+    """'choices:' and what the player to act may do (the engine's words, or `words(action)`
+    where given), or nothing."""
     st = session.state
     if st.is_terminal() or session.needs_roll():
         return []
     legal = session.legal()
     white = (1.0, 1.0, 1.0)
-    out = [("choices:", white)] + [("  " + st.action_to_string(a), white) for a in legal[:most]]
+    say = words or st.action_to_string
+    out = [("choices:", white)] + [("  " + say(a), white) for a in legal[:most]]
     if len(legal) > most:
         out.append((f"  ... {len(legal) - most} more", white))
     return out
