@@ -1,4 +1,5 @@
-"""Fixtures shared by test modules: an X display (Xvfb) for the OpenGL tests."""
+"""Fixtures shared by test modules: an X display (Xvfb) for the OpenGL tests, and a check
+that no test leaves a library's thread running in the test process."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import select
 import shutil
 import subprocess
 import time
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +47,30 @@ def xvfb_display():
     yield f":{number.strip().decode()}"
     proc.terminate()
     proc.wait(timeout=10)
+
+
+def _named_threads() -> Counter[str]:
+    """This process's threads by name, other than Python's own and plain library threads
+    (named after the program, "python"): Linux's /proc; empty elsewhere."""
+    names: Counter[str] = Counter()
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            name = (task / "comm").read_text().strip()
+        except OSError:  # (a thread that ended meanwhile)
+            continue
+        if not name.startswith("python"):
+            names[name] += 1
+    return names
+
+
+@pytest.fixture(autouse=True)
+def _no_thread_left_behind():
+    """A test leaves no named library thread running (Ray's client left a dozen gRPC
+    threads in the test process, and a later test's fork copied the locks they held:
+    docs/testing.md). The threads a test made itself and stopped are gone by its end."""
+    before = _named_threads()
+    yield
+    left = _named_threads() - before
+    if left:
+        pytest.fail(f"the test left threads running: {dict(sorted(left.items()))}; run what "
+                    "starts them in a process of its own", pytrace=False)
