@@ -103,6 +103,21 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
     caps = out["text_caps_px"]
     assert all(px >= 14 for px in caps.values()), caps
     assert out["panels_shown"] == 0, out
+    # A person's move with 4 units: the prompt at capitals 14 px too (it was 10.7 px), and
+    # clear of the choices' buttons and of every text pinned to the table (the third
+    # unit's sheet lay over it).
+    from simulator.render.core.hud import overlap
+
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "move.png"), "dday-move"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    move = json.loads(done.stdout.strip().splitlines()[-1])
+    assert move["human_to_act"] and move["prompt"].startswith("click the sector"), move
+    assert move["prompt_cap_px"] >= 14, move
+    box, (w, h) = move["prompt_box"], move["win"]
+    assert box[0] >= 0 and box[1] >= 0 and box[2] <= w and box[3] <= h, move
+    assert not [t for t, b in move["pins"].items() if b and overlap(box, b)], move
+    assert not [b for b in move["buttons"] if overlap(box, b)], move
     # The window as it opened: OCR reads the sector titles pinned over the map (before,
     # painted on the tiles 5-10 px high, it read none of the 17).
     if shutil.which("tesseract") is not None:

@@ -4,6 +4,7 @@ click on a die in play and one on the bare table.
 
     python tests/window_inspect_script.py OUT.png        # Deep White Sea: a die
     python tests/window_inspect_script.py OUT.png dday   # D-Day: the Landing Craft's sector
+    python tests/window_inspect_script.py OUT.png dday-move   # D-Day: a person's move
     python tests/window_inspect_script.py OUT.png diced  # Diced: a seat's dice
     python tests/window_inspect_script.py OUT.png diceland-hex  # Diceland: a tile's army
 
@@ -61,6 +62,18 @@ def main(out: str) -> dict:
     return result
 
 
+def opened(module, session):
+    """The game's window on `session`, paused (the bots wait), once the view has glided to
+    its framing as the window opens."""
+    app = module.App(session)
+    app.paused = True
+    for _ in range(400):
+        app.step_frames(1)
+        if app.idle():
+            break
+    return app
+
+
 def dday(out: str) -> dict:
     """D-Day with a bot, paused after its first roll: a click on the unit's sector."""
     from simulator.render.app import window_module
@@ -70,12 +83,7 @@ def dday(out: str) -> dict:
     assert module is not None
     session = module.new_session(["greedy"], 2, {})
     module.play_turns(session, 2)
-    app = module.App(session)
-    app.paused = True
-    for _ in range(400):  # the view glides to its framing as the window opens
-        app.step_frames(1)
-        if app.idle():
-            break
+    app = opened(module, session)
     app.step_frames(2)
     from PIL import Image
 
@@ -133,6 +141,36 @@ def dday(out: str) -> dict:
     result["cell_click"] = {"inspected": list(app.inspected or []),
                             "card": app.hud.inspect.getText(),
                             "captions": app.inset.shown_captions()}
+    app.cleanup()
+    return result
+
+
+def dday_move(out: str) -> dict:
+    """D-Day with 4 units, the bots played to unit 1's first move, unit 1 a person's: the
+    prompt, the choices' buttons and the texts pinned to the table (their boxes, px)."""
+    from PIL import Image
+
+    from simulator.render.app import window_module
+    from simulator.render.core.offscreen import texture_to_array
+
+    module = window_module("dday")
+    assert module is not None
+    session = module.new_session(["greedy"] * 4, 2, {})
+    while session.state.node != "move":
+        session.apply_roll(session.throw()) if session.needs_roll() else \
+            session.apply(session.bot_action())
+    session.agents[0] = None
+    session.players[0] = "human"
+    app = opened(module, session)
+    app.refresh_texts()
+    app.step_frames(2)
+    Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(out)
+    hud = app.hud
+    result = {"node": session.state.node, "human_to_act": app.human_to_act(),
+              "prompt": hud.prompt.getText(), "prompt_cap_px": cap_px(app, hud.prompt),
+              "prompt_box": hud.box_px(hud.prompt), "win": list(app.win_size()),
+              "buttons": [hud.box_px(b) for b in hud.buttons if not b.isHidden()],
+              "pins": {n.getText(): hud.box_px(n) for n in app.pins.nodes if not n.isHidden()}}
     app.cleanup()
     return result
 
@@ -215,12 +253,7 @@ def d6_inspect(out: str, game: str) -> dict:
     players = ["greedy", "random", "greedy"] if game == "diced" else ["greedy", "greedy"]
     session = module.new_session(players, 2, {})
     module.play_turns(session, 4)
-    app = module.App(session)
-    app.paused = True
-    for _ in range(400):
-        app.step_frames(1)
-        if app.idle():
-            break
+    app = opened(module, session)
     st = session.state
     if game == "diced":
         seat = next(p for p in range(st.n) if st.dice[p] > 0)
@@ -277,5 +310,5 @@ if __name__ == "__main__":
     if mode in ("diced", "diceland-hex"):
         print(json.dumps(d6_inspect(sys.argv[1], mode)))
     else:
-        run = dday if mode == "dday" else main
+        run = {"dday": dday, "dday-move": dday_move}.get(mode, main)
         print(json.dumps(run(sys.argv[1])))

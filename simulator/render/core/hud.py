@@ -64,6 +64,14 @@ INSPECT_YS = (INSPECT_TOP, 0.62, 0.22, 0.02, -0.18, -0.38, -0.58, 0.8)
 # Sea's seed 0 turn 14; narrower it fits between the status and the close-up).
 INSPECT_FINE = tuple((x / 20, y / 20) for y in range(19, -20, -1) for x in range(0, 67))
 INSPECT_NARROW = (INSPECT_WIDTH, *range(56, 27, -2))
+# The prompt ("click the sector to move to ..."): capitals 14 px too (it was 0.036, capitals
+# 10.7 px), its lines of PROMPT_WIDTH characters under the table's middle (x from the
+# window's middle), its last line above the window's foot; where that covers a choice's
+# button or a text pinned to the table (D-Day's units' sheets lay over it), the first clear
+# place lower and further left, then anywhere below the middle.
+PROMPT_SCALE, PROMPT_WIDTH, PROMPT_TOP = 0.056, 44, -0.7
+PROMPT_FINE = tuple((-0.3 - x / 20, -y / 20) for y in range(14, 20) for x in range(0, 30)) \
+    + tuple((x / 20 - 1.75, -y / 20) for y in range(2, 20) for x in range(0, 67))
 
 
 def overlap(a: Box, b: Box) -> float:
@@ -204,7 +212,7 @@ class Hud:
                 frameColor=(0.05, 0.05, 0.08, 0.7), pad=(0.3, 0.25), command=on_button,
                 extraArgs=[i]))
             self.buttons[-1].hide()
-        self.prompt = OnscreenText(text="", pos=(-0.3, -0.7), scale=0.036,
+        self.prompt = OnscreenText(text="", pos=(-0.3, PROMPT_TOP), scale=PROMPT_SCALE,
                                    fg=(1.0, 0.92, 0.6, 1), shadow=shadow, align=TextNode.ALeft,
                                    mayChange=True, parent=parent)
         # The inspect view of a piece clicked (its card), over the table's left half; its
@@ -231,10 +239,11 @@ class Hud:
 
     def show(self, status: str, panels: list[tuple[str, tuple[float, float, float]]],
              log_lines: list[str], labels: list[str], prompt_lines: list[str],
-             over: str | None, again: bool) -> None:
+             over: str | None, again: bool, keep_clear: Sequence[Any] = ()) -> None:
         """Set every text: the status, the seats' panels (each cut to the lines it has room
         for), the log's last LOG_LINES lines, the button labels (the rest hidden), the last 8
-        prompt lines, the game-over line (None: off) and whether 'start again' is offered."""
+        prompt lines (clear of the buttons and of `keep_clear`: `place_prompt`), the
+        game-over line (None: off) and whether 'start again' is offered."""
         self.status.setText(status)
         places = panel_places(min(len(panels), SEATS))
         room = panel_room(len(places))
@@ -259,7 +268,7 @@ class Hud:
                 button.show()
             else:
                 button.hide()
-        self.prompt.setText("\n".join(wrap(line, 60) for line in prompt_lines[-8:]))
+        self.place_prompt(prompt_lines[-8:], keep_clear)
         if over is not None:
             self.over.setText(f"Game over: {over}")
             self.over.show()
@@ -279,6 +288,22 @@ class Hud:
         """Take the banner down once its time is up (each frame)."""
         if now > self.banner_until and self.banner.getText():
             self.banner.setText("")
+
+    def place_prompt(self, lines: list[str], keep_clear: Sequence[Any] = ()) -> None:
+        """The prompt's `lines` (wrapped to PROMPT_WIDTH) at (-0.3, PROMPT_TOP), or higher
+        where its last line would leave the window; where it covers one of the choices'
+        buttons or of the texts `keep_clear` (widgets shown: the pinned labels), at the first
+        place of PROMPT_FINE clear of them."""
+        text = "\n".join(wrap(line, PROMPT_WIDTH) for line in lines)
+        self.prompt.setText(text)
+        rows = text.count("\n") + 1
+        home = (-0.3, max(PROMPT_TOP, -1.0 + 0.035 + (rows - 1) * LINE_H))
+        others = [b for n in (*self.buttons, *keep_clear)
+                  if not n.isHidden() and (b := self.box_px(n)) is not None]
+        w, h = self._base.win.getXSize(), self._base.win.getYSize()
+        at = self._first_clear(self.prompt, [home, *PROMPT_FINE], [others], (w, h)) \
+            if text else None
+        self.prompt["pos"] = at if at is not None else home
 
     def show_inspect(self, lines: list[str] | None, piece: Box | None = None,
                      others: list[Box] | None = None, keep_clear: list[Box] | None = None

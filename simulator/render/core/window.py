@@ -426,7 +426,7 @@ class GameWindow(WindowHooks):
         terminal = self.session.state.is_terminal()
         self.hud.show(self.status_text() + mode + paused + speed, self.panels(), self.log_lines,
                       labels, self.prompt_lines(), self.result_text() if terminal else None,
-                      again=terminal and self.replay is None)
+                      again=terminal and self.replay is None, keep_clear=self.pins.nodes)
 
     # -- helpers ----------------------------------------------------------------------------
 
