@@ -65,3 +65,36 @@ def test_cells_up_to_eighteen_lie_apart_in_the_inset_each_holding_a_die_48_px(ni
         px = [die_px(cam, cell, c) for c, (cam, _box, cell) in zip(dice, views, strict=True)]
         assert min(px) >= MIN_DIE_PX, (n, px)
     assert INSET_CELLS >= 18  # two crews of 9 (the default crews are 5 dice each)
+
+
+def test_captions_break_between_words_at_capitals_14_px_in_every_cell(nine_dice) -> None:
+    # Issue 37: with 9 or more dice the cells are 68-82 px wide and Panda's word wrap cut
+    # names inside a word ('Frostcall' / 'er Bram') and put 'P1, side 2' on two lines over
+    # the die. Now: the name on two lines at most, the seat and side on one, broken only
+    # between words (a word too wide cut with a '.', or its initial), capitals 14 px or more.
+    from panda3d.core import NodePath, TextNode
+
+    from simulator.render.core.inset import fit_captions
+    from simulator.render.deep_white_sea.close_up import caption
+
+    face = TextNode("probe")
+    face.setText("H")
+    lo, hi = NodePath(face).getTightBounds()
+    cap_em = hi.z - lo.z  # the face's H, ems
+    w, h = SIZE
+    pairs = [caption(nine_dice, d) for d in sorted(nine_dice.poses())]
+    for n in range(len(pairs), INSET_CELLS + 1):
+        pairs_n = [pairs[k % len(pairs)] for k in range(n)]
+        widths = [(b[1] - b[0]) * 2 * w / h * 0.96 for b in inset_cells(n, SIZE)]
+        fitted = fit_captions(pairs_n, widths, face.calcWidth)
+        for k, (text, scale) in enumerate(fitted):
+            source = pairs_n[k // 2][k % 2].split()
+            rows = text.split("\n")
+            assert len(rows) <= (2 if k % 2 == 0 else 1), (n, text)
+            assert cap_em * scale * h / 2 >= 14, (n, text, scale)
+            assert all(face.calcWidth(r) * scale <= widths[k // 2] for r in rows), (n, text)
+            words = text.split()
+            assert len(words) == len(source), (n, text)
+            for got, word in zip(words, source, strict=True):
+                assert got == word or (got.endswith(".") and word.startswith(got[:-1])), (n, text)
+    assert fitted[0][0] != "" and "Frostcaller Bram" in [p[0] for p in pairs]

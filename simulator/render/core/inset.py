@@ -78,6 +78,70 @@ def inset_size(win_size: tuple[int, int]) -> tuple[int, int]:
     return (round(w * (INSET[1] - INSET[0])), round(h * (INSET[3] - INSET[2])))
 
 
+# A cell's caption: at PIN_SCALE where it fits, else smaller down to CAPTION_MIN_SCALE
+# (capitals 14 px at 720 px: the face's H is 0.825 em), on lines broken only between words.
+CAPTION_MIN_SCALE = 0.048
+CAPTION_SCALES = (0.056, 0.052, CAPTION_MIN_SCALE)
+
+
+def _rows(words: list[str], fits: Any) -> list[str]:
+    """`words` on lines as long as `fits` allows (a line of one word whatever its width)."""
+    rows: list[str] = []
+    for word in words:
+        if rows and fits(f"{rows[-1]} {word}"):
+            rows[-1] = f"{rows[-1]} {word}"
+        else:
+            rows.append(word)
+    return rows
+
+
+def fit_caption(text: str, width: float, lines: int, measure: Any,
+                scales: tuple[float, ...] = CAPTION_SCALES) -> tuple[str, float]:
+    """`text` as a cell `width` units wide shows it on at most `lines` lines, broken only
+    between words, and its scale: the largest of `scales` at which it fits; where
+    none does, at CAPTION_MIN_SCALE a word wider than the cell is cut ("Shoalwar.") and
+    then the longest words become initials ("S. G. Otto Kask") until it fits. `measure`
+    gives a text's width in ems (the face's `calcWidth`). ('Frostcaller Bram' in a 9-dice
+    cell was wrapped inside its words, 'Frostcall' / 'er Bram', and 'P1, side 2' on two
+    lines.)"""
+    words = text.split()
+    if not words:
+        return "", scales[0]
+    for scale in scales:
+        def fits(t: str, scale: float = scale) -> bool:
+            return measure(t) * scale <= width
+        rows = _rows(words, fits)
+        if len(rows) <= lines and all(fits(r) for r in rows):
+            return "\n".join(rows), scale
+
+    def fit(t: str) -> bool:
+        return measure(t) * CAPTION_MIN_SCALE <= width
+
+    for k, word in enumerate(words):
+        while not fit(words[k]) and len(words[k]) > 2:
+            word = word[:-1]
+            words[k] = word + "."
+    while len(rows := _rows(words, fit)) > lines:
+        whole = [k for k, w in enumerate(words) if len(w) > 2 and not w.endswith(".")]
+        if not whole:
+            break
+        k = max(whole, key=lambda k: measure(words[k]))
+        words[k] = words[k][0] + "."
+    return "\n".join(rows[:lines]), CAPTION_MIN_SCALE
+
+
+def fit_captions(captions: list[tuple[str, str]], widths: list[float], measure: Any
+                 ) -> list[tuple[str, float]]:
+    """Each of the cells' captions (over the die, under it; the cells `widths` units wide)
+    fitted (`fit_caption`: the name on two lines at most, the other on one), all at the
+    scale the smallest of them needs (the cells read alike)."""
+    texts = [(t, wd, 2 - j) for (pair, wd) in zip(captions, widths, strict=True)
+             for j, t in enumerate(pair)]
+    least = min((fit_caption(t, wd, n, measure)[1] for t, wd, n in texts), default=0.0)
+    scales = tuple(s for s in CAPTION_SCALES if s <= least) or (CAPTION_MIN_SCALE,)
+    return [fit_caption(t, wd, n, measure, scales) for t, wd, n in texts]
+
+
 class Inset:
     """The inset's display regions on `output` (`base.win`, or the buffer the window's
     scene is drawn into before simplepbr tone-maps it onto the window): a pale frame, one
@@ -160,8 +224,9 @@ class Inset:
 
     def caption(self, captions: list[tuple[str, str]], win_size: tuple[int, int]) -> None:
         """Each cell's caption, (over the die, under it), for the cells of `len(captions)`
-        dice (`inset_cells`) at capitals 14 px (`PIN_SCALE`); none: they are hidden. A text
-        is set only when it changes (the window calls this every frame)."""
+        dice (`inset_cells`) at capitals 14 px or more (the name on two lines at most, the
+        other on one: `fit_caption`); none: they are hidden. A text is set only when it
+        changes (the window calls this every frame)."""
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
@@ -175,18 +240,19 @@ class Inset:
                                       shadow=(0, 0, 0, 1), align=TextNode.ACenter,
                                       mayChange=True, parent=layer))
         boxes = inset_cells(len(captions), win_size) if captions else []
+        fitted = fit_captions(captions, [(b[1] - b[0]) * 2 * w / h * 0.96 for b in boxes],
+                              texts[0].textNode.calcWidth if texts else len)
         for k, node in enumerate(texts):
             if k >= 2 * len(captions):
                 node.hide()
                 continue
             left, right, bottom, top = boxes[k // 2]
             x = ((left + right) - 1) * w / h  # aspect2d x of the cell's middle
-            y = 2 * top - 1 - PIN_SCALE * 0.95 if k % 2 == 0 else 2 * bottom - 1 + PIN_SCALE * 0.3
-            text = captions[k // 2][k % 2]
+            text, scale = fitted[k]
+            y = 2 * top - 1 - scale * 0.95 if k % 2 == 0 else 2 * bottom - 1 + scale * 0.3
             if node.getText() != text:
-                # A name wider than its cell goes on as many lines as it needs (ems).
-                node.textNode.setWordwrap((right - left) * 2 * w / h / PIN_SCALE * 0.96)
                 node.setText(text)
+                node["scale"] = scale
             node.setPos(x, y)
             node.show()
 
