@@ -75,3 +75,10 @@ def test_dicewar_log_at_a_persons_set_up_turn_lies_clear_of_the_reserve_row(xvfb
         w = min(log[2], box[2]) - max(log[0], box[0])
         h = min(log[3], box[3]) - max(log[1], box[1])
         assert w <= 0 or h <= 0, (what, box, log)
+    # And the prompt (capitals 14 px now, 3 lines) clear of every die: under the board's
+    # middle it lay over the Reserve row's powers 3 to 6.
+    from simulator.render.core.hud import overlap
+
+    prompt = out["prompt_box"]
+    assert prompt, out
+    assert not {n: b for n, b in out["dice"].items() if overlap(prompt, b)}, (prompt, out["dice"])

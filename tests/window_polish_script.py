@@ -69,6 +69,7 @@ def dicewar(out: str, person: int | None = None) -> dict:
               "min_die_px": min(die_px(app.camera, size, die_corners_in(app.scene, n))
                                 for n in dice),
               "hud_boxes": [list(b) for b in app.hud.shown_boxes(log=False)],
+              "prompt_box": list(app.hud.box_px(app.hud.prompt) or []),
               "human_to_act": app.human_to_act()}
     app.cleanup()
     return result

@@ -222,6 +222,7 @@ class Hud:
                                     align=TextNode.ALeft, mayChange=True, parent=left)
         self.inspect.hide()
         self._log_lines: list[str] = []  # the log's last lines before they are wrapped
+        self._prompt: tuple[list[str], Sequence[Any]] = ([], ())  # place_prompt's lines, texts
         self._inspect_lines: list[str] = []  # the card's lines before they are wrapped
         self.help = OnscreenText(text=help_text, pos=(0, 0.7), scale=0.038, fg=fg,
                                  bg=(0.05, 0.05, 0.08, 0.85), shadow=shadow,
@@ -289,11 +290,14 @@ class Hud:
         if now > self.banner_until and self.banner.getText():
             self.banner.setText("")
 
-    def place_prompt(self, lines: list[str], keep_clear: Sequence[Any] = ()) -> None:
+    def place_prompt(self, lines: list[str], keep_clear: Sequence[Any] = (),
+                     in_play: Sequence[Box] = ()) -> None:
         """The prompt's `lines` (wrapped to PROMPT_WIDTH) at (-0.3, PROMPT_TOP), or higher
         where its last line would leave the window; where it covers one of the choices'
-        buttons or of the texts `keep_clear` (widgets shown: the pinned labels), at the first
-        place of PROMPT_FINE clear of them."""
+        buttons, of the texts `keep_clear` (widgets shown: the pinned labels) or of the
+        boxes `in_play` (px: the d6 games' pieces), at the first place of PROMPT_FINE clear
+        of them (none: where it was)."""
+        self._prompt = (list(lines), keep_clear)
         text = "\n".join(wrap(line, PROMPT_WIDTH) for line in lines)
         self.prompt.setText(text)
         rows = text.count("\n") + 1
@@ -301,8 +305,8 @@ class Hud:
         others = [b for n in (*self.buttons, *keep_clear)
                   if not n.isHidden() and (b := self.box_px(n)) is not None]
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
-        at = self._first_clear(self.prompt, [home, *PROMPT_FINE], [others], (w, h)) \
-            if text else None
+        at = self._first_clear(self.prompt, [home, *PROMPT_FINE], [others, list(in_play)],
+                               (w, h)) if text else None
         self.prompt["pos"] = at if at is not None else home
 
     def show_inspect(self, lines: list[str] | None, piece: Box | None = None,
@@ -354,10 +358,12 @@ class Hud:
         return [*boxes, (left * w, (1 - top) * h, right * w, (1 - bottom) * h)]
 
     def place_log(self, in_play: list[Box]) -> None:
-        """The log at the window's foot: at its left, unless it covers one of `in_play`
+        """The prompt clear of `in_play` too (`place_prompt`), then the log at the window's
+        foot: at its left, unless it covers one of `in_play`
         (the boxes of what is in play), then at the first of LOG_XS along the foot where it
         covers none of them nor the HUD (`shown_boxes`); none: at the left (DiceWar's log
         lay over the left half of the Reserve row at the foot)."""
+        self.place_prompt(*self._prompt, in_play)  # the prompt first, clear of them too
         hud = self.shown_boxes(log=False)
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         self.log.setText(log_rows(self._log_lines, LOG_WIDTH, LOG_LINES))
