@@ -118,6 +118,12 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
     assert box[0] >= 0 and box[1] >= 0 and box[2] <= w and box[3] <= h, move
     assert not [t for t, b in move["pins"].items() if b and overlap(box, b)], move
     assert not [b for b in move["buttons"] if overlap(box, b)], move
+    # And no text pinned to the table under a choice's button: the first two units' sheets
+    # ran under 'move to Tidal Flats', 'move to Shingle Bank' and 'move to Wreck Line'
+    # (about 780 and 3080 px^2).
+    assert len(move["buttons"]) >= 4, move
+    assert not [(t, b) for t, b in move["pins"].items() if b
+                and any(overlap(b, c) for c in move["buttons"])], move
     # The window as it opened: OCR reads the sector titles pinned over the map (before,
     # painted on the tiles 5-10 px high, it read none of the 17).
     if shutil.which("tesseract") is not None:

@@ -302,8 +302,8 @@ class Hud:
         self.prompt.setText(text)
         rows = text.count("\n") + 1
         home = (-0.3, max(PROMPT_TOP, -1.0 + 0.035 + (rows - 1) * LINE_H))
-        others = [b for n in (*self.buttons, *keep_clear)
-                  if not n.isHidden() and (b := self.box_px(n)) is not None]
+        others = [*self.button_boxes(), *(b for n in keep_clear
+                                          if not n.isHidden() and (b := self.box_px(n)))]
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         at = self._first_clear(self.prompt, [home, *PROMPT_FINE], [others, list(in_play)],
                                (w, h)) if text else None
@@ -343,6 +343,10 @@ class Hud:
         lo, hi = bounds
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         return ((lo.x + 1) / 2 * w, (1 - hi.z) / 2 * h, (hi.x + 1) / 2 * w, (1 - lo.z) / 2 * h)
+
+    def button_boxes(self) -> list[Box]:
+        """The boxes (px) of the choices' buttons shown."""
+        return [b for n in self.buttons if not n.isHidden() and (b := self.box_px(n)) is not None]
 
     def shown_boxes(self, log: bool = True) -> list[Box]:
         """What the card keeps clear of besides the piece: the seat panels, the status, the

@@ -5,12 +5,18 @@ point (issue 37: names a player reads, not small type on the cloth).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from simulator.render.core import picking
 from simulator.render.core.camera import OrbitCamera
+from simulator.render.core.framing import Box, overlap  # Box: left, top, right, bottom px
 
 PIN_SCALE = 0.056  # aspect2d units: a 20 px em at 720 px high, capitals 14 px
+# A pin that would lie over a choice's button: drawn at PIN_SCALE or PIN_SMALL (capitals
+# 14.3 px) and moved left up to half its width, PIN_SLIDE_PX at a time, to the first place
+# clear of the buttons and of the other pins (D-Day's units' sheets ran under the choices).
+PIN_SMALL, PIN_SLIDE_PX = 0.048, 4
 
 Pin = tuple[tuple[float, float, float], str]  # a table point and its text
 
@@ -24,10 +30,12 @@ class Pins:
         self.nodes: list[Any] = []
         self.items: list[Pin] = []
 
-    def place(self, cam: OrbitCamera, size: tuple[int, int], hidden: bool) -> None:
+    def place(self, cam: OrbitCamera, size: tuple[int, int], hidden: bool,
+              keep_clear: Sequence[Box] = ()) -> None:
         """Each pinned label where its point is seen from `cam` in a window of `size` px
         (hidden behind the camera, and all of them when `hidden`: under the help and on
-        the game-over screen)."""
+        the game-over screen); one over a box of `keep_clear` (px: the choices' buttons)
+        smaller and further left where that is clear (`_clear_of`)."""
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
@@ -45,5 +53,50 @@ class Pins:
             text = self.items[k][1]
             if node.getText() != text:
                 node.setText(text)
+            if node["scale"][1] != PIN_SCALE:
+                node["scale"] = PIN_SCALE
             node.setPos(at[0] * w / h, at[1] - PIN_SCALE * 0.8)  # its top at the point
             node.show()
+        if keep_clear:
+            self._clear_of(list(keep_clear), size)
+
+    def _box(self, node: Any, size: tuple[int, int]) -> Box | None:
+        bounds = node.getTightBounds(self.base.render2d)
+        if bounds is None:
+            return None
+        (lo, hi), (w, h) = bounds, size
+        return ((lo.x + 1) / 2 * w, (1 - hi.z) / 2 * h, (hi.x + 1) / 2 * w, (1 - lo.z) / 2 * h)
+
+    def _clear_of(self, keep_clear: list[Box], size: tuple[int, int]) -> None:
+        """Each shown pin over one of `keep_clear`: at the first of PIN_SCALE and PIN_SMALL
+        and of the places left of it (PIN_SLIDE_PX apart, half its width at most) where it
+        covers none of them nor another pin; none: as it was."""
+        shown = [n for n in self.nodes if not n.isHidden()]
+        boxes = {id(n): self._box(n, size) for n in shown}
+        for node in shown:
+            box = boxes[id(node)]
+            if box is None or not any(overlap(box, b) for b in keep_clear):
+                continue
+            others = [*keep_clear, *(b for n in shown if n is not node
+                                     and (b := boxes[id(n)]) is not None)]
+            x, y = node.getPos()
+            top = y + PIN_SCALE * 0.8
+            for scale in (PIN_SCALE, PIN_SMALL):
+                node["scale"] = scale
+                node.setPos(x, top - scale * 0.8)
+                moved = self._box(node, size)
+                assert moved is not None
+                done = False
+                for k in range(int((moved[2] - moved[0]) / 2 / PIN_SLIDE_PX) + 1):
+                    dx = -k * PIN_SLIDE_PX
+                    at = (moved[0] + dx, moved[1], moved[2] + dx, moved[3])
+                    if not any(overlap(at, b) for b in others):
+                        node.setPos(x + dx * 2 / size[1], top - scale * 0.8)
+                        boxes[id(node)] = at
+                        done = True
+                        break
+                if done:
+                    break
+            else:
+                node["scale"] = PIN_SCALE
+                node.setPos(x, y)

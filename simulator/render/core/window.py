@@ -384,7 +384,8 @@ class GameWindow(WindowHooks):
         followed = self.views.follow
         shown = self.views.shown(now, None if followed is None else self.piece_position(followed))
         apply_camera(self.base.camera, self.base.camLens, shown, self.win_size())
-        self.pins.place(shown, self.win_size(), self.show_help or self.session.state.is_terminal())
+        self.pins.place(shown, self.win_size(), self.show_help or self.session.state.is_terminal(),
+                        self.hud.button_boxes())
         self._update_inset()
         return int(task.cont)
 
