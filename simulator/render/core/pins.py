@@ -29,6 +29,7 @@ class Pins:
         self.base = base
         self.nodes: list[Any] = []
         self.items: list[Pin] = []
+        self._placed: Any = None  # what `place` placed them for last
 
     def place(self, cam: OrbitCamera, size: tuple[int, int], hidden: bool,
               keep_clear: Sequence[Box] = ()) -> None:
@@ -39,6 +40,10 @@ class Pins:
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
+        key = (cam, size, hidden, list(keep_clear), list(self.items))
+        if key == self._placed:  # as the last frame placed them (the view at rest)
+            return
+        self._placed = key
         while len(self.nodes) < len(self.items):
             self.nodes.append(OnscreenText(
                 text="", scale=PIN_SCALE, fg=(0.08, 0.07, 0.06, 1), bg=(0.98, 0.96, 0.9, 0.88),
