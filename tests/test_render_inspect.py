@@ -124,6 +124,9 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
     assert len(move["buttons"]) >= 4, move
     assert not [(t, b) for t, b in move["pins"].items() if b
                 and any(overlap(b, c) for c in move["buttons"])], move
+    # Each of them inside the window (the fourth unit's sheet ran to 732 px of 720).
+    assert all(b[0] >= 0 and b[1] >= 0 and b[2] <= w and b[3] <= h
+               for b in move["pins"].values() if b), move["pins"]
     # The window as it opened: OCR reads the sector titles pinned over the map (before,
     # painted on the tiles 5-10 px high, it read none of the 17).
     if shutil.which("tesseract") is not None:

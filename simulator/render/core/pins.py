@@ -62,8 +62,23 @@ class Pins:
                 node["scale"] = PIN_SCALE
             node.setPos(at[0] * w / h, at[1] - PIN_SCALE * 0.8)  # its top at the point
             node.show()
+        self._inside(size)
         if keep_clear:
             self._clear_of(list(keep_clear), size)
+
+    def _inside(self, size: tuple[int, int]) -> None:
+        """Each shown pin whose point is in the window but whose text runs past its edge
+        moved back inside (D-Day's fourth unit's sheet ran 12 px past the foot)."""
+        w, h = size
+        for node in self.nodes:
+            box = None if node.isHidden() else self._box(node, size)
+            if box is None or not (0 <= (box[0] + box[2]) / 2 <= w and 0 <= box[1] <= h):
+                continue
+            dx = max(0.0, -box[0]) - max(0.0, box[2] - w)
+            dy = max(0.0, box[3] - h) - max(0.0, -box[1])
+            if dx or dy:
+                x, y = node.getPos()
+                node.setPos(x + dx * 2 / h, y + dy * 2 / h)
 
     def _box(self, node: Any, size: tuple[int, int]) -> Box | None:
         bounds = node.getTightBounds(self.base.render2d)
