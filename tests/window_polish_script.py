@@ -29,12 +29,9 @@ def opened(game: str, players: list[str], turns: int, person: int | None = None)
     if person is not None:
         session.agents[person] = None
         session.players[person] = "human"
-    app = module.App(session)
-    app.paused = True
-    for _ in range(400):
-        app.step_frames(1)
-        if app.idle():
-            break
+    from window_inspect_script import opened  # (this script's folder is on sys.path)
+
+    app = opened(module, session)
     app.step_frames(2)
     return app
 
