@@ -4,8 +4,8 @@
 DESIGN.md: "Same throw + same world = same result, bit for bit, on one machine." The
 settle rule (docs/physics.md) reads every die after every step: a still spell, a fall off
 the table or a tunnel is met at its step. The reference here is a world that does exactly
-that: batch_steps 1, no coasting (each step read, constraints on in free flight) and the
-general loop for a lone die too (lone_loop False).
+that: batch_steps 1, no coasting (each step read, constraints on in free flight) and a
+lone die stepped by `MujocoRun.advance` too (lone_steps False: not its advance_one).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_batched_steps_give_the_bits_of_reading_every_step():
         fast = MujocoWorld(table, MUJOCO)
         fast._mj = counted
         every = MujocoWorld(table, MUJOCO)
-        every.batch_steps, every.coast, every.lone_loop = 1, False, False
+        every.batch_steps, every.coast, every.lone_steps = 1, False, False
         for k, throw in enumerate(throws):
             group = [("die", model, throw)]
             if k % 3 == 1:  # a die resting on the table too (the general loop)
@@ -153,3 +153,28 @@ def test_calls_of_several_steps_only_where_their_argument_holds(changes, batched
     (run,) = [r for (record, _k), r in next(iter(world._models.values())).runs.items()
               if not record]
     assert (run.batch > 1) == batched
+
+
+def test_the_confinement_rule_confines_a_mujoco_die_at_the_checks_of_every_step_read():
+    """MuJoCo applies the settle rule's confinement (docs/physics.md "The settle rule") as
+    PyBullet does. With a cage of 10 cm and 180 deg at up to 100 rad/s, 0.3 s (wide enough to
+    hold a die in flight, so throws rest confined), the world with its coasts and calls of
+    several steps confines at the steps the world reading every step does: a coast or a call
+    ends at a check, none is made while a die is confined. Before, MuJoCo never confined."""
+    s = PhysicsSettings(engine="mujoco", confine_m=0.1, confine_deg=180.0, confine_spin=100.0,
+                        confine_time=0.15)
+    table = TableSpec()
+    fast, every = MujocoWorld(table, s), MujocoWorld(table, s)
+    every.batch_steps, every.coast, every.lone_steps = 1, False, False
+    d8, d6 = load_die("paper-d8"), load_die("d6")
+    for i in range(12):
+        rng = np.random.default_rng([5, i])
+        group = [("a", d8, random_throw(table, 1, rng))]
+        if i % 3 == 2:  # two dice: one may wait confined while the other moves
+            group.append(("b", d6, random_throw(table, 2, rng)))
+        got = [r.to_json() for r in fast.throw_group(group)]
+        want = [r.to_json() for r in every.throw_group(group)]
+        fast.scene.clear()
+        every.scene.clear()
+        assert got == want, i
+    assert fast.confined == every.confined > 6

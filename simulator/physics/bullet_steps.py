@@ -260,7 +260,6 @@ class BulletRun:
         self.names = [b.name for b in active]
         self.floors = [-b.shape.poly.circumradius for b in active]
         self.frozen = frozen = world._frozen
-        self.lone = world.lone_loop and self.frozen is None
         # the frozen dice (static bodies: velocity zero, pose fixed) until thawed (stepping.settle)
         self.static = ({i for i, b in enumerate(active) if b.name in frozen.boxes}
                        if frozen is not None else set())
@@ -275,8 +274,8 @@ class BulletRun:
         self.statics = statics = world._static_boxes()
         self.top = max(box[5] for box in statics)  # a lone die above this (by enough) is in the air
         self.obstacles = len(statics) > 1
-        self.alone = len(active) == 1 and self.frozen is None  # (then advance is advance_one's)
-        if self.alone:
+        self.advance_one: Callable[..., tuple[int, Velocity]] | None = None
+        if len(active) == 1 and self.frozen is None:  # a die alone: the loop steps it by this
             self.advance_one = _lone_advance(self)
         else:
             self._several()
@@ -349,13 +348,9 @@ class BulletRun:
 
     def advance(self, step: int, w: Watch) -> int:
         """Take step `step` (thawing the frozen dice a moving die could reach in it first),
-        split into the sub-steps it needs (a die alone: advance_one, which may coast); the
-        step the dice are read after."""
+        split into the sub-steps it needs; the step the dice are read after. (A die alone
+        is stepped by advance_one, which may coast.)"""
         live, vels, v2s, w2s = w.live, w.vels, w.v2s, w.w2s
-        if self.alone:  # one die (recorded, or the reference of the lone loop)
-            lin, ang = vels[0]
-            return self.advance_one(step, lin, ang, v2s[0], w2s[0], w.still[0], w.resting,
-                                    w.check_at, None)[0]
         s, reaches, drops, tilts, turns, radii = (self.settings, self.reaches, self.drops,
                                                   self.tilts, self.turns, self.radii)
         dt, sqrt = self.dt, math.sqrt

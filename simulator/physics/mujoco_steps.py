@@ -14,6 +14,7 @@ import numpy as np
 
 from dice_models.numerics import dot, norm
 from simulator.physics.common import Frame, NonFiniteError, Pose
+from simulator.physics.settings import CONFINE_CHECKS
 from simulator.physics.settle import coast_steps, rest_rule
 from simulator.physics.stepping import Floats, RawPose, Velocity, Watch
 
@@ -44,7 +45,10 @@ class MujocoRun:
     time: coasting, sub-steps and a call of BATCH_STEPS steps. Made once a model and
     recording (`begin` starts each run)."""
 
-    confines = False  # MuJoCo's loop has never applied the confinement rule
+    # The confinement rule applies (settle.Cage): a coast or a call of `batch` steps never
+    # runs past the next check (watch.check_at), and no call is made while a die is confined
+    # (its cage is then read after every step), so the rule reads what every step read would.
+    confines = True
 
     def __init__(self, world: MujocoWorld, mm: _Model, record: bool):
         mj, m, d, s = world._mj, mm.model, mm.data, world.settings
@@ -89,15 +93,14 @@ class MujocoRun:
         self.pose = [_pose(d.qpos, i) for i in range(len(mm.shapes))]
         self.names: list[str] = []
         self.removed: dict[int, Pose] = {}
-        self.lone = world.lone_loop
-        if len(mm.shapes) == 1:
-            self.advance_one = _lone_advance(self)
+        self.lone_advance = _lone_advance(self) if len(mm.shapes) == 1 and not record else None
+        self.advance_one = self.lone_advance
 
     def begin(self, names: list[str], removed: dict[int, Pose]) -> MujocoRun:
         """This run's dice (`names`, in the model's order) and where the dice that leave the
         table are kept (`removed`, by index)."""
         self.names, self.removed, self.watch_to = names, removed, 0
-        self.lone = self.world.lone_loop
+        self.advance_one = self.lone_advance if self.world.lone_steps else None
         return self
 
     # -- the loop's questions -----------------------------------------------------------
@@ -127,10 +130,12 @@ class MujocoRun:
         coast = 0
         if (len(live) == 1 and self.world.coast and not self.record and split == 1
                 and still[live[0]] == 0):
-            coast = self.coast_steps(live[0], step)
+            coast = self.coast_steps(live[0], step, w.check_at)
         brisk = (step > 1 and self.batch > 1 and not w.resting
-                 and _all_brisk(w.v2s, w.w2s, live, self.gate_v2, self.gate_w2))
-        return self.checked(self.take(step, coast, split, brisk and fastest < fast / 2, live))
+                 and _all_brisk(w.v2s, w.w2s, live, self.gate_v2, self.gate_w2)
+                 and not any(cage.kept > CONFINE_CHECKS for cage in w.cages))
+        return self.checked(self.take(step, coast, split, brisk and fastest < fast / 2, live,
+                                      w.check_at))
 
     def checked(self, step: int) -> int:
         """`step`, unless MuJoCo found its state non-finite in it (NonFiniteError)."""
@@ -140,9 +145,10 @@ class MujocoRun:
             raise NonFiniteError(f"MuJoCo's velocities turned non-finite at step {step}")
         return step
 
-    def coast_steps(self, i: int, step: int) -> int:
-        """Steps lone die i may coast (settle.coast_steps); asked only when it is clear of
-        everything by its whole reach, as the bound costs more than a step."""
+    def coast_steps(self, i: int, step: int, check_at: int) -> int:
+        """Steps lone die i may coast (settle.coast_steps), never past the step of the next
+        check (`check_at`); asked only when it is clear of everything by its whole reach, as
+        the bound costs more than a step."""
         qpos, qvel = self.d.qpos, self.d.qvel
         if qpos[7 * i + 2] - self.reach[i] <= self.top:
             return 0
@@ -164,7 +170,7 @@ class MujocoRun:
                  vz + spin[0] * com[1] - spin[1] * com[0]]
         return coast_steps(self.settings, z + com[2], low, com_v, spin, self.radii[i],
                            self.mm.shapes[i].spin_ratio, self.top, self.obstacles,
-                           self.max_steps - step + 1, self.slack)
+                           min(self.max_steps, check_at) - step + 1, self.slack)
 
     def coast(self, n: int) -> None:
         """n steps with constraints off: nothing is near enough to touch (coast_steps), so
@@ -190,18 +196,20 @@ class MujocoRun:
             m.opt.timestep = dt
             m.pair_solref[:, 0] = timeconsts
 
-    def take(self, step: int, coast: int, split: int, brisk: bool, live: list[int]) -> int:
+    def take(self, step: int, coast: int, split: int, brisk: bool, live: list[int],
+             check_at: int) -> int:
         """Take step `step` and say which step the dice are read after: `coast` steps
         coasting, one step in `split` sub-steps, while every die is `brisk` a call of
-        `batch` steps (stepped again one at a time up to its end if it is taken back), or
-        one step."""
+        `batch` steps ending at the next check (`check_at`) at the latest (stepped again one
+        at a time up to its end if it is taken back), or one step."""
         if coast:
             self.coast(coast)
             return step + coast - 1
         if split > 1:
             self.substeps(split)
             return step
-        if brisk and step > self.watch_to and step + self.batch <= self.max_steps:
+        if (brisk and step > self.watch_to and step + self.batch <= self.max_steps
+                and step + self.batch - 1 <= check_at):
             if self.call(live):
                 return step + self.batch - 1
             self.watch_to = step + self.batch - 1
@@ -256,8 +264,8 @@ def _all_brisk(v2s: list[float], w2s: list[float], live: list[int], gate_v2: flo
 
 def _lone_advance(run: MujocoRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,
                                                RawPose | None], tuple[int, Velocity]]:
-    """`MujocoRun.advance` for its one die and its reading after, with plain locals (the
-    lone loop's step; a plain step without `take`'s call)."""
+    """`MujocoRun.advance` for its one die and its reading after, with plain locals (an
+    unrecorded lone die's step; a plain step without `take`'s call)."""
     fast, half_fast, gate_v2, gate_w2 = run.fast, run.fast / 2, run.gate_v2, run.gate_w2
     batch, clear, qpos, bad_qacc, bad_qvel = (run.batch, run.top + run.reach[0], run.d.qpos,
                                               run.bad_qacc, run.bad_qvel)
@@ -271,10 +279,10 @@ def _lone_advance(run: MujocoRun) -> Callable[[int, Floats, Floats, float, float
         split = ceil(fastest / fast) if fastest > fast else 1
         coast = 0
         if world.coast and split == 1 and still == 0 and qpos[2] > clear:  # (coast_steps' test)
-            coast = coast_steps_of(0, step)
+            coast = coast_steps_of(0, step, check_at)
         brisk = step > 1 and batch > 1 and not resting and not (v2 < gate_v2 and w2 < gate_w2)
         if coast or split > 1 or brisk and fastest < half_fast:
-            step = take(step, coast, split, brisk and fastest < half_fast, live)
+            step = take(step, coast, split, brisk and fastest < half_fast, live, check_at)
         else:
             mj_step(m, d)  # (what take does then)
         if bad_qacc.number or bad_qvel.number:

@@ -145,9 +145,13 @@ class MujocoWorld(TableWorld):
         self._physics_json: tuple[frozenset[Any], dict[str, Any]] | None = None
         self.coast = True  # step a lone die in free flight unwatched (settle.coast_steps)
         self.batch_steps = BATCH_STEPS  # steps a call while every die is brisk (1: every step)
-        # A lone unrecorded die runs in the lone loop (stepping._settle_one); False runs it in
-        # the general loop, the same bits (tests/test_mujoco_stepping.py).
-        self.lone_loop = True
+        # A lone unrecorded die is stepped by MujocoRun.advance_one (plain arguments, one
+        # mj_step a step where `take` would make one); False steps it by `advance`, the same
+        # bits (tests/test_mujoco_stepping.py).
+        self.lone_steps = True
+        # Dice that came to rest by the confinement rule, not the hold, since the world was
+        # made (World.confined).
+        self.confined = 0
 
     # -- public ---------------------------------------------------------------------------
 
@@ -203,6 +207,7 @@ class MujocoWorld(TableWorld):
             before = {n: self._classify(run.mm, run.names, i, removed={})
                       for i, n in enumerate(resting)}
             rest = stepping.settle(run, record)
+        self.confined += rest.confined
         mm, names, removed = run.mm, run.names, run.removed
         if len(names) > 1 or self.table.obstacles:
             self._forward(mm)
@@ -239,7 +244,9 @@ class MujocoWorld(TableWorld):
         names = sorted(self.scene)
         mm = self._load(names, self.scene)
         with self._run(mm, names, False) as run:
-            steps = stepping.settle(run, False).steps
+            rest = stepping.settle(run, False)
+        self.confined += rest.confined
+        steps = rest.steps
         self.scene = {n: replace(self.scene[n], pose=self._pose(mm, i))
                       for i, n in enumerate(names) if i not in run.removed}
         return steps

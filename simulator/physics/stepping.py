@@ -13,10 +13,11 @@ it decides there it decides from what the loop hands it (the dice's last velocit
 fastest, their still counts, the next confinement check), so the rule is applied at
 every step the engine's dice are read, the same way for every engine (docs/physics.md).
 
-`settle` runs one loop for any number of dice; a lone unrecorded die (the fairness lab's
-and the bench's throw) runs in `_settle_one`, the same rule in the same order with plain
-locals, as the per-die lists cost a tenth of a lone throw (tests/test_kept_table.py and
-tests/test_mujoco_stepping.py check it bit for bit against the general loop)."""
+`settle` is the one loop, for any number of dice, recorded or not. The rule reads each die's
+pose after a step once at most; a lone die's step is the engine's `advance_one` where it
+has one (plain arguments, the velocity read after it handed back), which keeps the lab's
+and the bench's lone throw as fast as a loop of its own (tests/test_mujoco_stepping.py
+checks MuJoCo's against its `advance`, bit for bit)."""
 
 from __future__ import annotations
 
@@ -40,14 +41,15 @@ class Watch:
     hold (`resting`), and the step of the next confinement check (`check_at`; past
     max_steps for an engine without the rule)."""
 
-    __slots__ = ("cages", "check_at", "fastest2", "live", "resting", "still", "v2s", "vels",
-                 "w2s")
+    __slots__ = ("cages", "check_at", "fastest2", "live", "poses", "resting", "still", "v2s",
+                 "vels", "w2s")
 
     def __init__(self, n: int, s: PhysicsSettings, confines: bool, check_at: int) -> None:
         self.live = list(range(n))
         self.vels: list[Velocity] = []
         self.v2s, self.w2s = [0.0] * n, [0.0] * n
         self.still = [0] * n
+        self.poses: list[RawPose | None] = [None] * n
         self.cages = [Cage(s) for _ in range(n)] if confines else []
         self.fastest2 = 0.0
         self.resting = False
@@ -66,8 +68,7 @@ class Run(Protocol):
     settings: PhysicsSettings
     names: list[str]
     floors: list[float]  # a descending die whose pose's z is below this may have left the table
-    confines: bool  # the confinement rule applies (PyBullet's world; MuJoCo's never had it)
-    lone: bool  # a lone unrecorded die may run in `_settle_one` (False: the reference)
+    confines: bool  # the confinement rule applies (both engines' runs: True)
     velocity: list[Callable[[], Velocity]]  # each die's reader (replaced when its body is)
     pose: list[Callable[[], RawPose]]
 
@@ -86,11 +87,12 @@ class Run(Protocol):
         """Take step `step` (or more, coasting or in a batch, never past watch.check_at);
         the step after which the dice are read."""
 
-    # `advance` for a lone die (0), from its last reading (step, lin, ang, v2, w2, still,
-    # resting, check_at, its pose when the loop read it after the last step, else None),
-    # and the die read after it: (the step it is read after, its velocity then)
+    # `advance` for a lone die (0) with plain arguments, where the engine has one for this run
+    # (None: `advance`): from its last reading (step, lin, ang, v2, w2, still, resting,
+    # check_at, its pose when the loop read it after the last step, else None), and the die
+    # read after it: (the step it is read after, its velocity then)
     advance_one: Callable[[int, Floats, Floats, float, float, int, bool, int, RawPose | None],
-                          tuple[int, Velocity]]
+                          tuple[int, Velocity]] | None
 
 
 class Rest(NamedTuple):
@@ -129,12 +131,6 @@ def watch_of(run: Run) -> Watch:
     return w
 
 
-def settle(run: Run, record: bool) -> Rest:
-    """Step the run's dice until each rests by the settle rule: the steps, the frames when
-    recorded (60 Hz: the moving dice; at 0 and at rest: every die on the table)."""
-    if len(run.names) == 1 and not record and run.lone:
-        return _settle_one(run)
-    return _settle_all(run, record)
 
 
 def _watched(live: list[int], static: set[int] | frozenset[int], still: list[int],
@@ -148,39 +144,61 @@ def _watched(live: list[int], static: set[int] | frozenset[int], still: list[int
     return [i for i in live if i not in static or still[i] < hold]
 
 
-def _settle_all(run: Run, record: bool) -> Rest:
-    """`settle` for any number of dice, recorded or not."""
+def _confined(run: Run, i: int, cage: Cage, w2: float, holding: bool, check: bool,
+              restarts: list[int]) -> bool:
+    """The confinement rule for die i after a step (squared spin w2; `holding`: not yet at
+    rest by the hold; `check`: a step of the rule's checks): confined, at rest whatever the
+    hold says, while it stays in its cage (its pose read between checks only for a die that
+    may need it). A die poised at the check that would confine it restarts its cage (up to
+    MAX_POISED restarts with the hold's)."""
+    if (check and cage.check(w2, run.pose[i]) is not None and holding
+            and restarts[i] < MAX_POISED and run.poised(i)):  # (a die at rest by the hold
+        restarts[i] += 1  # needs no second look)
+        cage.kept = 0
+    return (cage.kept > CONFINE_CHECKS and holding and w2 < cage.spin2
+            and (check or cage.holds(run.pose[i]())))
+
+
+def settle(run: Run, record: bool) -> Rest:
+    """Step the run's dice until each rests by the settle rule: the steps, the frames when
+    recorded (60 Hz: the moving dice; at 0 and at rest: every die on the table)."""
     s = run.settings
     hold, max_steps, lin2, ang2, jitter_m2, jitter_cos, every = rest_rule(s)
     n = len(run.names)
     confines, w = run.confines, watch_of(run)
-    live, still, cages, vels, v2s, w2s = w.live, w.still, w.cages, w.vels, w.v2s, w.w2s
+    live, still, cages, vels, v2s, w2s, poses = w.live, w.still, w.cages, w.vels, w.v2s, w.w2s, w.poses
     static: set[int] | frozenset[int] = getattr(run, "static", frozenset())
     watched, n_static, n_live = live, -1, -1
     velocity, pose, floors = run.velocity, run.pose, run.floors
-    spin2, dt, inf = s.confine_spin ** 2, s.time_step, math.inf
+    dt, inf = s.time_step, math.inf
     anchors: list[Any] = [None] * n
     restarts = [0] * n
     frame_every = max(1, round(1.0 / (s.frame_rate * s.time_step)))
     frames = [run.frame(0.0, live)] if record else []
-    step = 0
+    advance, left_table, poised = run.advance, run.left_table, run.poised
+    one = run.advance_one if n == 1 else None
+    step, check_at = 0, w.check_at
     while step < max_steps:
-        step = run.advance(step + 1, w)
-        settled, resting, fastest2, fallen = True, False, 0.0, []
-        # Checks on the grid of every-th steps, where a coast ends (tests/test_stuck_dice.py)
-        if check := step >= w.check_at:
-            w.check_at = step - step % every + every
+        if one is not None:  # (a lone die's step, its velocity read after it: `fresh`)
+            lin, ang = vels[0]
+            step, fresh = one(step + 1, lin, ang, v2s[0], w2s[0], still[0], w.resting, check_at,
+                              poses[0])
+        else:
+            step, fresh = advance(step + 1, w), None
+        settled, resting, fastest2, fallen = True, False, 0.0, None
+        if check := step >= check_at:  # on the grid of every-th steps, where a coast ends
+            w.check_at = check_at = step - step % every + every
         if step > hold and static:
             if len(static) != n_static or len(live) != n_live:  # (both only shrink)
                 watched, n_static, n_live = _watched(live, static, still, hold), len(static), len(live)
         else:
             watched = live
         for i in watched:
-            lin, ang = vels[i] = velocity[i]()
-            # Only a descending die can have dropped below the table: ask for its pose then
-            # alone (a fall off the edge never turns upward; there is no floor).
-            if lin[2] < -0.01 and pose[i]()[0][2] < floors[i] and run.left_table(i, step):
-                fallen.append(i)
+            lin, ang = vels[i] = fresh or velocity[i]()
+            p = None  # die i's pose after this step, read once at most (advance's too)
+            # Only a descending die can have left the table (a fall never turns upward)
+            if lin[2] < -0.01 and (p := pose[i]())[0][2] < floors[i] and left_table(i, step):
+                fallen = [*(fallen or ()), i]
                 continue
             v2 = v2s[i] = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
             w2 = w2s[i] = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
@@ -188,36 +206,29 @@ def _settle_all(run: Run, record: bool) -> Rest:
                 raise _non_finite(run, i, step, lin, ang)
             if v2 > fastest2:
                 fastest2 = v2
-            confined = False
-            if confines:
-                cage = cages[i]
-                # (a die at rest by the hold needs no second look)
-                if (check and cage.check(w2, pose[i]) is not None and still[i] < hold
-                        and restarts[i] < MAX_POISED and run.poised(i)):
-                    restarts[i] += 1
-                    cage.kept = 0
-                # Confined: at rest whatever the hold says, while it stays in its cage (read
-                # between checks only for a die that may need it).
-                confined = (cage.kept > CONFINE_CHECKS and still[i] < hold and w2 < spin2
-                            and (check or cage.holds(pose[i]())))
+            held = still[i]  # steps of stillness before this one
+            confined = confines and _confined(run, i, cages[i], w2, held < hold, check, restarts)
             if v2 < lin2 and w2 < ang2:
-                if still[i] == 0:
-                    anchors[i] = pose[i]()
-            elif not (still[i] and jitter(pose[i](), anchors[i], jitter_m2, jitter_cos)):
-                if still[i] >= hold and confines:
+                if held == 0:
+                    anchors[i] = p = p or pose[i]()
+            elif not (held and jitter(p := p or pose[i](), anchors[i], jitter_m2, jitter_cos)):
+                poses[i] = p
+                if held >= hold and confines:
                     cages[i].kept = 0  # knocked out of its rest: a new cage, watched afresh
                 still[i] = 0
                 settled = settled and confined
                 continue
-            still[i] += 1  # still, or a solver twitch of a die that stays put: still at rest
+            poses[i] = p
+            held += 1  # still, or a solver twitch of a die that stays put: still at rest
             resting = True
-            if still[i] < hold:
+            if held < hold:
                 settled = settled and confined
-            elif still[i] == hold and restarts[i] < MAX_POISED and run.poised(i):
+            elif held == hold and restarts[i] < MAX_POISED and poised(i):
                 restarts[i] += 1
-                still[i] = 0  # paused on an edge or a point: it has not come to rest
+                held = 0  # paused on an edge or a point: it has not come to rest
                 settled = settled and confined
-        resting = resting or len(watched) < len(live)  # (the static dice passed over are still)
+            still[i] = held
+        resting = resting or watched is not live and len(watched) < len(live)  # (static: still)
         if fallen:
             live[:] = [i for i in live if i not in fallen]
         w.fastest2, w.resting = fastest2, resting
@@ -228,64 +239,6 @@ def _settle_all(run: Run, record: bool) -> Rest:
             return Rest(step, frames, sum(1 for i in live if cages and still[i] < hold
                                           and cages[i].kept > CONFINE_CHECKS))
     raise _not_settled(run, [i for i in live if still[i] < hold])
-
-
-def _settle_one(run: Run) -> Rest:
-    """`settle` for die 0 alone, unrecorded, with plain locals."""
-    s = run.settings
-    hold, max_steps, lin2, ang2, jitter_m2, jitter_cos, every = rest_rule(s)
-    read_vel, read_pose, floor = run.velocity[0], run.pose[0], run.floors[0]
-    advance, poised, left_table = run.advance_one, run.poised, run.left_table
-    confines, inf = run.confines, math.inf
-    cage = Cage(s)
-    check_at = every if confines else max_steps + 1
-    lin, ang = read_vel()
-    v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-    w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-    anchor: Any = None
-    pose: Any = None
-    step = still = restarts = 0
-    resting = False
-    while step < max_steps:
-        step, (lin, ang) = advance(step + 1, lin, ang, v2, w2, still, resting, check_at, pose)
-        pose = None  # the pose after this step, read once at most (the next step's too)
-        if lin[2] < -0.01:
-            pose = read_pose()
-            if pose[0][2] < floor and left_table(0, step):
-                return Rest(step, [], 0)
-        v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
-        w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
-        resting = caged = False  # caged: confined at this step's check, at rest after the hold's look
-        if step >= check_at:  # on the grid, as in settle
-            check_at = step - step % every + every
-            if cage.check(w2, read_pose) is not None:
-                if restarts < MAX_POISED and poised(0):
-                    cage.kept = 0
-                    restarts += 1
-                else:
-                    caged = True
-        if v2 < lin2 and w2 < ang2:
-            if still == 0:
-                anchor = pose = pose or read_pose()
-        elif not v2 + w2 < inf:  # NaN or infinity (NaN fails every comparison)
-            raise _non_finite(run, 0, step, lin, ang)
-        elif not (still and jitter(pose := pose or read_pose(), anchor, jitter_m2, jitter_cos)):
-            still = 0
-            if caged:
-                return Rest(step, [], 1)
-            continue
-        still += 1
-        resting = True
-        if still == hold:  # at rest by the hold (a die confined at this step too counts so,
-            # as in settle; being confined, it is not poised)
-            if not caged and restarts < MAX_POISED and poised(0):
-                restarts += 1
-                still = 0
-                continue
-            return Rest(step, [], 0)
-        if caged:
-            return Rest(step, [], 1)
-    raise _not_settled(run, [0])
 
 
 __all__ = ["Rest", "Run", "Watch", "settle", "watch_of"]

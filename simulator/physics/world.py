@@ -150,9 +150,6 @@ class World(TableWorld, BulletReads):
         # Step a lone die in the air without reading it (coast_steps); False reads every
         # step, the reference that coasting is tested against bit for bit.
         self.coast = True
-        # A lone unrecorded die runs in the lone loop (stepping._settle_one); False runs it in
-        # the general loop, the reference that loop is tested against bit for bit.
-        self.lone_loop = True
         # Dice that came to rest by the confinement rule (PhysicsSettings.confine_time), not
         # the hold, since the world was made: the stuck-dice benchmark reports them.
         self.confined = 0
