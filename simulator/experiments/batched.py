@@ -34,8 +34,8 @@ from simulator.physics import die_shape
 from simulator.physics._bullet import quiet_fds as _quiet  # Warp prints its banner there
 from simulator.physics.engines import import_warp
 from simulator.physics.mujoco_world import MujocoWorld, free_position, free_velocity, pose_from_qpos
+from simulator.physics.settle import poised
 from simulator.physics.world import (
-    COS_FLAT,
     MAX_POISED,
     TABLE_THICKNESS,
     Pose,
@@ -161,13 +161,8 @@ class BatchedSimulator:
         return row_of(drawn, self.shape, out, steps * self.exp.physics.time_step, steps)
 
     def _poised(self, pose: Pose) -> bool:
-        """World._poised for a lone die: still, yet not on a face, wholly over the table."""
-        rot = pose.rotation()
-        poly = self.shape.poly
-        if -float((poly.normals @ rot[2]).min()) > COS_FLAT:
-            return False
-        world = poly.vertices @ rot.T + np.array(pose.position)
-        return all(self.exp.table.contains_xy(v[0], v[1]) for v in world.tolist())
+        """settle.poised for a lone die (nothing to lean on)."""
+        return poised(self.shape, pose.rotation()[2], pose, self.exp.table, lambda: False)
 
 
 def _within_jitter(qpos: np.ndarray, anchor: np.ndarray, max_m2: float, min_cos: float) -> np.ndarray:

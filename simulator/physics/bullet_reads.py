@@ -15,11 +15,12 @@ import numpy as np
 from dice_models.numerics import matmul
 from rules.core.protocols import DiePose
 from simulator.physics._bullet import pybullet
-from simulator.physics.common import COS_FLAT, TOUCH_M, Pose
+from simulator.physics.common import TOUCH_M, Pose
 from simulator.physics.common import quat_from_matrix as _quat_from_matrix
 from simulator.physics.dice import DieShape
 from simulator.physics.settings import PhysicsSettings, TableSpec
 from simulator.physics.settle import describe as _describe
+from simulator.physics.settle import poised
 
 if TYPE_CHECKING:
     from dice_models import DieModel
@@ -93,26 +94,15 @@ class BulletReads:
         return Pose((float(centre[0]), float(centre[1]), float(centre[2])), _quat_from_matrix(rot))
 
     def _poised(self, body: _Body) -> bool:
-        """Is a die that has just been still for the hold time balanced on an edge or a point
-        of the table top with nothing to lean on? Such a rest is an unstable equilibrium a die
-        only passes through: at the top of a rock a paper d8 on its edge stayed under the
-        settle speeds for 6 steps and was taken for at rest (2 of 1000 throws at a 0.025 s
-        hold). Then the hold starts again, and gravity decides. (A die over the table edge,
-        or touching another die or an obstacle, may rest tilted.)"""
+        """settle.poised, for a die of this world (a removed one is not)."""
         if body.removed:
             return False
         pose = self._pose_of(body)
         x, y, z, w = pose.quaternion
         up = (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))  # rotation's 3rd row
-        poly = body.shape.poly
-        if -float(matmul(poly.normals, up).min()) > COS_FLAT:  # resting on a face
-            return False
-        rot = pose.rotation()
-        for cp in self._client.getContactPoints(bodyA=body.bid):
-            if cp[2] != self._table_id and cp[8] < 1e-3:
-                return False
-        world = matmul(poly.vertices, rot.T) + np.array(pose.position)
-        return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
+        return poised(body.shape, up, pose, self.table, lambda: any(
+            cp[2] != self._table_id and cp[8] < 1e-3
+            for cp in self._client.getContactPoints(bodyA=body.bid)))
 
     def _classify(self, name: str, touching_ids: set[int] | None = None) -> DiePose:
         """How die `name` lies; `touching_ids` (from _touching_ids) when classifying many."""

@@ -39,7 +39,6 @@ from dice_models.numerics import matmul, norm
 from rules.core.protocols import DiePose, ThrowSpec
 from simulator.physics import stepping
 from simulator.physics.common import (
-    COS_FLAT,
     TABLE_THICKNESS,
     TOUCH_M,
     Frame,
@@ -55,7 +54,7 @@ from simulator.physics.mujoco_steps import BATCH_STEPS as BATCH_STEPS  # (its no
 from simulator.physics.mujoco_steps import MujocoRun
 from simulator.physics.placing import check_group, flat_pose
 from simulator.physics.settings import PhysicsSettings, TableSpec
-from simulator.physics.settle import describe, fell_off, was_disturbed
+from simulator.physics.settle import describe, fell_off, poised, was_disturbed
 
 # How a material pair's values become a MuJoCo contact (recorded in physics_json):
 # - friction: MuJoCo's tangential friction coefficient, the pair value as it is;
@@ -465,17 +464,10 @@ class MujocoWorld(TableWorld):
             clock.value = timer
 
     def _poised(self, mm: _Model, names: list[str], i: int, removed: dict[int, Pose]) -> bool:
-        """World._poised: still for the hold time, yet on an edge or a point of the table
-        top with nothing to lean on: not at rest, the hold starts again."""
+        """settle.poised, for die i of the model."""
         pose = self._pose(mm, i)
-        rot = pose.rotation()
-        poly = mm.shapes[i].poly
-        if -float(matmul(poly.normals, rot[2]).min()) > COS_FLAT:
-            return False
-        if self._touching(mm, i, removed):
-            return False
-        world = matmul(poly.vertices, rot.T) + np.array(pose.position)
-        return all(self.table.contains_xy(v[0], v[1]) for v in world.tolist())
+        return poised(mm.shapes[i], pose.rotation()[2], pose, self.table,
+                      lambda: self._touching(mm, i, removed))
 
     def _fall_off(self, mm: _Model, names: list[str], i: int, step: int, removed: dict[int, Pose]) -> bool:
         """settle.fell_off's verdict; a die off the table is removed: its pose then is kept
