@@ -1,7 +1,8 @@
 """Every physics engine keeps the same contract (issue 35, item 3): the same throw twice gives
 the same bits, a die placed on any face rests at the height its geometry gives, a foul
 release is called foul with the reason every table shares (rules/core/throwing.py), a die
-thrown off the edge is reported fell-off, and a tip rolls a die on to a neighbouring face.
+thrown off the edge is reported fell-off, a tip rolls a die on to a neighbouring face, and
+the settle rule's confinement confines in every engine.
 
 The tests read only the engine contract (simulator/physics/engine.py, `Engine`): `make_world`
 and the public methods of the world it builds (place, settle, outcome_of, throw, tip,
@@ -256,3 +257,22 @@ def test_a_die_through_the_table_or_non_finite_is_an_error(engine, release, velo
                       orientation=(0.0, 0.0, 0.0, 1.0))
     with world.released([("a", D8, throw)]) as run, pytest.raises(error, match=match):
         settle(run, False)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_confinement_rule_applies_in_every_engine(engine):
+    """The settle rule's confinement (docs/physics.md "The settle rule") is the loop's, for
+    every engine's run: with a cage of 10 cm and 180 deg at up to 100 rad/s for 0.15 s,
+    wide enough to hold a die still rolling, lone throws rest confined (Rest.confined)
+    rather than by the hold; with the rule off (confine_time 0) none does."""
+    confined = {}
+    for time in (0.15, 0.0):
+        s = PhysicsSettings(engine=engine, confine_m=0.1, confine_deg=180.0, confine_spin=100.0,
+                            confine_time=time)
+        world = make_world(TABLE, s)
+        confined[time] = 0
+        for i in range(6):
+            throw = random_throw(TABLE, 1, np.random.default_rng([5, i]))
+            with world.released([("a", D8, throw)]) as run:
+                confined[time] += settle(run, False).confined
+    assert confined[0.15] >= 3 and confined[0.0] == 0, confined
