@@ -97,7 +97,7 @@ def run_chunk(config: Config, start: int, stop: int,
             for i in range(start, stop):
                 throw = random_throw(table, 1, np.random.default_rng([key, i]),
                                      gravity=settings.gravity)
-                confined = getattr(world, "confined", 0)  # (MuJoCo has no such rule)
+                confined = world.confined
                 try:
                     report = world.throw("die", model, throw)
                 except PhysicsError as exc:
@@ -105,7 +105,7 @@ def run_chunk(config: Config, start: int, stop: int,
                     continue
                 finally:
                     world.scene.clear()
-                counts["confined"] += getattr(world, "confined", 0) - confined
+                counts["confined"] += world.confined - confined
                 o = report.outcome
                 if o.status == "on_table":
                     counts["flat"] += 1

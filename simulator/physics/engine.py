@@ -54,6 +54,7 @@ class Engine(Protocol):
     table: TableSpec
     settings: PhysicsSettings
     scene: dict[str, PlacedDie]
+    confined: int  # dice that came to rest by the confinement rule, not the hold, so far
 
     def close(self) -> None: ...
 
