@@ -133,3 +133,35 @@ def test_bad_flags_and_missing_results(tmp_path, capsys):
     status, _, err = run_cli(capsys, "fairness", "run", str(tmp_path / "missing.yaml"), "--out",
                              str(tmp_path / "o"))
     assert status == 2 and "cannot read" in err
+
+
+def test_the_default_throw_is_a_persons_roll_from_player_1s_edge():
+    """An experiment that names no throw rolls as a person does across the table from player
+    1's edge (steep.LAB_THROW: docs/calibration.md, "The hand throw as a person rolls"); one
+    that names the drop's numbers keeps them; the box follows the edge of another table, and
+    a table too small for it is one line naming the field."""
+    from dataclasses import replace
+
+    from dice_models import DataError
+    from simulator.experiments import steep
+    from simulator.experiments.config import DROP, THROW_SCALE, parse_experiment
+    from simulator.experiments.impacts import CALIBRATED
+
+    assert CALIBRATED["throw_scale"] == THROW_SCALE
+    exp = parse_experiment({"die": "d6", "surface": "felt"}, "roll.yaml")
+    t = exp.throw
+    assert {k: getattr(t, k) for k in steep.LAB_THROW} == steep.LAB_THROW
+    for i in range(40):
+        d = draw_throw(exp, i)
+        x, y, _ = d.throw.release
+        assert abs(x) <= 0.1 and -0.45 + 0.03 <= y <= -0.45 + 0.07  # 3-7 cm inside the edge
+        assert 0.99 <= d.speed <= 2.5 and d.throw.velocity[1] > 0  # toward the far side
+    old = {"height": [0.15, 0.35], "speed": [0.2, 1.5], "elevation_deg": [-30, 30],
+           "spin": [0, 25], "area": [0.1, 0.1]}
+    assert parse_experiment({"die": "paper-d8", "throw": old}, "drop.yaml").throw == DROP
+    deep = parse_experiment({"die": "d6", "table": {"width": 1.0, "depth": 2.0}}, "deep.yaml")
+    assert deep.throw == replace(t, origin=(0.0, -0.95))
+    # the paper d8 (circumradius 3.5 cm) a millimetre past a die's size plus the box inside
+    assert parse_experiment({"die": "paper-d8"}, "d8.yaml").throw == replace(t, origin=(0.0, -0.394))
+    with pytest.raises(DataError, match=r"throw\.origin.*player 1's edge"):
+        parse_experiment({"die": "d6", "table": {"width": 0.2, "depth": 0.9}}, "small.yaml")

@@ -11,12 +11,12 @@ import struct
 from typing import Any
 
 import pytest
+import yaml
 
 from dice_models import DataError
 from simulator.experiments.config import (
     STYLE_PRESETS,
     draw_throw,
-    load_experiment,
     parse_experiment,
 )
 from simulator.physics import die_shape
@@ -28,9 +28,30 @@ def experiment(throw: dict[str, Any]) -> Any:
     return parse_experiment({**copy.deepcopy(BASE), "throw": throw}, "styles.yaml")
 
 
+# benchmarks/experiments/cuboid-24mm.yaml before its throw became the lab's default, a
+# person's roll (2026-12-04): an experiment that names the drop's numbers keeps its draws
+CUBOID_24MM_DROP = """
+name: cuboid-24mm
+die:
+  name: cuboid-16x16x24
+  geometry: {kind: cuboid, sides: [0.016, 0.016, 0.024]}
+  mass: 0.00675
+  mass_model: solid
+  values: [2, 5, 3, 4, 1, 6]
+surface: felt
+throw: {height: [0.10, 0.30], speed: [0.2, 1.5], elevation_deg: [-30, 30], spin: [0, 25],
+        area: [0.1, 0.1], orientation: uniform}
+throws: 1000
+chunk_size: 50
+seed: 1
+alpha: 0.01
+series: {name: cuboid, parameter: "long side / short side", value: 1.5, face: 1}
+"""
+
+
 def test_a_throw_without_styles_draws_as_before() -> None:
     # the single distribution's draws and fingerprint, recorded before styles existed
-    exp = load_experiment("benchmarks/experiments/cuboid-24mm.yaml")
+    exp = parse_experiment(yaml.safe_load(CUBOID_24MM_DROP), "benchmarks/experiments/cuboid-24mm.yaml")
     h = hashlib.sha256()
     for i in range(200):
         d = draw_throw(exp, i)
@@ -228,8 +249,9 @@ def test_the_calibration_recovers_the_share_of_a_style(tmp_path) -> None:
 
 def test_a_throw_from_the_throwers_edge_keeps_its_draws_and_moves_its_box() -> None:
     # origin and direction_deg move the release box and bound the direction; every other
-    # number of the throw is the plain throw's, and a plain throw does not name them
-    plain = experiment({"speed": [1.0, 2.0]})
+    # number of the throw is the plain throw's, and a throw that names its area alone
+    # releases over the middle in any direction, as before the person's roll was the default
+    plain = experiment({"speed": [1.0, 2.0], "area": [0.1, 0.1]})  # over the middle
     edge = experiment({"speed": [1.0, 2.0], "origin": [0.0, -0.38], "area": [0.1, 0.02],
                        "direction_deg": [70, 110]})
     assert "origin" not in plain.throw.to_json() and "direction_deg" not in plain.throw.to_json()

@@ -52,25 +52,45 @@ PHYSICS_KEYS = ("time_step", "solver_iterations", "gravity", "settle_linear", "s
 MAX_THROWS = 100_000_000
 
 
+# The lab's default hand throw (issue 36 item 2; docs/fairness.md, docs/calibration.md "The
+# hand throw as a person rolls"): a person's roll across the table from player 1's edge. The
+# calibrated roll of the steel cuboids (released 5-10 cm up, elevation +-30 deg, spin 0-60
+# rad/s times the calibrated throw scale), released EDGE_INSET inside player 1's edge (x
+# +-0.1 m, y +-0.02 m about it), toward the far side (70-110 deg), at the calibrated roll's
+# lowest speed (0.6 x the scale, 0.99 m/s) to 2.5 m/s, the speeds that stop on the default
+# 0.9 m deep table. On another table the release box follows player 1's edge (its centre
+# EDGE_INSET inside it, x 0, or as little further in as a large die needs: person_roll); the
+# speeds stay. steep.LAB_THROW is this throw on the default table.
+THROW_SCALE = 1.6512  # impacts.CALIBRATED's throw_scale (a test checks they agree)
+EDGE_INSET = 0.05  # m, the default release box's centre inside player 1's edge
+ROLL_SPEED = (0.6 * THROW_SCALE, 2.5)
+ROLL_SPIN = (0.0, 60.0 * THROW_SCALE)
+ROLL_AREA = (0.1, 0.02)
+ROLL_DIRECTION = (70.0, 110.0)
+
+
 @dataclass(frozen=True)
 class ThrowDistribution:
     """Where and how a die is released: the centre's height above the table (m), the speed
-    (m/s) in a uniformly random horizontal direction tilted by `elevation_deg`, the spin
-    magnitude (rad/s) about a uniformly random axis, the release point uniform in the box
-    |x| <= area[0], |y| <= area[1] (m), and the orientation: uniform over rotations or a
-    fixed face down (value) with a random yaw. `origin` moves the release box's centre off
-    the table's (a thrower at an edge), `direction_deg` bounds the horizontal direction
-    (degrees from +x toward +y; None: any direction)."""
+    (m/s) in a horizontal direction tilted by `elevation_deg`, the spin magnitude (rad/s)
+    about a uniformly random axis, the release point uniform in the box |x - origin[0]| <=
+    area[0], |y - origin[1]| <= area[1] (m), and the orientation: uniform over rotations or
+    a fixed face down (value) with a random yaw. `origin` is the release box's centre (None:
+    the table's), `direction_deg` bounds the horizontal direction (degrees from +x toward
+    +y; None: uniformly random). The defaults are the lab's hand throw, a person's roll from
+    player 1's edge of the default table (the note above); DROP is the throw before it."""
 
-    height: tuple[float, float] = (0.15, 0.35)
-    speed: tuple[float, float] = (0.2, 1.5)
+    height: tuple[float, float] = (0.05, 0.10)
+    speed: tuple[float, float] = ROLL_SPEED
     elevation_deg: tuple[float, float] = (-30.0, 30.0)
-    spin: tuple[float, float] = (0.0, 25.0)
-    area: tuple[float, float] = (0.1, 0.1)
+    spin: tuple[float, float] = ROLL_SPIN
+    area: tuple[float, float] = ROLL_AREA
     orientation: str | int = "uniform"
     roll: tuple[float, float] | None = None  # rolled out of the hand (THROW_KEYS' note)
-    origin: tuple[float, float] | None = None  # the release box's centre (m); None: (0, 0)
-    direction_deg: tuple[float, float] | None = None  # the horizontal direction's range
+    origin: tuple[float, float] | None = (0.0, -0.45 + EDGE_INSET)  # None: the table's centre
+    # (the default: the default table's player 1 edge, for a die of circumradius up to 3 cm:
+    # person_roll(table, circumradius) places it on another table or for a larger die)
+    direction_deg: tuple[float, float] | None = ROLL_DIRECTION  # None: any direction
     styles: tuple[ThrowStyle, ...] = ()  # a mixture: each throw draws its style first
 
     def to_json(self) -> dict[str, Any]:
@@ -97,6 +117,14 @@ class ThrowStyle:
     name: str
     weight: float
     throw: ThrowDistribution
+
+
+# The lab's hand throw before 2026-12-04: a near-drop over the table's middle in any
+# direction. A calibration dataset's throw model fills what it leaves out from this (its
+# fits stay as they were), as does the unused top level of a throw of styles (its
+# fingerprint stays).
+DROP = ThrowDistribution(height=(0.15, 0.35), speed=(0.2, 1.5), spin=(0.0, 25.0), area=(0.1, 0.1),
+                         origin=None, direction_deg=None)
 
 
 @dataclass(frozen=True)
@@ -262,7 +290,23 @@ def parse_throw(raw: Any, source: str, die: DieModel, table: TableSpec) -> Throw
     calibration's throw_scale scales every style's speed and spin, and fits the styles'
     shares as `share.NAME` where asked)."""
     shape = die_shape(die)
-    return _parse_throw(raw, source, shape.values, shape.poly.circumradius, table)
+    return _parse_throw(raw, source, shape.values, shape.poly.circumradius, table, base=DROP)
+
+
+def person_roll(table: TableSpec, circumradius: float = 0.0) -> ThrowDistribution:
+    """The lab's default hand throw on `table`: the person's roll (ThrowDistribution's
+    defaults) with its release box's centre EDGE_INSET inside player 1's edge (y = -edge_y),
+    or, for a die too large (or a round table too curved) for that, the first millimetre
+    further in where the whole box lies a die's circumradius inside the edge; where none
+    does, EDGE_INSET in (and the parse's check names it)."""
+    base = ThrowDistribution()
+    ax, ay = base.area
+    for mm in range(round(EDGE_INSET * 1000), round(table.edge_y * 1000) + 1):
+        y = -table.edge_y + mm / 1000
+        if all(table.contains_xy(sx * ax, y + sy * ay, inset=circumradius)
+               for sx in (-1, 1) for sy in (-1, 1)):
+            return replace(base, origin=(0.0, y))
+    return replace(base, origin=(0.0, -table.edge_y + EDGE_INSET))
 
 
 def draw_throw(exp: Experiment, index: int, shape: DieShape | None = None) -> DrawnThrow:
@@ -407,7 +451,14 @@ def _parse_table(raw: Any, surface: Any, source: str, base_dir: Path | None) -> 
 
 
 def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: float,
-                 table: TableSpec, where: str = "throw") -> ThrowDistribution:
+                 table: TableSpec, where: str = "throw",
+                 base: ThrowDistribution | None = None) -> ThrowDistribution:
+    """`base` fills the ranges `raw` leaves out: None, an experiment's, for the lab's hand
+    throw on this table (person_roll); DROP for a calibration dataset's throw model. The
+    release place (area, origin, direction_deg) is one choice: a throw that names `area` or
+    `origin` releases over the table's middle (or its origin) in any direction (or its
+    direction_deg), as before 2026-12-04; one that names neither, from person_roll's box at
+    player 1's edge toward the far side (its direction_deg, if named)."""
     if not isinstance(raw, dict):
         raise DataError(source, where, "must be a mapping of throw ranges", raw)
     keys = THROW_KEYS if where == "throw" else STYLE_KEYS
@@ -416,8 +467,9 @@ def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: fl
             raise DataError(source, f"{where}.{key}", f"unknown field{_hint(str(key), keys)}",
                             show_value=False)
     if raw.get("styles") is not None:
-        return _parse_styles(raw, source, faces, circumradius, table)
-    base = ThrowDistribution()
+        return _parse_styles(raw, source, faces, circumradius, table, base)
+    person = base is None
+    base = person_roll(table, circumradius) if base is None else base
     height = _range(source, f"{where}.height", raw.get("height", list(base.height)), 0.0, 5.0)
     if height[0] <= circumradius:
         raise DataError(source, f"{where}.height", f"the lowest release must clear the die: above "
@@ -426,13 +478,14 @@ def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: fl
     elev = _range(source, f"{where}.elevation_deg", raw.get("elevation_deg", list(base.elevation_deg)),
                   -90.0, 90.0)
     spin = _range(source, f"{where}.spin", raw.get("spin", list(base.spin)), 0.0, 1000.0)
-    area_raw = raw.get("area", list(base.area))
+    placed = not person or "area" in raw or "origin" in raw
+    area_raw = raw.get("area", list(DROP.area if person and placed else base.area))
     if (not isinstance(area_raw, list) or len(area_raw) != 2
             or not all(_finite(v) and float(v) >= 0 for v in area_raw)):
         raise DataError(source, f"{where}.area", "must be [half_x, half_y], non-negative lengths in m",
                         area_raw)
     area = (float(area_raw[0]), float(area_raw[1]))
-    origin = None
+    origin = None if placed else base.origin
     if raw.get("origin") is not None:
         o = raw["origin"]
         if not isinstance(o, list) or len(o) != 2 or not all(_finite(v) for v in o):
@@ -441,12 +494,19 @@ def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: fl
     ox, oy = origin or (0.0, 0.0)
     if not all(table.contains_xy(ox + sx * area[0], oy + sy * area[1], inset=circumradius)
                for sx in (-1, 1) for sy in (-1, 1)):
+        if not placed:  # the default place does not fit this table
+            raise DataError(source, f"{where}.origin", "the lab's hand throw releases "
+                            f"{EDGE_INSET:g} m inside player 1's edge, within area {list(area)}, "
+                            "which does not lie over this table a die's size inside its edge: "
+                            "name throw.area and throw.origin",
+                            {"area": list(area), "origin": [ox, oy]})
         raise DataError(source, f"{where}.area", "releases must lie over the table, a die's size "
-                        "inside its edge", area_raw if origin is None else
+                        "inside its edge", area_raw if raw.get("origin") is None else
                         {"area": area_raw, "origin": raw["origin"]})
-    direction = None
-    if raw.get("direction_deg") is not None:
-        direction = _range(source, f"{where}.direction_deg", raw["direction_deg"], -360.0, 360.0)
+    direction = None if placed else base.direction_deg
+    if "direction_deg" in raw:
+        direction = None if raw["direction_deg"] is None else _range(
+            source, f"{where}.direction_deg", raw["direction_deg"], -360.0, 360.0)
     orient = raw.get("orientation", "uniform")
     if isinstance(orient, dict) and set(orient) == {"face_down"}:
         orient = orient["face_down"]
@@ -465,10 +525,10 @@ def _parse_throw(raw: Any, source: str, faces: tuple[int, ...], circumradius: fl
 
 
 def _parse_styles(raw: dict[str, Any], source: str, faces: tuple[int, ...], circumradius: float,
-                  table: TableSpec) -> ThrowDistribution:
+                  table: TableSpec, base: ThrowDistribution | None) -> ThrowDistribution:
     """`throw: {styles: {NAME: {weight: W, ...ranges}}, ...ranges}`: each style's ranges are
     its own, else its preset's (STYLE_PRESETS, when NAME is one), else the throw's own keys,
-    else the lab's defaults."""
+    else the lab's defaults (`base`: _parse_throw's)."""
     styles_raw = raw["styles"]
     if not isinstance(styles_raw, dict) or not styles_raw:
         raise DataError(source, "throw.styles", "must be a mapping of style name: "
@@ -489,8 +549,8 @@ def _parse_styles(raw: dict[str, Any], source: str, faces: tuple[int, ...], circ
         if "spin" in style and "roll" not in style:
             merged.pop("roll", None)  # a spin given replaces a preset's roll
         styles.append(ThrowStyle(name, float(weight), _parse_throw(
-            merged, source, faces, circumradius, table, where)))
-    return replace(ThrowDistribution(), styles=tuple(styles))
+            merged, source, faces, circumradius, table, where, base)))
+    return replace(DROP, styles=tuple(styles))
 
 
 
