@@ -273,8 +273,10 @@ def corner_vertices(poly: Polyhedron, face: int) -> dict[str, int]:
 def rest_yaw(poly: Polyhedron, rot: Vec, bottom: int) -> float:
     """The yaw (deg, in (-180, 180]) of a die resting on `bottom` with rotation `rot`:
     the turn about z from `poly.rest_rotation(bottom)`."""
-    m = matmul(rot, poly.rest_rotation(bottom, 0.0).T)
-    yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
+    # column 0 of matmul(rot, rest.T), its two entries the yaw reads (as numerics.rows_dot)
+    (r00, r01, r02), (r10, r11, r12) = np.asarray(rot)[:2].tolist()
+    e0, e1, e2 = poly._rest_rotations[bottom][0].tolist()
+    yaw = math.degrees(math.atan2(r10 * e0 + r11 * e1 + r12 * e2, r00 * e0 + r01 * e1 + r02 * e2))
     return yaw + 360.0 if yaw <= -180.0 else yaw
 
 

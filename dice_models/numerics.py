@@ -51,6 +51,21 @@ def matmul(a: Vec | Sequence[float], b: Vec | Sequence[float]) -> Vec:
     return out
 
 
+def rows_by(rows: Sequence[Sequence[float]], m: Sequence[Sequence[float]]) -> list[list[float]]:
+    """matmul(rows, m) of a few 3-vectors by a 3x3 matrix, as lists: the same products
+    added in the same order, ((a0 b0j + a1 b1j) + a2 b2j), in Python floats (for a handful of
+    rows numpy's passes cost more than the arithmetic)."""
+    (b00, b01, b02), (b10, b11, b12), (b20, b21, b22) = m
+    return [[x * b00 + y * b10 + z * b20, x * b01 + y * b11 + z * b21,
+             x * b02 + y * b12 + z * b22] for x, y, z in rows]
+
+
+def rows_dot(rows: Sequence[Sequence[float]], v: Sequence[float]) -> list[float]:
+    """matmul(rows, v) of a few 3-vectors by a 3-vector, as a list (as rows_by)."""
+    v0, v1, v2 = v
+    return [x * v0 + y * v1 + z * v2 for x, y, z in rows]
+
+
 def dot(a: Vec | Sequence[float], b: Vec | Sequence[float]) -> float:
     """a . b of two vectors, added in index order."""
     total = 0.0

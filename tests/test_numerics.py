@@ -12,7 +12,8 @@ import pytest
 from scipy.optimize import nnls as scipy_nnls
 
 from dice_models import load_die
-from dice_models.numerics import det3, dot, eigh3, lstsq, matmul, nnls, norm, norms
+from dice_models.geometry import rest_yaw
+from dice_models.numerics import det3, dot, eigh3, lstsq, matmul, nnls, norm, norms, rows_by, rows_dot
 from simulator.physics.dice import die_shape
 
 
@@ -31,6 +32,27 @@ def test_matmul_adds_the_products_in_order_bit_for_bit() -> None:
          + float(r[3]) * q[3, j] for j in range(3)] for r in four]
     with pytest.raises(ValueError, match="do not chain"):
         matmul(a, rng.normal(size=(4, 2)))
+
+
+def test_the_list_products_are_matmuls_bits() -> None:
+    """rows_by / rows_dot (the classification's small products in Python floats) and
+    rest_yaw's two entries give matmul's bits exactly."""
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        a, m, v = rng.normal(size=(8, 3)), rng.normal(size=(3, 3)), rng.normal(size=3)
+        assert rows_by(a.tolist(), m.tolist()) == matmul(a, m).tolist()
+        assert rows_dot(a.tolist(), v.tolist()) == matmul(a, v).tolist()
+    poly = die_shape(load_die("tampered-d8")).poly
+    for seed in range(20):
+        q = np.random.default_rng([3, seed]).normal(size=4)
+        x, y, z, w = (q / np.linalg.norm(q)).tolist()
+        rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+        bottom = seed % len(poly.faces)
+        m = matmul(rot, poly.rest_rotation(bottom, 0.0).T)
+        yaw = math.degrees(math.atan2(m[1, 0], m[0, 0]))
+        assert rest_yaw(poly, rot, bottom) == (yaw + 360.0 if yaw <= -180.0 else yaw)
 
 
 def test_dot_and_norms() -> None:

@@ -15,6 +15,7 @@ FOOT = 0.3048  # m: the foul zone is one foot back from the edge and one foot hi
 GRAVITY = 9.81  # m/s^2: what every layer's throws and falls are worked out with
 MAX_SPEED = 50.0  # m/s: faster releases are refused as absurd
 MAX_SPIN = 1000.0  # rad/s
+_NUMBERS = (int, float)
 
 
 class ThrowError(DataError, RulesError):
@@ -43,9 +44,9 @@ def check_throw(throw: ThrowSpec, source: str = "throw") -> None:
     table surface, an orientation that is not a unit quaternion."""
     for name, vec in (("release", throw.release), ("velocity", throw.velocity),
                       ("spin", throw.spin), ("orientation", throw.orientation)):
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-                   for v in vec):
-            raise ThrowError(source, name, "must be finite numbers", list(vec))
+        for v in vec:  # (a loop, not all() of a generator: this runs before every throw)
+            if not isinstance(v, _NUMBERS) or isinstance(v, bool) or not math.isfinite(v):
+                raise ThrowError(source, name, "must be finite numbers", list(vec))
     speed = math.sqrt(sum(v * v for v in throw.velocity))
     if speed > MAX_SPEED:
         raise ThrowError(source, "velocity", f"speed {speed:.1f} m/s is over the "

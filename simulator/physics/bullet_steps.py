@@ -433,9 +433,10 @@ class BulletRun:
 
 
 def _lone_advance(run: BulletRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,
-                                               RawPose | None], tuple[int, Velocity]]:
+                                               RawPose | None, int], tuple[int, Velocity]]:
     """`BulletRun.advance` for its one die, with plain locals: its sub-steps near the table
-    or an obstacle or about to tumble, or the steps it may coast in the air."""
+    or an obstacle or about to tumble, or the steps it may coast in the air; and, before
+    step `until` (the loop's Run.advance_one), the next step while the die is brisk."""
     world, s = run.world, run.settings
     body = run.active[0]
     shape = body.shape
@@ -445,36 +446,55 @@ def _lone_advance(run: BulletRun) -> Callable[[int, Floats, Floats, float, float
     slack, statics, top, obstacles = run.slack, run.statics, run.top, run.obstacles
     read_pose, read_vel, max_steps = run.pose[0], run.velocity[0], run.max_steps
     stepper, one = run.stepper, run.stepper.one
-    sqrt, ceil, coasting = math.sqrt, math.ceil, world.coast and not run.record
+    sqrt, ceil, coasting, inf = math.sqrt, math.ceil, world.coast and not run.record, math.inf
+    lin2, ang2, floor = rest_rule(s).lin2, rest_rule(s).ang2, run.floors[0]
     retry = 0  # the first step to ask coast_steps again after a refusal
 
     def advance_one(step: int, lin: Floats, ang: Floats, v2: float, w2: float, still: int,
-                    resting: bool, check_at: int, pose: RawPose | None) -> tuple[int, Velocity]:
+                    resting: bool, check_at: int, pose: RawPose | None,
+                    until: int) -> tuple[int, Velocity]:
         nonlocal retry
-        coast = 0
-        split = ceil(sqrt(v2) / fast) if v2 > fast2 else 1
-        reach = dt * (sqrt(v2) + sqrt(w2) * radius) if obstacles else 0.0
-        fall = -lin[2] if lin[2] < 0.0 else 0.0
-        w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
-        drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
-        if drop > max_travel or tilt > max_turn or obstacles and reach > max_travel:
-            pose = pose or read_pose()
-            box = die_box(pose, local, radius, slack)
-            n = _near_split(box, reach, drop, statics, max_travel, tilt, max_turn)
-            if n > split:
-                split = n
-            elif split == 1 and coasting and still == 0 and step >= retry:
-                coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top,
-                                    obstacles, min(max_steps, check_at) - step + 1, slack)
-                if not coast:
-                    retry = min(step + COAST_MIN, check_at + 1)
-        if coast:
-            stepper(1, coast)
-            return step + coast - 1, read_vel()
-        if split == 1 and stepper.split == 1:
-            one()  # (what stepper(1) does then, without its call)
-        else:
-            stepper(split)
-        return step, read_vel()
+        last = min(until, max_steps)
+        while True:
+            coast = 0
+            split = ceil(sqrt(v2) / fast) if v2 > fast2 else 1
+            reach = dt * (sqrt(v2) + sqrt(w2) * radius) if obstacles else 0.0
+            fall = -lin[2] if lin[2] < 0.0 else 0.0
+            w_xy = sqrt(ang[0] * ang[0] + ang[1] * ang[1])
+            drop, tilt = dt * (fall + w_xy * radius), dt * w_xy
+            if drop > max_travel or tilt > max_turn or obstacles and reach > max_travel:
+                pose = pose or read_pose()
+                box = die_box(pose, local, radius, slack)
+                n = _near_split(box, reach, drop, statics, max_travel, tilt, max_turn)
+                if n > split:
+                    split = n
+                elif split == 1 and coasting and still == 0 and step >= retry:
+                    coast = coast_steps(s, pose[0][2], box[2], lin, ang, radius, ratio, top,
+                                        obstacles, min(max_steps, check_at) - step + 1, slack)
+                    if not coast:
+                        retry = min(step + COAST_MIN, check_at + 1)
+            if coast:
+                stepper(1, coast)
+                step += coast - 1
+            elif split == 1 and stepper.split == 1:
+                one()  # (what stepper(1) does then, without its call)
+            else:
+                stepper(split)
+            read = read_vel()
+            if step >= last:
+                return step, read
+            # Before `until` the loop would do nothing with a brisk die's reading but keep it
+            # (still 0, no check, nothing confined, no frame): finite, not slow, and not below
+            # its floor descending. Such a step needs no reading by the loop: the next is taken
+            # here from the same reading, as the loop would hand it (bit for bit).
+            lin, ang = read
+            v2 = lin[0] * lin[0] + lin[1] * lin[1] + lin[2] * lin[2]
+            w2 = ang[0] * ang[0] + ang[1] * ang[1] + ang[2] * ang[2]
+            if not v2 + w2 < inf or v2 < lin2 and w2 < ang2:
+                return step, read
+            pose = None
+            if lin[2] < -0.01 and (pose := read_pose())[0][2] < floor:
+                return step, read
+            step += 1
 
     return advance_one

@@ -111,6 +111,10 @@ class DieShape:
         return self.poly.vertices.tolist()
 
     @cached_property
+    def normal_list(self) -> list[list[float]]:
+        return self.poly.normals.tolist()
+
+    @cached_property
     def shape_key(self) -> bytes | None:
         """The key of its Bullet collision shape, shared by every body of this hull; None
         when the die's inertial frame is not its geometric frame (a tampered die): PyBullet

@@ -263,7 +263,7 @@ def _all_brisk(v2s: list[float], w2s: list[float], live: list[int], gate_v2: flo
 
 
 def _lone_advance(run: MujocoRun) -> Callable[[int, Floats, Floats, float, float, int, bool, int,
-                                               RawPose | None], tuple[int, Velocity]]:
+                                               RawPose | None, int], tuple[int, Velocity]]:
     """`MujocoRun.advance` for its one die and its reading after, with plain locals (an
     unrecorded lone die's step; a plain step without `take`'s call)."""
     fast, half_fast, gate_v2, gate_w2 = run.fast, run.fast / 2, run.gate_v2, run.gate_w2
@@ -274,8 +274,9 @@ def _lone_advance(run: MujocoRun) -> Callable[[int, Floats, Floats, float, float
     sqrt, ceil = math.sqrt, math.ceil
 
     def advance_one(step: int, lin: Floats, ang: Floats, v2: float, w2: float, still: int,
-                    resting: bool, check_at: int, pose: RawPose | None) -> tuple[int, Velocity]:
-        fastest = sqrt(v2)
+                    resting: bool, check_at: int, pose: RawPose | None,
+                    until: int) -> tuple[int, Velocity]:
+        fastest = sqrt(v2)  # (one step or call a time: its batch gate is its own, not `until`)
         split = ceil(fastest / fast) if fastest > fast else 1
         coast = 0
         if world.coast and split == 1 and still == 0 and qpos[2] > clear:  # (coast_steps' test)

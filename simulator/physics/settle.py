@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dice_models.numerics import dot, matmul, norm
+from dice_models.numerics import dot, matmul, norm, rows_by, rows_dot
 from rules.core.protocols import DiePose
 from simulator.physics.common import (
     COS_FLAT,
@@ -102,8 +102,9 @@ def describe(name: str, shape: DieShape, pose: Pose, table: TableSpec, touching:
     products it works on Python lists (a numpy call on 8 numbers costs more than the sum)."""
     poly = shape.poly
     rot = pose.rotation()
-    world = (matmul(poly.vertices, rot.T) + np.array(pose.position)).tolist()
-    heights = matmul(poly.normals, rot[2]).tolist()  # z component of each face's world normal
+    px, py, pz = pose.position
+    world = [[x + px, y + py, z + pz] for x, y, z in rows_by(shape.vertex_list, rot.T.tolist())]
+    heights = rows_dot(shape.normal_list, rot[2].tolist())  # z of each face's world normal
     low, high = min(heights), max(heights)
     bottom, up = heights.index(low), heights.index(high)  # the first, as numpy's argmin/argmax
     tilt = math.degrees(math.acos(min(1.0, -low)))
@@ -214,7 +215,20 @@ class RestRule(NamedTuple):
     every: int
 
 
+_LAST_RULE: list[tuple[PhysicsSettings, RestRule]] = []  # the last settings' rule (frozen)
+
+
 def rest_rule(s: PhysicsSettings) -> RestRule:
+    """The settle rule of settings `s` (kept for the last settings asked: a throw asks three
+    times, and PhysicsSettings is frozen)."""
+    if _LAST_RULE and _LAST_RULE[0][0] is s:
+        return _LAST_RULE[0][1]
+    rule = _rest_rule(s)
+    _LAST_RULE[:] = [(s, rule)]
+    return rule
+
+
+def _rest_rule(s: PhysicsSettings) -> RestRule:
     return RestRule(max(1, math.ceil(s.hold_time / s.time_step - 1e-9)),
                     math.ceil(s.max_time / s.time_step), s.settle_linear ** 2,
                     s.settle_angular ** 2, s.jitter_m ** 2,

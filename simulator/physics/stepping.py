@@ -89,10 +89,13 @@ class Run(Protocol):
 
     # `advance` for a lone die (0) with plain arguments, where the engine has one for this run
     # (None: `advance`): from its last reading (step, lin, ang, v2, w2, still, resting,
-    # check_at, its pose when the loop read it after the last step, else None), and the die
-    # read after it: (the step it is read after, its velocity then)
-    advance_one: Callable[[int, Floats, Floats, float, float, int, bool, int, RawPose | None],
-                          tuple[int, Velocity]] | None
+    # check_at, its pose when the loop read it after the last step, else None, until), and
+    # the die read after it: (the step it is read after, its velocity then). Before step
+    # `until` (0 or check_at) it may go on past a step whose reading the loop would only
+    # keep, the die's being brisk: finite, not slow by the settle speeds, not below its floor
+    # descending (the loop passes 0 for a die that is still, may be confined or is recorded).
+    advance_one: Callable[[int, Floats, Floats, float, float, int, bool, int, RawPose | None,
+                           int], tuple[int, Velocity]] | None
 
 
 class Rest(NamedTuple):
@@ -149,14 +152,26 @@ def _confined(run: Run, i: int, cage: Cage, w2: float, holding: bool, check: boo
     """The confinement rule for die i after a step (squared spin w2; `holding`: not yet at
     rest by the hold; `check`: a step of the rule's checks): confined, at rest whatever the
     hold says, while it stays in its cage (its pose read between checks only for a die that
-    may need it). A die poised at the check that would confine it restarts its cage (up to
-    MAX_POISED restarts with the hold's)."""
+    may need it; between checks a cage that has not held its count confines nothing, and the
+    loop does not ask). A die poised at the check that would confine it restarts its cage (up
+    to MAX_POISED restarts with the hold's)."""
     if (check and cage.check(w2, run.pose[i]) is not None and holding
             and restarts[i] < MAX_POISED and run.poised(i)):  # (a die at rest by the hold
         restarts[i] += 1  # needs no second look)
         cage.kept = 0
     return (cage.kept > CONFINE_CHECKS and holding and w2 < cage.spin2
             and (check or cage.holds(run.pose[i]())))
+
+
+def _lone_steps(one: Callable[..., tuple[int, Velocity]], step: int, w: Watch,
+                record: bool) -> tuple[int, Velocity]:
+    """The engine's advance_one from the lone die's last reading: up to the next check it
+    may take the steps after which the loop would only keep the reading of a brisk die
+    (none while the die is still, may be confined or is recorded: `until` 0)."""
+    lin, ang = w.vels[0]
+    free = not (w.still[0] or record or w.cages and w.cages[0].kept > CONFINE_CHECKS)
+    return one(step + 1, lin, ang, w.v2s[0], w.w2s[0], w.still[0], w.resting, w.check_at,
+               w.poses[0], w.check_at if free else 0)
 
 
 def settle(run: Run, record: bool) -> Rest:
@@ -179,16 +194,14 @@ def settle(run: Run, record: bool) -> Rest:
     one = run.advance_one if n == 1 else None
     step, check_at = 0, w.check_at
     while step < max_steps:
-        if one is not None:  # (a lone die's step, its velocity read after it: `fresh`)
-            lin, ang = vels[0]
-            step, fresh = one(step + 1, lin, ang, v2s[0], w2s[0], still[0], w.resting, check_at,
-                              poses[0])
+        if one is not None:  # (a lone die's steps, its velocity read after them: `fresh`)
+            step, fresh = _lone_steps(one, step, w, record)
         else:
             step, fresh = advance(step + 1, w), None
         settled, resting, fastest2, fallen = True, False, 0.0, None
         if check := step >= check_at:  # on the grid of every-th steps, where a coast ends
             w.check_at = check_at = step - step % every + every
-        if step > hold and static:
+        if static and step > hold:
             if len(static) != n_static or len(live) != n_live:  # (both only shrink)
                 watched, n_static, n_live = _watched(live, static, still, hold), len(static), len(live)
         else:
@@ -207,7 +220,8 @@ def settle(run: Run, record: bool) -> Rest:
             if v2 > fastest2:
                 fastest2 = v2
             held = still[i]  # steps of stillness before this one
-            confined = confines and _confined(run, i, cages[i], w2, held < hold, check, restarts)
+            confined = confines and (check or cages[i].kept > CONFINE_CHECKS) \
+                and _confined(run, i, cages[i], w2, held < hold, check, restarts)
             if v2 < lin2 and w2 < ang2:
                 if held == 0:
                     anchors[i] = p = p or pose[i]()
