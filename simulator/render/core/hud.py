@@ -72,6 +72,10 @@ INSPECT_NARROW = (INSPECT_WIDTH, *range(56, 27, -2))
 PROMPT_SCALE, PROMPT_WIDTH, PROMPT_TOP = 0.056, 44, -0.7
 PROMPT_FINE = tuple((-0.3 - x / 20, -y / 20) for y in range(14, 20) for x in range(0, 30)) \
     + tuple((x / 20 - 1.75, -y / 20) for y in range(2, 20) for x in range(0, 67))
+# Where pieces are to be kept clear of too (`in_play`) and none of those is: above the
+# middle, from the middle up (Deep White Sea's top view zoomed in on the person's half of
+# the table while aiming: every place below the middle lay over a die or its name).
+PROMPT_HIGH = tuple((x / 20 - 1.75, y / 20) for y in range(-1, 20) for x in range(0, 67))
 
 
 def overlap(a: Box, b: Box) -> float:
@@ -295,19 +299,29 @@ class Hud:
         """The prompt's `lines` (wrapped to PROMPT_WIDTH) at (-0.3, PROMPT_TOP), or higher
         where its last line would leave the window; where it covers one of the choices'
         buttons, of the texts `keep_clear` (widgets shown: the pinned labels) or of the
-        boxes `in_play` (px: the d6 games' pieces), at the first place of PROMPT_FINE clear
-        of them (none: where it was)."""
+        boxes `in_play` (px: the d6 games' pieces, Deep White Sea's dice and HUD blocks),
+        at the first place of PROMPT_FINE clear of them; with `in_play`, then of
+        PROMPT_HIGH, and where none is clear, the one covering `in_play` and the buttons
+        least, then the pinned texts (without: where it was)."""
         self._prompt = (list(lines), keep_clear)
         text = "\n".join(wrap(line, PROMPT_WIDTH) for line in lines)
         self.prompt.setText(text)
         rows = text.count("\n") + 1
         home = (-0.3, max(PROMPT_TOP, -1.0 + 0.035 + (rows - 1) * LINE_H))
-        others = [*self.button_boxes(), *(b for n in keep_clear
-                                          if not n.isHidden() and (b := self.box_px(n)))]
+        buttons = self.button_boxes()
+        pins = [b for n in keep_clear if not n.isHidden() and (b := self.box_px(n))]
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
-        at = self._first_clear(self.prompt, [home, *PROMPT_FINE], [others, list(in_play)],
+        places = [home, *PROMPT_FINE, *(PROMPT_HIGH if in_play else ())]
+        at = self._first_clear(self.prompt, places, [buttons, pins, list(in_play)],
                                (w, h)) if text else None
+        if at is None and text and in_play:
+            at = self._least_covered(self.prompt, places, [[*in_play, *buttons], pins],
+                                     (w, h))
         self.prompt["pos"] = at if at is not None else home
+
+    def prompt_clear_of(self, in_play: Sequence[Box]) -> None:
+        """The prompt shown placed again, clear of `in_play` too (`place_prompt`)."""
+        self.place_prompt(*self._prompt, in_play)
 
     def show_inspect(self, lines: list[str] | None, piece: Box | None = None,
                      others: list[Box] | None = None, keep_clear: list[Box] | None = None
@@ -348,14 +362,14 @@ class Hud:
         """The boxes (px) of the choices' buttons shown."""
         return [b for n in self.buttons if not n.isHidden() and (b := self.box_px(n)) is not None]
 
-    def shown_boxes(self, log: bool = True) -> list[Box]:
+    def shown_boxes(self, log: bool = True, prompt: bool = True) -> list[Box]:
         """What the card keeps clear of besides the piece: the seat panels, the status, the
-        log (unless `log` is False), the prompt and the choices shown, and the close-up
-        inset's rectangle."""
+        log (unless `log` is False), the prompt (unless `prompt` is False) and the choices
+        shown, and the close-up inset's rectangle."""
         from simulator.render.core.inset import INSET
 
-        nodes = [self.status, *([self.log] if log else []), self.prompt, *self.panels,
-                 *self.buttons]
+        nodes = [self.status, *([self.log] if log else []), *([self.prompt] if prompt else []),
+                 *self.panels, *self.buttons]
         boxes = [b for n in nodes if not n.isHidden() and (b := self.box_px(n)) is not None]
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         left, right, bottom, top = INSET
@@ -418,6 +432,20 @@ class Hud:
         for group in groups:
             clear &= _covered(boxes, group) == 0.0
         return tuple(places[int(np.argmax(clear))]) if clear.any() else None  # type: ignore[return-value]
+
+    def _least_covered(self, node: Any, places: Sequence[tuple[float, float]],
+                       groups: list[list[Box]], size: tuple[int, int]
+                       ) -> tuple[float, float] | None:
+        """The first of `places` where `node` lies in the window and covers the boxes of
+        `groups[0]` least, of those the boxes of the next group least, and so on; None:
+        it draws nothing or lies in the window nowhere."""
+        moved = self._moved(node, places, size)
+        if moved is None or not moved[1].any():
+            return None
+        boxes, fits = moved
+        keys = [np.where(fits, _covered(boxes, group), np.inf) for group in groups]
+        order = np.lexsort([np.arange(len(boxes)), *reversed(keys)])
+        return tuple(places[int(order[0])])  # type: ignore[return-value]
 
     def place_inspect(self, avoid: list[Box], others: list[Box]) -> None:
         """Put the card at the first of INSPECT_XS x INSPECT_YS where it lies in the window

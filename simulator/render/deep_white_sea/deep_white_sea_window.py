@@ -22,6 +22,7 @@ from simulator.render.core.window import Binding, Choice, GameWindow, Running
 from simulator.render.deep_white_sea import marks, motion
 from simulator.render.deep_white_sea.aim import ThrowAim
 from simulator.render.deep_white_sea.gesture import flight_time
+from simulator.render.deep_white_sea.inspect_card import prompt_clear_of_dice
 from simulator.render.deep_white_sea.layout import DECISION_WORDS, framed_view, seat_panels
 from simulator.render.deep_white_sea.session import (
     DropAnim,
@@ -131,7 +132,7 @@ class TableApp(GameWindow):
                 motion.ensure_die(self.scene, self.session, name, pose)
 
     def refresh(self) -> None:
-        from simulator.render.deep_white_sea.inspect_card import show_card
+        from simulator.render.deep_white_sea.inspect_card import place_texts
 
         if self.human_to_act() and self.selected is None:
             self.selected = self._die_to_act()
@@ -139,7 +140,11 @@ class TableApp(GameWindow):
         # The framed view follows the game (and turns to the thrower's while aiming) as
         # long as the view on screen is the one the window chose.
         self.views.follow_game(lambda: self.thrower_camera(self._seen_seat))
-        show_card(self)  # in the view now chosen: clear of the dice and the HUD
+        place_texts(self)  # the prompt and the card in the view now chosen, clear of the dice
+
+    def refresh_texts(self) -> None:  # (the aim's preview, each move of the drag)
+        super().refresh_texts()
+        prompt_clear_of_dice(self)  # clear of the dice in the view and of the HUD
 
     def inspect_lines(self) -> list[str] | None:
         """The inspected die's card: its eight sides as `tabletop dice show` words them,

@@ -1,7 +1,10 @@
 """Where Deep White Sea's inspect card goes (issue 37): clear of every die in play as the
 window's view shows it, not only of the die clicked (the framed view fills the window with
 the dice, and the card at its first place lay over some), and of the HUD (`Hud.place_inspect`
-tries its grid of places; where none is clear, the one covering the dice least).
+tries its grid of places; where none is clear, the one covering the dice least). The
+prompt too (the throw's preview while a person aims) is kept clear of the dice in the view
+and of the HUD's other blocks (`prompt_clear_of_dice`): placed clear of the buttons and the
+dice's names only, it lay over the dice in the top view zoomed in on the person's half.
 """
 
 from __future__ import annotations
@@ -37,3 +40,20 @@ def show_card(app: Any) -> None:
     nodes = pins.nodes if pins is not None else getattr(app, "_pins", [])
     names = [b for n in nodes if not n.isHidden() and (b := app.hud.box_px(n)) is not None]
     app.hud.show_inspect(lines, piece, names, keep_clear=list(boxes.values()))
+
+
+def prompt_clear_of_dice(app: Any) -> None:
+    """The prompt placed clear of the dice in the view, of the HUD's other blocks (the
+    status, the seat panels, the log, the close-up and the card shown) and of the
+    choices' buttons, and where it can of the names pinned under the dice
+    (`Hud.place_prompt`)."""
+    hud = app.hud
+    card = [] if hud.inspect.isHidden() else [b for b in [hud.box_px(hud.inspect)] if b]
+    hud.prompt_clear_of([*dice_boxes(app).values(), *hud.shown_boxes(prompt=False), *card])
+
+
+def place_texts(app: Any) -> None:
+    """The prompt (`prompt_clear_of_dice`), then the card (`show_card`: clear of the
+    prompt too), in the view now chosen."""
+    prompt_clear_of_dice(app)
+    show_card(app)
