@@ -25,6 +25,7 @@ def nine_dice():
     from simulator.render.app import window_module
 
     module = window_module("deep-white-sea")
+    assert module is not None
     session = module.new_session(["random", "random"], 3, {})
     module.play_turns(session, 19)
     assert len(session.poses()) == 9
@@ -98,3 +99,48 @@ def test_captions_break_between_words_at_capitals_14_px_in_every_cell(nine_dice)
             for got, word in zip(words, source, strict=True):
                 assert got == word or (got.endswith(".") and word.startswith(got[:-1])), (n, text)
     assert fitted[0][0] != "" and "Frostcaller Bram" in [p[0] for p in pairs]
+
+
+def _overlap(a: list[float], b: list[float]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+@pytest.mark.display
+@pytest.mark.slow
+def test_captions_lie_in_their_cells_clear_of_each_other_and_of_their_die(xvfb_display,
+                                                                          tmp_path) -> None:
+    # Under Xvfb (tests/window_close_up_script.py): the seed's 9 dice in the cells the
+    # window shows with the view panned off them, then 10 to 18 cells of them. Before, each
+    # die filled its cell and its two-line name lay over it (up to 1242 px^2 at 9 and 10
+    # cells, 1871 at 11). Now each die lies between its captions, 48 px across or more;
+    # from 11 cells (3 rows, 72 px high) a name, a die 48 px and a side line cannot all
+    # fit in a cell, and the die overlaps both captions alike (the default crews are 10).
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent / "window_close_up_script.py"
+    env = {**os.environ, "DISPLAY": xvfb_display}
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "cells.png")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    states = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert states and states[0]["n"] == 9, done.stderr[-2000:]
+    for state in states:
+        n, caps, cells, dice = state["n"], state["captions"], state["cells"], state["dice"]
+        assert len(caps) == 2 * n and None not in caps, (n, state["texts"])
+        assert min(state["die_px"]) >= MIN_DIE_PX, (n, state["die_px"])
+        for k, box in enumerate(caps):
+            cell = cells[k // 2]
+            assert box[0] >= cell[0] and box[1] >= cell[1] and box[2] <= cell[2] \
+                and box[3] <= cell[3], (n, k, box, cell)  # so over no other cell
+            assert not any(_overlap(box, other) for other in caps[k + 1:]), (n, k)
+            if n <= 10:
+                assert _overlap(box, dice[k // 2]) == 0.0, (n, k, box, dice[k // 2])
+        for die, cell in zip(dice, cells, strict=True):
+            assert die[1] >= cell[1] and die[3] <= cell[3], (n, die, cell)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [s["n"] for s in states] == list(range(9, INSET_CELLS + 1))

@@ -10,7 +10,10 @@ is made.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from simulator.render.core.camera import OrbitCamera, closeup_view, die_view
 from simulator.render.core.offscreen import apply_camera
@@ -52,16 +55,58 @@ def inset_cells(n: int, win_size: tuple[int, int] = (1280, 720)) -> list[Rect]:
             for k in range(n) for r, c in [divmod(k, cols)]]
 
 
+# A die kept clear of its cell's captions (`die_between`): this many px between them.
+CAPTION_GAP_PX = 2.0
+Fit = tuple[list[Any], list[tuple[float, float]]]  # the dice's corners, the captions' room
+
+
 def cell_views(points: list[tuple[float, float, float]], die_size: float,
-               win_size: tuple[int, int]) -> list[tuple[OrbitCamera, Rect, tuple[int, int]]]:
+               win_size: tuple[int, int], fit: Fit | None = None
+               ) -> list[tuple[OrbitCamera, Rect, tuple[int, int]]]:
     """Each die at `points` in its cell (`inset_cells`): the camera seeing it from above,
-    the cell (window fractions) and the cell's size (px)."""
+    the cell (window fractions) and the cell's size (px). With `fit` (each die's corners
+    and the px its captions take from the cell's top and foot), each die between its
+    captions (`die_between`)."""
     w, h = win_size
     out = []
-    for point, box in zip(points, inset_cells(len(points), win_size), strict=True):
+    for k, (point, box) in enumerate(zip(points, inset_cells(len(points), win_size),
+                                         strict=True)):
         size = (max(1, round(w * (box[1] - box[0]))), max(1, round(h * (box[3] - box[2]))))
-        out.append((die_view(point, die_size, size[0] / size[1]), box, size))
+        cam = die_view(point, die_size, size[0] / size[1]) if fit is None \
+            else die_between(point, fit[0][k], die_size, size, fit[1][k])
+        out.append((cam, box, size))
     return out
+
+
+def die_between(point: tuple[float, float, float], corners: Any, die_size: float,
+                size: tuple[int, int], room: tuple[float, float]) -> OrbitCamera:
+    """The camera of a cell `size` px showing from above the die at `point` (its
+    `corners`) between its captions, which take `room` px from the cell's top and foot:
+    as large as `die_view` shows it, or smaller to fit between them but never under
+    MIN_DIE_PX across, its middle in the middle of the room left (where that is less
+    than MIN_DIE_PX, from 11 dice at 1280x720, the die overlaps both captions alike).
+    (Framed to fill the cell, Deep White Sea's dice lay under their two-line names, 1242
+    px^2 at 9 dice.)"""
+    from simulator.render.core.framing import MIN_DIE_PX, screen_box
+
+    w, h = size
+    aspect = w / h
+    top, foot = room
+    gap = h - top - foot
+    zoom, cam = 1.0, die_view(point, die_size, aspect)
+    for _ in range(3):  # measured again after each move: the die seen off the lens's axis
+        box = screen_box(cam, size, corners)
+        if box is None:
+            return cam
+        tall, across = max(box[3] - box[1], 1e-9), max(box[2] - box[0], box[3] - box[1], 1e-9)
+        new = min(1.0, max(zoom * gap / tall, zoom * (MIN_DIE_PX + 0.5) / across))
+        down = (top + gap / 2 - h / 2) - (box[1] + box[3] - h) / 2 * new / zoom
+        half = die_size / new / 2 / min(1.0, aspect)  # m the cell's half height shows
+        _right, up, _fwd = cam.basis()
+        target = np.asarray(cam.target, dtype=float) + up * down * 2 * half / h
+        zoom, cam = new, replace(die_view(point, die_size / new, aspect),
+                                 target=(float(target[0]), float(target[1]), float(target[2])))
+    return cam
 
 
 def inset_box(win_size: tuple[int, int]) -> tuple[float, float, float, float]:
@@ -193,6 +238,9 @@ class Inset:
         # What it shows: (camera, cell in window fractions, cell size px) per die of the
         # last roll in the order given, or one camera framing them all.
         self.views: list[tuple[OrbitCamera, Rect, tuple[int, int]]] = []
+        # The dice the captions keep clear of and the room the captions take (`caption`).
+        self._fit: Fit | None = None
+        self._rooms: tuple[Any, list[tuple[float, float]]] = (None, [])
 
     def update(self, points: list[tuple[float, float, float]], die_size: float,
                win_size: tuple[int, int]) -> None:
@@ -215,18 +263,21 @@ class Inset:
             self.views = [(self.camera, INSET, size)]
             return
         self._region.setActive(False)
-        self.views = cell_views(points, die_size, win_size)
+        fit = self._fit if self._fit is not None and len(self._fit[0]) == len(points) else None
+        self.views = cell_views(points, die_size, win_size, fit)
         for (cam, box, cell_size), (cell, cam_np, lens) in zip(self.views, self._cells,
                                                                strict=False):
             cell.setDimensions(*box)
             apply_camera(cam_np, lens, cam, cell_size)
             cell.setActive(True)
 
-    def caption(self, captions: list[tuple[str, str]], win_size: tuple[int, int]) -> None:
+    def caption(self, captions: list[tuple[str, str]], win_size: tuple[int, int],
+                dice: list[Any] | None = None) -> None:
         """Each cell's caption, (over the die, under it), for the cells of `len(captions)`
         dice (`inset_cells`) at capitals 14 px or more (the name on two lines at most, the
         other on one: `fit_caption`); none: they are hidden. A text is set only when it
-        changes (the window calls this every frame)."""
+        changes (the window calls this every frame). With `dice` (each cell's die's
+        corners), the next `update` puts each die between its captions (`die_between`)."""
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
@@ -255,6 +306,30 @@ class Inset:
                 node["scale"] = scale
             node.setPos(x, y)
             node.show()
+        self._fit = None
+        if dice is not None and len(dice) == len(captions) and captions:
+            self._fit = (list(dice), self._caption_rooms(captions, boxes, win_size))
+
+    def _caption_rooms(self, captions: list[tuple[str, str]], boxes: list[Rect],
+                       win_size: tuple[int, int]) -> list[tuple[float, float]]:
+        """The px each cell's captions, as placed, take from its top and its foot (and
+        CAPTION_GAP_PX), measured once for each set of captions and window size."""
+        key = (list(captions), win_size)
+        if self._rooms[0] == key:
+            return self._rooms[1]
+        w, h = win_size
+        root = self._caption_layer(w / h)
+        rooms = []
+        for k, (_left, _right, bottom, top) in enumerate(boxes):
+            over, under = (self.captions[2 * k + j] for j in (0, 1))
+            a = over.getTightBounds(root) if over.getText() else None
+            b = under.getTightBounds(root) if under.getText() else None
+            rooms.append((0.0 if a is None else (1 - a[0].z) / 2 * h - (1 - top) * h
+                          + CAPTION_GAP_PX,
+                          0.0 if b is None else (1 - bottom) * h - (1 - b[1].z) / 2 * h
+                          + CAPTION_GAP_PX))
+        self._rooms = (key, rooms)
+        return rooms
 
     def shown_captions(self) -> list[str]:
         """The captions on screen now, in order (over and under each cell)."""

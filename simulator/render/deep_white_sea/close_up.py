@@ -66,5 +66,7 @@ def close_up(app: Any) -> list[tuple[float, float, float]]:
     if not names:
         app.inset.caption([], app.win_size())
         return list(GameWindow.inset_points(app))
-    app.inset.caption([caption(s, d) for d in names], app.win_size())
+    corners = dice_corners(s)  # each die between its captions in its cell
+    app.inset.caption([caption(s, d) for d in names], app.win_size(),
+                      [corners[d] for d in names])
     return [app.scene.die_position(d) for d in names]
