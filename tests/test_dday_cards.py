@@ -99,13 +99,16 @@ def test_pinned_cards_side_by_side_keep_apart_in_the_window(readme_state) -> Non
     module, session, _pixels, _report = readme_state
     st = session.state
     node = TextNode("measure")
-
-    def px(line: str) -> float:
-        return float(node.calcWidth(line)) * PIN_SCALE * 360  # 720 px high: 2 units
-
     sectors = list(st.map.sectors.values())
     pins = module.App.pinned_labels(SimpleNamespace(session=session))[:len(sectors)]
-    cards = {s.id: text.split("\n") for s, (_point, text) in zip(sectors, pins, strict=True)}
+    scale = {pin[2] if len(pin) > 2 else PIN_SCALE for pin in pins}  # the map's: one
+    assert len(scale) == 1, scale
+    line_px = 20 * scale.pop() / PIN_SCALE  # 20 px lines at PIN_SCALE
+
+    def px(line: str) -> float:
+        return float(node.calcWidth(line)) * line_px / 20 * PIN_SCALE * 360  # 720 px: 2 units
+
+    cards = {s.id: pin[1].split("\n") for s, pin in zip(sectors, pins, strict=True)}
     for s in sectors:
         for t in sectors:
             if t.row == s.row and t.col == s.col + 1:
@@ -117,18 +120,18 @@ def test_pinned_cards_side_by_side_keep_apart_in_the_window(readme_state) -> Non
         assert words.startswith(s.title), lines  # the whole title, in order
         if s.id in IN_REACH:
             assert _squash(_note(s)) in _squash(words), lines
-        assert len(lines) * 20 <= ROW_PX * 1.5, lines  # centred on its tile
+        assert len(lines) * line_px <= ROW_PX * 1.5, lines  # centred on its tile
 
 
 def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
     """A unit on the Wreck Line to move, seed 5: its card (5 lines), Storm Culvert's (4)
     and Chapel Churchyard's above them, each card's extent along the map from its point
-    (its top) and its lines, 20 px a line in a row 70 px deep (each card centred on its
+    (its top) and its lines, PIN_LINE_M a line (20 px until MAP_SCALE, now 17) in a row
+    70 px deep (each card centred on its
     tile, as at 89170e0: Storm Culvert's foot 0.029 m, 20 px, into the Wreck Line's card)."""
     from types import SimpleNamespace
 
     from simulator.render.app import window_module
-    from simulator.render.d6.dday_window import SECTOR_D
 
     module = window_module("dday")
     session = module.new_session(["greedy", "greedy"], 5, {})
@@ -140,12 +143,12 @@ def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
     # Courage was painted 5-7 px high on the cloth only).
     said = [module.move_words(st, a) for a in session.legal()]
     assert "move to Shingle Bank: Courage 0" in said, said
-    line_m = SECTOR_D / ROW_PX * 20
+    line_m = module.PIN_LINE_M  # 17 px of a 70 px row at MAP_SCALE (20 px at PIN_SCALE)
     sectors = list(st.map.sectors.values())
     pins = module.App.pinned_labels(SimpleNamespace(session=session))[:len(sectors)]
-    span = {(s.row, s.col): (point[1], point[1] - line_m * (text.count("\n") + 1))
-            for s, (point, text) in zip(sectors, pins, strict=True)}
-    assert span[(1, 2)][0] - span[(1, 2)][1] == pytest.approx(5 * line_m)
+    span = {(s.row, s.col): (pin[0][1], pin[0][1] - line_m * (pin[1].count("\n") + 1))
+            for s, pin in zip(sectors, pins, strict=True)}
+    assert pins[[s.id for s in sectors].index("wreck_line")][1].count("\n") + 1 >= 4
     for (r, c), (_top, foot) in span.items():
         if (r - 1, c) in span:
             assert foot >= span[(r - 1, c)][0], ((r, c), span[(r, c)], span[(r - 1, c)])
@@ -155,44 +158,81 @@ def test_every_sector_card_has_its_numbers_and_the_borders_theirs_in_screen_spac
         readme_state) -> None:
     """Item 2: a sector's numbers (Enemy Fire, machine gun, bunker) on its pinned card and
     each border's Courage cost and minefield pinned on it in screen space, not small type on
-    the cloth (painted 5-7 px high, where only a border with no clear place stays). Before:
-    the cards said "EF n" alone and no border's words were pinned."""
+    the cloth (painted 5-7 px high). Before: the cards said "EF n" alone and no border's
+    words were pinned; then (4b38635) 11 of the 20 at PIN_SCALE, 9 left painted."""
     from types import SimpleNamespace
 
-    from simulator.render.d6.dday_window import (
-        PIN_LINE_M,
-        border_pins,
-        border_words,
-        card_boxes,
-        pin_px,
-        pinned_cards,
-    )
-    from simulator.render.d6.dday_window import PIN_M_PER_PX as M
+    from simulator.render.d6.dday_window import border_pins, border_words, card_boxes, pinned_cards
 
     module, session, _pixels, _report = readme_state
     st = session.state
     sectors = list(st.map.sectors.values())
     pins = module.App.pinned_labels(SimpleNamespace(session=session))
-    for s, (_point, text) in zip(sectors, pins, strict=False):
-        words = " ".join(text.split())
-        assert f"EF {s.enemy_fire}" in words, text
-        assert (f"EF {s.enemy_fire} MG" in words) == s.machine_gun, text
-        assert ("bunker" in words) == s.bunker, text
+    for s, pin in zip(sectors, pins, strict=False):
+        words = " ".join(pin[1].split())
+        assert f"EF {s.enemy_fire}" in words, pin
+        assert (f"EF {s.enemy_fire} MG" in words) == s.machine_gun, pin
+        assert ("bunker" in words) == s.bunker, pin
     borders = pins[len(sectors) + len(st.units):]
-    words = sorted(w for _b, w in border_words(st))
+    cards, lift = pinned_cards(st)
+    pinned, loose = border_pins(st, card_boxes(st, cards, lift))
+    assert borders == pinned
+    assert sorted(w for _b, w in border_words(st)) == sorted(p[1] for p in pinned)
+    _every_border_pinned_clear(st)
+
+
+def _every_border_pinned_clear(st) -> None:
+    """Every border's words pinned (none left painted on the cloth), at capitals 14 px
+    or more, each on its border (its text within 12 px of the line or corner between its
+    two tiles, inside them), its text clear of the cards' texts and of the other pins'."""
+    from simulator.render.core.pins import PIN_SMALL
+    from simulator.render.d6.dday_window import (
+        PIN_LINE_M,
+        SECTOR_D,
+        SECTOR_W,
+        border_pins,
+        border_words,
+        card_boxes,
+        pin_px,
+        pinned_cards,
+        sector_at,
+    )
+    from simulator.render.d6.dday_window import PIN_M_PER_PX as M
+
     cards, lift = pinned_cards(st)
     texts = card_boxes(st, cards, lift)
     pinned, loose = border_pins(st, texts)
-    assert borders == pinned
-    assert len(pinned) + len(loose) == len(words) == 20
-    assert len(pinned) >= 11, (pinned, loose)  # before: none
-    assert sorted([w for _p, w in pinned] + [w for b, w in border_words(st)
-                                              if f"border:{b.a}:{b.b}" in loose]) == words
+    assert loose == [] and len(pinned) == len(border_words(st)) == 20, loose
     boxes = []
-    for (x, top, _z), word in pinned:  # each pin's text clear of the cards' texts
-        half = pin_px(word) / 2 * M
+    for ((x, top, _z), word, scale, _ink), (b, w) in zip(pinned, border_words(st), strict=True):
+        assert word == w and scale >= PIN_SMALL, (word, scale)  # PIN_SMALL: capitals 14.3 px
+        half = pin_px(word, scale) / 2 * M
         box = (x - half, top - PIN_LINE_M, x + half, top)
+        (ax, ay), (bx, by) = sector_at(st, b.a), sector_at(st, b.b)
+        mx, my = (ax + bx) / 2, (ay + by) / 2
+        near = 12 * M + 1e-9
+        if ay == by:  # side by side: on their edge
+            assert box[0] - near <= mx <= box[2] + near and abs(top - PIN_LINE_M / 2 - my) \
+                <= SECTOR_D / 2, (word, b)
+        else:  # a column's seam or a corner: across it
+            assert box[1] - near <= my <= box[3] + near, (word, b)
+            reach = SECTOR_W / 2 if ax == bx else 24 * M + half
+            assert abs(x - mx) <= reach + 1e-9, (word, b)
         for o in texts + boxes:
             assert min(box[2], o[2]) <= max(box[0], o[0]) or min(box[3], o[3]) <= max(box[1], o[1]), \
                 (word, box, o)
         boxes.append(box)
+
+
+def test_every_border_is_pinned_with_a_five_line_card_on_the_map() -> None:
+    """A unit on the Wreck Line to move (seed 5, its card 4-5 lines): every border pinned
+    (4b38635: 10 of 20)."""
+    from simulator.render.app import window_module
+
+    module = window_module("dday")
+    session = module.new_session(["greedy", "greedy"], 5, {})
+    for _ in range(24):
+        module.play_turns(session, 1)
+    st = session.state
+    assert st.node == "move" and st.units[st.seat].sector == "wreck_line", st.node
+    _every_border_pinned_clear(st)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
@@ -77,6 +78,7 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
     # None of the map's small type painted on the tiles (titles, Enemy Fire, notes: 4-10 px
     # high) in the main view, but a border's cost where its pin finds no clear place.
     assert sorted(out["painted_in_main"]) == sorted(out["border_loose"]), out["painted_in_main"]
+    assert out["border_loose"] == [], out["border_loose"]  # every border pinned (4b38635: 11)
     # Every die of the window as it opened 48 px across or more (issue 37): the unit's six
     # in the close-up's cells (about 62 px), none small on the main view (before: 15 px
     # there, the map framed whole).
@@ -118,6 +120,29 @@ def test_a_click_on_a_dday_sector_shows_its_full_card(xvfb_display, tmp_path) ->
     assert box[0] >= 0 and box[1] >= 0 and box[2] <= w and box[3] <= h, move
     assert not [t for t, b in move["pins"].items() if b and overlap(box, b)], move
     assert not [b for b in move["buttons"] if overlap(box, b)], move
+    # Every border's Courage cost and minefield pinned, drawn at capitals 14 px or more, no
+    # pin's text over another's (a pin's background is 0.1 em beyond its text) nor over a
+    # button, and tesseract reads the costs off the window (at 4b38635: 11 pinned, 7 read).
+    from simulator.render.core.pins import PIN_SMALL
+
+    borders = move["borders"]
+    assert len(borders) == 20, borders
+    shown = [(t, b, s) for t, b, s in move["pin_list"] if b]
+    assert all(s >= PIN_SMALL for _t, _b, s in shown), shown
+    texts = [(t, (b[0] + m, b[1] + m, b[2] - m, b[3] - m))
+             for t, b, s in shown for m in (0.1 * s * h / 2,)]
+    for i, (t, b) in enumerate(texts):
+        assert not [u for u, c in texts[i + 1:] if overlap(b, c)], (t, b)
+        assert not [c for c in move["buttons"] if overlap(b, c)], (t, b)
+    on_screen = [t for t, _b in texts if t in set(borders)]
+    assert sorted(on_screen) == sorted(borders), on_screen
+    if shutil.which("tesseract") is not None:
+        from PIL import Image
+
+        pixels = np.asarray(Image.open(tmp_path / "move.png").convert("RGB"))
+        read = [t for t, b, _s in shown if t in set(borders) and red_ink_reads(pixels, b, t)]
+        assert len(read) >= 15, read
+
     # And no text pinned to the table under a choice's button: the first two units' sheets
     # ran under 'move to Tidal Flats', 'move to Shingle Bank' and 'move to Wreck Line'
     # (about 780 and 3080 px^2).
@@ -216,3 +241,23 @@ def _png(img) -> bytes:
     buf = io.BytesIO()
     img.save(buf, "PNG")
     return buf.getvalue()
+
+
+def red_ink_reads(pixels, box, text: str) -> bool:
+    """Whether tesseract reads `text` in the red ink (a border's pin) of `box` (px)."""
+    import io
+
+    from PIL import Image
+
+    left, top, right, bottom = (int(round(v)) for v in box)
+    crop = pixels[top:bottom, left:right].astype(int)
+    red = (crop[..., 0] - crop[..., 1] > 50) & (crop[..., 0] > 90)
+    ink = Image.fromarray(np.where(red, 0, 255).astype(np.uint8))
+    page = Image.new("L", (ink.width + 20, ink.height + 20), 255)
+    page.paste(ink, (10, 10))
+    page = page.resize((page.width * 3, page.height * 3), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    page.save(buf, "PNG")
+    done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "7"], input=buf.getvalue(),
+                          capture_output=True, timeout=30, check=True)
+    return "".join(done.stdout.decode("utf-8", "replace").split()) == "".join(text.split())

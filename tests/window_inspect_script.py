@@ -101,7 +101,7 @@ def dday(out: str) -> dict:
     w, h = app.win_size()
     labels = app.pinned_labels()
     n = len(st.map.sectors)  # the sectors' titles come first, then the units' sheets
-    pins = [app.camera.project(p, (w, h)) for p, _text in labels[:n]]
+    pins = [app.camera.project(label[0], (w, h)) for label in labels[:n]]
     sheet = app.camera.project(labels[n][0], (w, h))
     result = {"pins": [list(p) for p in pins if p is not None],
               "sheet_pin": list(sheet) if sheet is not None else None,
@@ -170,7 +170,12 @@ def dday_move(out: str) -> dict:
               "prompt": hud.prompt.getText(), "prompt_cap_px": cap_px(app, hud.prompt),
               "prompt_box": hud.box_px(hud.prompt), "win": list(app.win_size()),
               "buttons": [hud.box_px(b) for b in hud.buttons if not b.isHidden()],
-              "pins": {n.getText(): hud.box_px(n) for n in app.pins.nodes if not n.isHidden()}}
+              "pins": {n.getText(): hud.box_px(n) for n in app.pins.nodes if not n.isHidden()},
+              # each shown pin: its text, its box (px, its background too) and its scale
+              "pin_list": [(n.getText(), hud.box_px(n), n["scale"][1]) for n in app.pins.nodes
+                           if not n.isHidden()],
+              "borders": [p[1] for p in app.pinned_labels()[len(session.state.map.sectors)
+                                                             + len(session.state.units):]]}
     app.cleanup()
     return result
 

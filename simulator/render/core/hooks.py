@@ -7,12 +7,13 @@ game must say.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from simulator.render.core.camera import OrbitCamera
 from simulator.render.core.flow import Running
 from simulator.render.core.hud import Choice
+from simulator.render.core.pins import Pin
 
 
 class WindowHooks:
@@ -40,8 +41,9 @@ class WindowHooks:
     def thrower_camera(self, seat: int) -> OrbitCamera:
         raise NotImplementedError
 
-    def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
-        """Texts pinned to table points (`pins.py`). None by default."""
+    def pinned_labels(self) -> Sequence[Pin]:
+        """Texts pinned to table points (`pins.py`: each a point and its text, and its
+        scale and ink where it names them). None by default."""
         return []
 
     def top_camera(self, aspect: float) -> OrbitCamera:

@@ -18,7 +18,19 @@ PIN_SCALE = 0.056  # aspect2d units: a 20 px em at 720 px high, capitals 14 px
 # clear of the buttons and of the other pins (D-Day's units' sheets ran under the choices).
 PIN_SMALL, PIN_SLIDE_PX = 0.048, 4
 
-Pin = tuple[tuple[float, float, float], str]  # a table point and its text
+INK = (0.08, 0.07, 0.06, 1.0)  # a pin's text unless it names its own
+# A table point and its text; optionally the scale it is drawn at (PIN_SCALE unless said,
+# PIN_SMALL at the least) and its ink (INK unless said).
+Pin = tuple[tuple[float, float, float], str] | tuple[tuple[float, float, float], str, float] \
+    | tuple[tuple[float, float, float], str, float, tuple[float, float, float, float]]
+
+
+def pin_scale(item: Pin) -> float:
+    return float(item[2]) if len(item) > 2 else PIN_SCALE
+
+
+def pin_ink(item: Pin) -> tuple[float, float, float, float]:
+    return item[3] if len(item) > 3 else INK
 
 
 class Pins:
@@ -28,7 +40,7 @@ class Pins:
     def __init__(self, base: Any) -> None:
         self.base = base
         self.nodes: list[Any] = []
-        self.items: list[Pin] = []
+        self.items: Sequence[Pin] = []
         self._placed: Any = None  # what `place` placed them for last
 
     def place(self, cam: OrbitCamera, size: tuple[int, int], hidden: bool,
@@ -46,7 +58,7 @@ class Pins:
         self._placed = key
         while len(self.nodes) < len(self.items):
             self.nodes.append(OnscreenText(
-                text="", scale=PIN_SCALE, fg=(0.08, 0.07, 0.06, 1), bg=(0.98, 0.96, 0.9, 0.88),
+                text="", scale=PIN_SCALE, fg=INK, bg=(0.98, 0.96, 0.9, 0.88),
                 align=TextNode.ACenter, mayChange=True, parent=self.base.aspect2d))
         w, h = size
         for k, node in enumerate(self.nodes):
@@ -55,12 +67,14 @@ class Pins:
             if at is None:
                 node.hide()
                 continue
-            text = self.items[k][1]
+            text, scale, ink = self.items[k][1], pin_scale(self.items[k]), pin_ink(self.items[k])
             if node.getText() != text:
                 node.setText(text)
-            if node["scale"][1] != PIN_SCALE:
-                node["scale"] = PIN_SCALE
-            node.setPos(at[0] * w / h, at[1] - PIN_SCALE * 0.8)  # its top at the point
+            if node["scale"][1] != scale:
+                node["scale"] = scale
+            if tuple(node.fg) != ink:
+                node.fg = ink
+            node.setPos(at[0] * w / h, at[1] - scale * 0.8)  # its top at the point
             node.show()
         self._inside(size)
         if keep_clear:
@@ -88,10 +102,11 @@ class Pins:
         return ((lo.x + 1) / 2 * w, (1 - hi.z) / 2 * h, (hi.x + 1) / 2 * w, (1 - lo.z) / 2 * h)
 
     def _clear_of(self, keep_clear: list[Box], size: tuple[int, int]) -> None:
-        """Each shown pin over one of `keep_clear`: at the first of PIN_SCALE and PIN_SMALL
+        """Each shown pin over one of `keep_clear`: at the first of its scale and PIN_SMALL
         and of the places left of it (PIN_SLIDE_PX apart, half its width at most) where it
         covers none of them nor another pin; none: as it was."""
         shown = [n for n in self.nodes if not n.isHidden()]
+        own = {id(n): pin_scale(item) for n, item in zip(self.nodes, self.items, strict=False)}
         boxes = {id(n): self._box(n, size) for n in shown}
         for node in shown:
             box = boxes[id(node)]
@@ -100,8 +115,9 @@ class Pins:
             others = [*keep_clear, *(b for n in shown if n is not node
                                      and (b := boxes[id(n)]) is not None)]
             x, y = node.getPos()
-            top = y + PIN_SCALE * 0.8
-            for scale in (PIN_SCALE, PIN_SMALL):
+            mine = own[id(node)]
+            top = y + mine * 0.8
+            for scale in dict.fromkeys((mine, min(mine, PIN_SMALL))):
                 node["scale"] = scale
                 node.setPos(x, top - scale * 0.8)
                 moved = self._box(node, size)
@@ -118,5 +134,5 @@ class Pins:
                 if done:
                     break
             else:
-                node["scale"] = PIN_SCALE
+                node["scale"] = mine
                 node.setPos(x, y)

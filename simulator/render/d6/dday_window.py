@@ -19,6 +19,7 @@ from typing import Any
 
 from rules.dday.game import START_COLOURS, SYMBOL_NAMES
 from simulator.physics.settings import TableSpec
+from simulator.render.core.pins import Pin
 from simulator.render.core.scene import _box
 from simulator.render.core.window import Choice, wrap
 from simulator.render.d6.scene import DiceTableScene, seat_colour
@@ -102,18 +103,21 @@ def noted_sectors(state: Any) -> list[str]:
 
 
 PIN_LINE_PX = 118  # a pinned card's line at most (bar one word): the columns lie 143 px
-# apart in the window's opening view at 1280x720, and "Communication" is 143 px wide
+# apart in the window's opening view at 1280x720, and "Communication" is 123 px wide
 PIN_NOTE_PX = 130  # a note's line: two noted cards side by side keep 13 px apart
-PIN_LINE_M = 0.0286  # m along the map a pinned line covers there (20 px, rows 70 px apart)
+MAP_SCALE = 0.048  # the map's pins (cards and borders): core.pins.PIN_SMALL, capitals
+# 14.3 px at 720 px high; at PIN_SCALE (16.6 px) 9 of the README state's 20 borders found
+# no place clear of the cards
+PIN_LINE_M = 0.0286 * MAP_SCALE / 0.056  # m along the map a pinned line covers there (17 px
+# at MAP_SCALE, rows 70 px apart)
+BORDER_INK = (0.62, 0.08, 0.06, 1.0)  # a border's pin: red, as its words on the cloth were
 
 
-def pin_px(text: str) -> float:
+def pin_px(text: str, scale: float = MAP_SCALE) -> float:
     """The width (px at 720 px high) of `text` pinned in the window (`core.pins`)."""
     from panda3d.core import TextNode
 
-    from simulator.render.core.pins import PIN_SCALE
-
-    return float(TextNode("measure").calcWidth(text)) * PIN_SCALE * 360
+    return float(TextNode("measure").calcWidth(text)) * scale * 360
 
 
 def pin_wrap(text: str, width: float = PIN_LINE_PX) -> list[str]:
@@ -147,14 +151,16 @@ def pin_card(s: Any, with_note: bool) -> str:
     return "\n".join(lines)
 
 
-SEAM_LINES = 1.35  # room (lines) kept between two cards one above the other: the seam's
-# pinned Courage cost between them (`border_pins`), a line and its background
+SEAM_LINES = (1.6, 1.35)  # room (lines) kept between two cards one above the other: the
+# seam's pinned Courage cost between them (`border_pins`), a line and its background; the
+# first of these that leaves every border a place (`pinned_cards`)
 
 
 def pin_lifts(lines: dict[tuple[int, int], int],
-              seams: frozenset[tuple[int, int]] = frozenset()) -> dict[tuple[int, int], float]:
+              seams: frozenset[tuple[int, int]] = frozenset(),
+              seam_lines: float = SEAM_LINES[0]) -> dict[tuple[int, int], float]:
     """How far (lines, up the map) each pinned card is moved off its tile's middle: two
-    cards one above the other nearer than a quarter line (SEAM_LINES where the border
+    cards one above the other nearer than a quarter line (`seam_lines` where the border
     between them has its pin: `seams` names the lower tile) are pushed apart, each by half,
     none more than 1 line off its middle, so that a card with a note (4 to 6 lines) keeps
     clear of those above and below it (a tile is 3.5 lines deep) and of the border's pin
@@ -167,7 +173,7 @@ def pin_lifts(lines: dict[tuple[int, int], int],
             if up not in lines:
                 continue
             gap = rows + lift[up] - lift[(r, c)] - (n + lines[up]) / 2
-            room = SEAM_LINES if (r, c) in seams else 0.25
+            room = seam_lines if (r, c) in seams else 0.25
             if gap < room:
                 push = (room - gap) / 2
                 lift[up] = min(1.0, lift[up] + push)
@@ -220,66 +226,90 @@ def card_boxes(state: Any, cards: dict[str, str], lift: dict[tuple[int, int], fl
     return out
 
 
-def border_places(state: Any, b: Any) -> list[tuple[float, float]]:
-    """Where on the map border `b`'s words may go (their middle, m), the best first: on the
-    edge of two tiles side by side, up or down it; on the seam of two tiles of a column
-    toward the map's outer side (their cards lie in the middle); at the corner where two
-    tiles meet corner to corner."""
+def border_places(state: Any, b: Any, hw: float, hh: float) -> Any:
+    """Where on the map border `b`'s words (half width `hw`, half height `hh`, m) may go:
+    their middles (n, 2; m), 2 px apart, the nearest the border's middle first (a place off
+    the seam's line counts 4 times its distance). On the edge of two tiles side by side,
+    up or down it; on the seam of two tiles of a column, along it inside the column; at the
+    corner where two tiles meet corner to corner, about it."""
+    import numpy as np
+
     (ax, ay), (bx, by) = sector_at(state, b.a), sector_at(state, b.b)
     mx, my = (ax + bx) / 2, (ay + by) / 2
-    ups = (0.0, -0.006, 0.006, -0.012, 0.012)
-    if ay == by:
-        return [(mx, my + d) for d in (0.0, -0.02, 0.02, -0.035, 0.035)]
-    if ax == bx:
-        out_d = -1.0 if mx < MAP_AT[0] - 1e-9 else 1.0
-        return [(mx + sgn * d, my + e) for e in ups for d in (0.072, 0.062, 0.05)
-                for sgn in (out_d, -out_d)] + [(mx, my + e) for e in ups]
-    return [(mx + d, my + e) for e in ups for d in (0.0, 0.01, -0.01, 0.02, -0.02)]
+    px = PIN_M_PER_PX
+
+    def both_ways(reach: float) -> Any:
+        out = np.arange(0.0, max(reach, 0.0) + 1e-12, 2 * px)
+        return np.concatenate([out, -out[1:]])
+
+    if ay == by:  # their edge, up or down it
+        xs, ys = mx + np.array([0.0, 3 * px, -3 * px]), my + both_ways(SECTOR_D / 2 - hh - 2 * px)
+    elif ax == bx:  # the seam across the column, inside it
+        xs, ys = mx + both_ways(SECTOR_W / 2 - hw - 4 * px), my + both_ways(8 * px)
+    else:  # the corner
+        xs, ys = mx + both_ways(24 * px), my + both_ways(12 * px)
+    x, y = (v.ravel() for v in np.meshgrid(xs, ys))
+    off_x, off_y = np.abs(x - mx), np.abs(y - my)
+    key = (4 * off_x + off_y if ay == by else off_x + 4 * off_y if ax == bx
+           else np.hypot(off_x, 2 * off_y))
+    order = np.argsort(key, kind="stable")
+    return np.stack([x[order], y[order]], axis=1)
 
 
-def border_pins(state: Any, taken: list[MapBox]
-                ) -> tuple[list[tuple[tuple[float, float, float], str]], list[str]]:
-    """Each border's words (`border_words`) pinned on it, its text clear of the boxes
-    `taken` (the sectors' cards' texts: the pins' backgrounds may touch) and,
-    by a little more, of each other where a place on it is: at the
-    corner between two tiles that meet there (placed first: they have the fewest places),
-    on the seam between two tiles of a column toward its outer side (their cards lie in the
-    middle), on the edge of two tiles side by side. A pin's point is its top. Those with
-    no clear place are not pinned: the second list names them (the scene's node names of
-    their painted words; what a move costs is in the choices too: `move_words`)."""
-    placed = list(taken)
-    out: list[tuple[tuple[float, float, float], str]] = []
+BORDER_CLEAR_PX = 2  # a border pin's text keeps at least this far (px) from a card's text
+BORDER_ROOMY_PX = (6, 4)  # and these far (6: their backgrounds apart) where it has room
+BORDER_GAP_PX = 4  # two border pins' texts one above the other keep this far apart
+
+
+def border_pins(state: Any, taken: list[MapBox]) -> tuple[list[Any], list[str]]:
+    """Each border's words (`border_words`) pinned on it (`border_places`), in red at
+    MAP_SCALE: its text as far as its border has room for of BORDER_ROOMY_PX and
+    BORDER_CLEAR_PX from the boxes `taken` (the sectors' cards' texts), and clear of the other
+    border pins' texts by LABEL_GAP_M side by side and BORDER_GAP_PX one above the other;
+    the border with the fewest places left is placed first, at the first place left on it.
+    A pin is (point, words, scale, ink), its point its top. Those with no clear place are
+    not pinned: the second list names them (the scene's node names of their painted
+    words; what a move costs is in the choices too: `move_words`)."""
+    import numpy as np
+
+    words = border_words(state)
+    cards = np.asarray(taken, dtype=float).reshape(-1, 4)
+    hh = PIN_LINE_M / 2  # the text's half height
+    px = PIN_M_PER_PX
+    boxes = []
+    for b, word in words:
+        hw = pin_px(word) / 2 * px
+        mid = border_places(state, b, hw, hh)
+        box = np.stack([mid[:, 0] - hw, mid[:, 1] - hh, mid[:, 0] + hw, mid[:, 1] + hh], axis=1)
+        # How far each place's text keeps from the nearest card's text (m; < 0: over it).
+        apart = np.maximum.reduce([cards[None, :, 0] - box[:, None, 2],
+                                   box[:, None, 0] - cards[None, :, 2],
+                                   cards[None, :, 1] - box[:, None, 3],
+                                   box[:, None, 1] - cards[None, :, 3]]).min(axis=1) \
+            if len(cards) else np.full(len(box), np.inf)
+        ok = apart >= BORDER_CLEAR_PX * px - 1e-12
+        tier = sum((apart[ok] < room * px - 1e-12).astype(int) for room in BORDER_ROOMY_PX)
+        boxes.append(box[ok][np.argsort(tier, kind="stable")])  # the roomiest first, in order
+    alive = [np.ones(len(box), dtype=bool) for box in boxes]
+    gx, gy = LABEL_GAP_M, BORDER_GAP_PX * px
+    out: dict[int, Any] = {}
     loose: list[str] = []
-    hh = PIN_LINE_M / 2  # the text's half height (its background is not kept clear)
-
-    def order(item: tuple[Any, str]) -> int:
-        (ax, ay), (bx, by) = sector_at(state, item[0].a), sector_at(state, item[0].b)
-        return 0 if ax != bx and ay != by else 1 if ax == bx else 2
-
-    for b, word in sorted(border_words(state), key=order):
-        hw = pin_px(word) / 2 * PIN_M_PER_PX
-        best: tuple[float, MapBox] | None = None
-        places = border_places(state, b)
-        gap = LABEL_GAP_M
-        for x, y in places:
-            box = (x - hw, y - hh, x + hw, y + hh)
-            cover = sum(max(0.0, min(box[2], o[2]) - max(box[0], o[0]))
-                        * max(0.0, min(box[3], o[3]) - max(box[1], o[1])) for o in taken)
-            cover += sum(max(0.0, min(box[2] + gap, o[2]) - max(box[0] - gap, o[0]))
-                         * max(0.0, min(box[3], o[3]) - max(box[1], o[1]))
-                         for o in placed[len(taken):])
-            if best is None or cover < best[0]:
-                best = (cover, box)
-            if cover == 0.0:
-                break
-        assert best is not None
-        if best[0] > 0.0:  # no place on it is clear: painted on the cloth, as before
-            loose.append(f"border:{b.a}:{b.b}")
+    todo = set(range(len(words)))
+    while todo:
+        i = min(todo, key=lambda k: (int(alive[k].sum()), k))
+        todo.remove(i)
+        if not alive[i].any():  # no place on it is clear: painted on the cloth, as before
+            loose.append(f"border:{words[i][0].a}:{words[i][0].b}")
             continue
-        box = best[1]
-        placed.append(box)
-        out.append((((box[0] + box[2]) / 2, box[3], TILE_Z), word))
-    return out, loose
+        box = boxes[i][int(np.argmax(alive[i]))]
+        out[i] = box
+        for k in todo:
+            c = boxes[k]
+            alive[k] &= ~((c[:, 0] < box[2] + gx) & (box[0] - gx < c[:, 2])
+                          & (c[:, 1] < box[3] + gy) & (box[1] - gy < c[:, 3]))
+    pins = [(((float(box[0]) + float(box[2])) / 2, float(box[3]), TILE_Z), words[i][1],
+             MAP_SCALE, BORDER_INK) for i, box in sorted(out.items())]
+    return pins, loose
 
 
 def move_words(state: Any, action: Any) -> str:
@@ -295,16 +325,25 @@ def move_words(state: Any, action: Any) -> str:
 def pinned_cards(state: Any) -> tuple[dict[str, str], dict[tuple[int, int], float]]:
     """Each sector's pinned card (`pin_card`: the note of the acting unit's sector and of
     those it can move to) and its lift (`pin_lifts`: room kept on each seam a border's
-    words lie on)."""
+    words lie on, the first of SEAM_LINES where `border_pins` places every border's
+    words, else the one that places most)."""
     noted = noted_sectors(state)
     cards = {s.id: pin_card(s, s.id in noted) for s in state.map.sectors.values()}
     secs = state.map.sectors
     seams = frozenset((min(secs[b.a].row, secs[b.b].row), secs[b.a].col)
                       for b, _word in border_words(state) if secs[b.a].col == secs[b.b].col
                       and secs[b.a].row != secs[b.b].row)
-    lift = pin_lifts({(s.row, s.col): cards[s.id].count("\n") + 1 for s in secs.values()},
-                     seams)
-    return cards, lift
+    lines = {(s.row, s.col): cards[s.id].count("\n") + 1 for s in secs.values()}
+    best: tuple[int, dict[tuple[int, int], float]] | None = None
+    for room in SEAM_LINES:
+        lift = pin_lifts(lines, seams, room)
+        loose = len(border_pins(state, card_boxes(state, cards, lift))[1])
+        if best is None or loose < best[0]:
+            best = (loose, lift)
+        if not loose:
+            break
+    assert best is not None
+    return cards, best[1]
 
 
 def shown_unit(state: Any) -> int:
@@ -657,20 +696,20 @@ class App(DiceGameWindow):
             out[("sector", sid)] = ((*sector_at(st, sid), TILE_Z), SECTOR_D * 0.5)
         return out
 
-    def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
+    def pinned_labels(self) -> list[Pin]:
         """Each sector's card in screen space on its tile (`pin_card`: its title, Enemy
         Fire, and the note of the acting unit's sector and those it can move to), and each
         unit's Courage, EP and soldiers on its sheet: the type painted there is 4-10 px
         high in the window (issue 37); a click on a sector shows its full card."""
         st = self.session.state
-        out = []
+        out: list[Pin] = []
         cards, lift = pinned_cards(st)
         borders, _loose = border_pins(st, card_boxes(st, cards, lift))
         for s in st.map.sectors.values():
             x, y = sector_at(st, s.id)
             n = cards[s.id].count("\n") + 1
             out.append(((x, y + PIN_LINE_M * (n / 2 + lift[(s.row, s.col)]), TILE_Z),
-                        cards[s.id]))  # a pin's point is its top
+                        cards[s.id], MAP_SCALE))  # a pin's point is its top
         for k, u in enumerate(st.units):  # each unit's sheet: its panel (the HUD has none)
             sec = st.map.sectors[u.sector]
             where = (f"{sec.title}, EF {sec.enemy_fire}, turn {u.turns_here + 1}/"
