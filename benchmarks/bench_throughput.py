@@ -1,8 +1,9 @@
 """Throughput of `simulator.physics.World.throw`, in one run on the same throws, against
 (1) the honest reference: `simulator.bench.bare.BareLoop`, the leanest correct loop for the
     same die, table, contact model, settings and settle rule (target: ratio >= 0.95);
-(2) the World of commit 9ea7a0a (before issue 13), run from a git worktree of that commit
-    in a subprocess with its own settings (target: ratio >= 1.8).
+(2) the World of an older commit, run from a git worktree of that commit in a subprocess
+    with its own settings (targets, `OLD_TARGETS`: >= 1.8 against 9ea7a0a, before issue 13;
+    >= 0.98 against 9135fc1, before issue 35's redesign).
 The three run interleaved in rounds (order rotated each round) so machine noise hits all
 alike; each measures its own process CPU time. Prints throws per second and the ratios,
 and how often the loops agree on the face.
@@ -32,6 +33,7 @@ from simulator.physics.throws import random_throw
 
 REPO = Path(__file__).resolve().parent.parent
 OLD_COMMIT = "9ea7a0a"
+OLD_TARGETS = {"9ea7a0a": 1.8, "9135fc1": 0.98}  # the ratio each old commit is held to
 
 # Runs in the old tree: reads one JSON list of throws a line, answers CPU seconds and faces.
 OLD_WORKER = r"""
@@ -188,7 +190,9 @@ def main() -> int:
     print(f"World / reference         : {cpu['bare'] / cpu['world']:8.3f}  (target >= 0.95; "
           f"{paired('bare')}); same face {agree('bare', 'world'):.1%}")
     if old is not None:
-        print(f"World / World of {args.old:<8} : {cpu['old'] / cpu['world']:8.3f}  (target >= 1.8; "
+        target = next((t for c, t in OLD_TARGETS.items() if args.old.startswith(c)), None)
+        said = f"target >= {target}" if target is not None else "no target for this commit"
+        print(f"World / World of {args.old:<8} : {cpu['old'] / cpu['world']:8.3f}  ({said}; "
               f"{paired('old')}); same face {agree('old', 'world'):.1%}"
               + (" (the physics changed)" if agree("old", "world") < 1.0 else ""))
     return 0
