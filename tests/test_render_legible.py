@@ -149,6 +149,24 @@ def test_every_die_in_the_view_is_48_px_across_and_none_is_lost(drawn, game) -> 
     assert len(in_view) >= (0 if game == "dday" else 3), dice
 
 
+@pytest.mark.parametrize("game", list(STATES))
+def test_no_card_hides_a_die_in_the_view(drawn, game) -> None:
+    # A die's card (its name, its value) lay over the lower part of its face: in these
+    # states DiceWar's creatures' cards over 6 of its dice (343-918 px^2), Diceland's tile
+    # values over 6 (1426-2073 px^2, up to 57% of a die's box), Diced's over 3 (174-443),
+    # Deep White Sea's names over 2 (993 and 90). Now each card lies at the nearest place
+    # that uncovers the dice (a line leads to its die where it moved): at most a corner of
+    # a die's box (the box of a tilted die is wider than the die) under any card.
+    _pixels, report, _session = drawn[game]
+    boxes = {n: d["view_box"] for n, d in report["dice"].items() if d["view_box"]}
+    assert len(boxes) >= (0 if game == "dday" else 3), report["dice"]
+    for card in report["cards"]:
+        a = card["box"]
+        for name, b in boxes.items():
+            over = max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+            assert over <= 0.1 * (b[2] - b[0]) * (b[3] - b[1]), (card, name, b, over)
+
+
 @pytest.mark.parametrize("game", ["diced", "dicewar", "diceland-hex"])
 def test_the_last_roll_is_shown_close_up_48_px_across(drawn, game) -> None:
     _pixels, report, session = drawn[game]
@@ -168,7 +186,7 @@ def test_render_json_reports_each_die_in_px(tmp_path, capsys) -> None:
     report = json.loads(capsys.readouterr().out)
     assert report["view"] == "framed" and report["size"] == [1280, 720] and out.exists()
     dice = report["dice"]
-    assert dice and all(set(d) == {"view_px", "cell_px", "shown_px"} for d in dice.values())
+    assert dice and all(set(d) == {"view_px", "view_box", "cell_px", "shown_px"} for d in dice.values())
     assert min(d["shown_px"] for d in dice.values()) >= report["min_die_px"] == 48
 
 

@@ -15,6 +15,8 @@ every die's size in pixels, which cards were drawn), which `tabletop render --js
 from __future__ import annotations
 
 import functools
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +161,7 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
             and box is not None and box[0] >= region[0] and box[1] >= region[1] \
             and box[2] <= region[2] and box[3] <= region[3]
         report[name] = {"view_px": round(die_px(cam, size, corners), 1) if seen else None,
+                        "view_box": [round(v, 1) for v in box] if seen and box else None,
                         "cell_px": None}
     # The close-up cells: each die from straight above, the centre square of a full frame.
     cells: list[tuple[Image.Image, str, str]] = []
@@ -179,7 +182,9 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
         if seen_corners is not None:
             report[name]["cell_px"] = round(die_px(dcam, size, seen_corners) * cell_px / h, 1)
     img = Image.fromarray(main)
-    drawn_cards = _cards(img, cam, size, region, layout.cards, k)
+    seen_dice = [box for name, corners in layout.dice.items() if report[name]["view_box"]
+                 and (box := screen_box(cam, size, corners)) is not None]
+    drawn_cards = _cards(img, cam, size, region, layout.cards, k, seen_dice)
     _panel(img, size, side_w, banner_h, cells, cell_px, cols, layout.side, k)
     _banner(img, size, banner_h, banner, k)
     for entry in report.values():
@@ -235,9 +240,12 @@ def _panel(img: Image.Image, size: tuple[int, int], side_w: int, top: int,
 
 
 def _cards(img: Image.Image, cam: OrbitCamera, size: tuple[int, int], region: Box,
-           cards: list[Card], k: float) -> list[dict[str, Any]]:
-    """Each card drawn centred on its point's projection, moved off cards already drawn;
-    one whose point is off the view is left out. Returns each drawn: lines and box."""
+           cards: list[Card], k: float, dice: Sequence[Box] = ()) -> list[dict[str, Any]]:
+    """Each card drawn centred on its point's projection (or `below_px` under it), or at
+    the nearest of the places about it (`_card_places`) clear of the cards already drawn
+    and of the dice in the view (`dice`: their boxes, px), so that no card hides a die's
+    face; where no place is clear of the dice, the one clear of the cards covering them
+    least. One whose point is off the view is left out. Returns each drawn: lines and box."""
     d = ImageDraw.Draw(img, "RGBA")
     f = font(int(round(SMALL_PX * k)))
     pad = int(round(4 * k))
@@ -258,13 +266,20 @@ def _cards(img: Image.Image, cam: OrbitCamera, size: tuple[int, int], region: Bo
         w = max(f.getlength(line) for line in lines) + 2 * pad
         h = step * len(lines) + 2 * pad
         cy = at[1] + (card.below_px + h / 2 if card.below_px else 0.0)
-        box = (at[0] - w / 2, cy - h / 2, at[0] + w / 2, cy + h / 2)
-        for shift in (0, 1, -1, 2, -2, 3, -3):
-            b = (box[0], box[1] + shift * h * 0.55, box[2], box[3] + shift * h * 0.55)
-            if not any(_overlap(b, o) for o in placed):
-                box = b
-                break
-        box = _clamp(box, region)
+        box = _clamp((at[0] - w / 2, cy - h / 2, at[0] + w / 2, cy + h / 2), region)
+        best: tuple[float, Box] | None = None
+        for trial in _card_places(box, w, h, region):
+            if any(_overlap(trial, o) for o in placed):
+                continue
+            # What a place costs: the dice it covers (px^2) and how far it lies off its own
+            # place (CARD_MOVE_COST px^2 a px): a card moves only as far as it uncovers.
+            cost = sum(_area(trial, o) for o in dice) \
+                + CARD_MOVE_COST * k * math.hypot(trial[0] - box[0], trial[1] - box[1])
+            if best is None or cost < best[0]:
+                best = (cost, trial)
+        if best is not None and best[1] != box:
+            box = best[1]
+            _leader(d, box, (float(at[0]), float(at[1])), dice, card.colour, k)
         placed.append(box)
         d.rounded_rectangle(box, radius=int(4 * k), fill=CARD_BG,
                             outline=rgb255(card.colour), width=max(2, int(2 * k)))
@@ -272,6 +287,47 @@ def _cards(img: Image.Image, cam: OrbitCamera, size: tuple[int, int], region: Bo
             d.text((box[0] + pad, box[1] + pad + i * step), line, fill=CARD_INK, font=f)
         drawn.append({"lines": lines, "box": [round(v) for v in box]})
     return drawn
+
+
+def _leader(d: Any, box: Box, at: tuple[float, float], dice: Sequence[Box], colour: RGB,
+            k: float) -> None:
+    """A line in the card's rim colour from a card moved off its place toward its point
+    `at`, ending where it first meets a die's box (its own die's edge) or at `at`; none
+    where that is under 3 px."""
+    cx = min(max(at[0], box[0]), box[2])
+    cy = min(max(at[1], box[1]), box[3])
+    n = 64
+    end = (cx, cy)
+    for i in range(1, n + 1):
+        x, y = cx + (at[0] - cx) * i / n, cy + (at[1] - cy) * i / n
+        if any(o[0] <= x <= o[2] and o[1] <= y <= o[3] for o in dice):
+            break
+        end = (x, y)
+    if math.hypot(end[0] - cx, end[1] - cy) >= 3 * k:
+        d.line([(cx, cy), end], fill=rgb255(colour), width=max(2, int(2 * k)))
+
+
+CARD_MOVE_COST = 12.0  # px^2 of dice covered that a card's move of a px is worth
+CARD_REACH = 3  # a card moves at most this many of its heights and widths off its place
+
+
+def _card_places(box: Box, w: float, h: float, region: Box) -> list[Box]:
+    """`box` and the places about it, inside `region`, the nearest first: moved by
+    quarters of its height up or down and by halves of its width to either side, at most
+    CARD_REACH of each."""
+    steps = [(dx * w / 2, dy * h / 4) for dx in range(-2 * CARD_REACH, 2 * CARD_REACH + 1)
+             for dy in range(-4 * CARD_REACH, 4 * CARD_REACH + 1)]
+    steps.sort(key=lambda s: (math.hypot(s[0], 1.5 * s[1]), s[1] < 0, s[0] < 0))
+    out: list[Box] = []
+    for dx, dy in steps:
+        trial = _clamp((box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy), region)
+        if trial not in out:
+            out.append(trial)
+    return out
+
+
+def _area(a: Box, b: Box) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _overlap(a: Box, b: Box) -> bool:
