@@ -82,3 +82,44 @@ def test_dicewar_log_at_a_persons_set_up_turn_lies_clear_of_the_reserve_row(xvfb
     prompt = out["prompt_box"]
     assert prompt, out
     assert not {n: b for n, b in out["dice"].items() if overlap(prompt, b)}, (prompt, out["dice"])
+
+
+@pytest.mark.display
+def test_diceland_tiles_numbers_are_pinned_past_their_armies(xvfb_display, tmp_path) -> None:
+    # The choices name tiles by number ("attack tile 2 (Blue 2) from tile 1 (Red 2)"); the
+    # numbers were painted on the tiles, and in this state (compact board, a person's
+    # attack, seed 2 after 6 turns) an army's die hid 5 of the 8, and the hands' words
+    # ("Blue: spares") ran under the choices. Now each is pinned in screen space.
+    from simulator.render.core.pins import PIN_SCALE
+
+    out = _run(xvfb_display, "diceland", tmp_path / "diceland.png")
+    pins = {text: box for text, box in out["pins"] if box}
+    numbers = [str(t) for t in range(out["tiles"])]
+    assert all(n in pins for n in numbers), pins
+    assert out["armies"] >= 4, out
+    hands = [t for t in pins if t.endswith(": spares") or t.endswith(": hand")]
+    assert len(hands) == 2, pins
+    for text, b in pins.items():
+        assert b[3] - b[1] >= 20 * PIN_SCALE / 0.056 * 0.95, (text, b)  # 20 px lines at PIN_SCALE
+        for name, d in out["dice"].items():  # at most a corner of a die's box under it
+            over = max(0, min(b[2], d[2]) - max(b[0], d[0])) * max(0, min(b[3], d[3]) - max(b[1], d[1]))
+            assert over <= 0.1 * (d[2] - d[0]) * (d[3] - d[1]), (text, b, name, d)
+        for c in out["buttons"]:
+            assert min(b[2], c[2]) <= max(b[0], c[0]) or min(b[3], c[3]) <= max(b[1], c[1]), (text, c)
+    # None of them painted in the main view too.
+    assert not [w for w in out["painted"] if w in numbers or w.endswith("spares")], out["painted"]
+
+
+@pytest.mark.display
+def test_diced_view_frames_the_dice_clear_of_the_seat_panels(xvfb_display, tmp_path) -> None:
+    # Three seats down the left side: the framed view fitted what is in play into the view's
+    # region whatever lay over it, and P3's die lay under the seat panels (2178 px^2 of it).
+    # Now the view frames into the region cut clear of the panels where the dice stay 48 px.
+    from simulator.render.core.framing import MIN_DIE_PX
+
+    out = _run(xvfb_display, "diced", tmp_path / "diced.png")
+    assert len(out["panels"]) == 3 and len(out["dice"]) >= 10, out
+    assert min(out["die_px"].values()) >= MIN_DIE_PX, out["die_px"]
+    for name, d in out["dice"].items():
+        for b in out["panels"]:
+            assert min(b[2], d[2]) <= max(b[0], d[0]) or min(b[3], d[3]) <= max(b[1], d[1]), (name, d, b)

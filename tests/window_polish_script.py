@@ -4,6 +4,8 @@ ShowBase a process; a display that fails cannot take the test run down).
     python tests/window_polish_script.py dicewar OUT.png   # the log against the Reserve rows
     python tests/window_polish_script.py dicewar-human OUT.png   # the same at a person's turn
     python tests/window_polish_script.py dday OUT.png      # the words on the cloth
+    python tests/window_polish_script.py diceland OUT.png  # the tiles' numbers pinned
+    python tests/window_polish_script.py diced OUT.png     # the dice clear of the panels
 
 Prints one JSON object on its last line.
 """
@@ -92,8 +94,55 @@ def dday(out: str) -> dict:
     return result
 
 
+def diceland(out: str) -> dict:
+    """Diceland (compact) at a person's attack, seed 2 after 6 bot turns: each pin shown
+    (its text and box, px), each die's box on the table, the painted words the main view
+    draws."""
+    from panda3d.core import TextNode
+
+    from simulator.render.core.framing import screen_box
+    from simulator.render.core.inset import main_only
+    from simulator.render.d6.picture import die_corners_in
+
+    app = opened("diceland-hex", ["greedy", "greedy"], 6, 0)
+    app.step_frames(2)
+    shot(app, out)
+    size = app.win_size()
+    dice = {n: screen_box(app.camera, size, die_corners_in(app.scene, n))
+            for n in app.scene.dice if not n.startswith("roll:")}
+    painted = [n.node().getText() for n in app.scene.root.findAllMatches("**/+TextNode")
+               if isinstance(n.node(), TextNode) and not n.isHidden(main_only())]
+    result = {"pins": [(n.getText(), app.hud.box_px(n)) for n in app.pins.nodes
+                       if not n.isHidden()],
+              "tiles": len(app.session.state.owner), "armies": sum(
+                  1 for o in app.session.state.owner if o >= 0),
+              "dice": {n: list(b) for n, b in dice.items() if b is not None},
+              "buttons": [list(b) for b in app.hud.button_boxes()], "painted": painted}
+    app.cleanup()
+    return result
+
+
+def diced(out: str) -> dict:
+    """Diced, three seats (the first a person's), seed 2 after 6 bot turns: each die's box
+    and size on the table, and the seat panels' boxes (px)."""
+    from simulator.render.core.framing import die_px, screen_box
+    from simulator.render.d6.picture import die_corners_in
+
+    app = opened("diced", ["greedy", "greedy", "greedy"], 6, 0)
+    shot(app, out)
+    size = app.win_size()
+    names = [n for n in app.scene.dice if not n.startswith("roll:")]
+    result = {"dice": {n: list(screen_box(app.camera, size, die_corners_in(app.scene, n)) or [])
+                       for n in names},
+              "die_px": {n: die_px(app.camera, size, die_corners_in(app.scene, n)) for n in names},
+              "panels": [list(b) for n in app.hud.panels if not n.isHidden()
+                         and (b := app.hud.box_px(n)) is not None]}
+    app.cleanup()
+    return result
+
+
 if __name__ == "__main__":
-    modes = {"dicewar": dicewar, "dday": dday,
+    modes = {"dicewar": dicewar, "dday": dday, "diceland": diceland, "diced": diced,
              # A person's set-up turn: the choices reach the foot, the prompt is shown.
              "dicewar-human": lambda out: dicewar(out, 0)}
     print(json.dumps(modes[sys.argv[1]](sys.argv[2])))

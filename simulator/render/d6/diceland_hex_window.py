@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from simulator.physics.settings import TableSpec
+from simulator.render.core.pins import PIN_SCALE, Pin
 from simulator.render.core.window import Choice, wrap
 from simulator.render.d6.scene import (
     TERRAIN_COLOURS,
@@ -36,6 +37,8 @@ TRAY_GAP = 0.25  # m from the board's right edge to the tray's middle
 MARGIN = 0.12  # m of felt round the board, the tray and the hands
 HAND_OUT = 0.024  # m from the board's side to a hand's first column
 RED, BLUE = 0, 1
+PIN_NEAR = 0.62  # of the way from a tile's middle to its corner toward the viewer: a tile's
+# pinned number (its top there) lies past its army's die in the opening views
 
 
 class HexLayout:
@@ -104,8 +107,10 @@ def make_scene(session: DiceSession) -> DiceTableScene:
     for t, xy in enumerate(lay.centres):
         scene.hex_tile(xy, RADIUS - GAP, TERRAIN_COLOURS.get(board.terrain[t], (0.7, 0.7, 0.6)))
         corner = (xy[0], xy[1] - 0.7 * RADIUS)
-        scene.label(str(t), corner, (0.1, 0.1, 0.1, 1.0), 0.4 * RADIUS, z=TILE_Z + 0.001,
-                    static=True).reparentTo(scene._static)
+        node = scene.label(str(t), corner, (0.1, 0.1, 0.1, 1.0), 0.4 * RADIUS, z=TILE_Z + 0.001,
+                           static=True)
+        node.setName(f"tile-number:{t}")
+        node.reparentTo(scene._static)
     return scene
 
 
@@ -165,7 +170,36 @@ class App(DiceGameWindow):
         return make_scene(self.session)
 
     def sync_scene(self) -> None:
+        """As the picture paints it, but the tiles' numbers and the hands' words, which an
+        army's die hid and which ran under the choices, are pinned in screen space instead
+        (`pinned_labels`): the main view leaves the painted ones out."""
+        from simulator.render.core.inset import main_only
+
         paint(self.scene, self.session)
+        for node in [*self.scene.root.findAllMatches("**/tile-number:*"),
+                     *self.scene.labels.getChildren()]:
+            node.hide(main_only())
+        self.base.camNode.setCameraMask(main_only())
+
+    def pinned_labels(self) -> list[Pin]:
+        """Each tile's number on the tile's side toward the viewer (PIN_NEAR of the way to
+        its corner, past its army's die), and each hand's words ("Red: spares") at its edge,
+        in screen space (`core.pins`): painted, an army hid its tile's number (five of the
+        compact board's eight in the window's opening view) and the words ran under the
+        choices."""
+        st = self.session.state
+        lay = layout_of(self.session)
+        right, _up, fwd = self.camera.basis()
+        away = math.hypot(fwd[0], fwd[1])
+        tx, ty = (-fwd[0] / away, -fwd[1] / away) if away > 1e-6 else (0.0, -1.0)
+        out: list[Pin] = [((x + tx * PIN_NEAR * RADIUS, y + ty * PIN_NEAR * RADIUS, TILE_Z),
+                           str(t)) for t, (x, y) in enumerate(lay.centres)]
+        word = "hand" if st.phase in ("setup_roll", "place", "start_roll") else "spares"
+        for seat in (RED, BLUE):
+            r, g, b = (0.6 * c for c in seat_colour(seat))
+            out.append(((lay.hand_x[seat], -lay.half_h - 0.012, 0.0),
+                        f"{self.session.player_name(seat)}: {word}", PIN_SCALE, (r, g, b, 1.0)))
+        return out
 
     def seat_heading(self, seat: int) -> float:
         return seat_heading(seat, 2)

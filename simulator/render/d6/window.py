@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from simulator.render.core.camera import OrbitCamera
+from simulator.render.core.framing import Box
 from simulator.render.core.window import GameWindow, Running
 from simulator.render.d6.scene import DiceTableScene, seat_colour
 from simulator.render.d6.session import (
@@ -237,15 +238,23 @@ class DiceGameWindow(GameWindow):
         from simulator.render.core.framing import frame
 
         layout = layout_of(self.session, self.scene)
-        pts = [np.asarray(layout.points, dtype=float).reshape(-1, 3)]
-        pts += [np.asarray(c, dtype=float) for n, c in layout.dice.items()
+        points = np.asarray(layout.points, dtype=float).reshape(-1, 3)
+        dice = [np.asarray(c, dtype=float) for n, c in layout.dice.items()
                 if not n.startswith(TRAY_PREFIX)]
         w, h = self.win_size()
         region = (WINDOW_VIEW[0] * w, WINDOW_VIEW[1] * h, WINDOW_VIEW[2] * w, WINDOW_VIEW[3] * h)
-        cam = frame(np.concatenate(pts), (w, h), region, self.seat_heading(seat) % 360.0,
-                    SEAT_PITCH, SEAT_FOV, margin=0.03)
-        self.views.chosen = cam
-        return cam
+        panels = [b for node in self.hud.panels if not node.isHidden()
+                  and (b := self.hud.box_px(node)) is not None] if hasattr(self, "hud") else []
+        best: tuple[tuple[float, float], OrbitCamera] | None = None
+        for trial in clear_regions(region, panels):
+            cam = frame(np.concatenate([points, *dice]), (w, h), trial,
+                        self.seat_heading(seat) % 360.0, SEAT_PITCH, SEAT_FOV, margin=0.03)
+            score = framed_score(cam, (w, h), points, dice, panels)
+            if best is None or score > best[0]:
+                best = (score, cam)
+        assert best is not None
+        self.views.chosen = best[1]
+        return best[1]
 
     def refresh(self) -> None:
         """As the window's, and the framed view follows the game as it grows or shrinks
@@ -261,12 +270,74 @@ class DiceGameWindow(GameWindow):
         super().refresh_texts()
         self.place_log()
 
+    def view_moved(self) -> None:
+        """The log placed again clear of the pieces where the view now shows them."""
+        self.place_log()
+
     def place_log(self) -> None:
         if hasattr(self, "scene") and hasattr(self, "hud"):
             self.hud.place_log(list(self.piece_boxes().values()))
 
     def top_camera(self, aspect: float) -> OrbitCamera:
         return table_top_view(self.scene.table, aspect)
+
+
+def clear_regions(region: Box, blocks: list[Box]) -> list[Box]:
+    """`region` (px) and the regions left of it once each block over it (a seat panel) is
+    cut away, above or below it or beside it, in every combination of the blocks' cuts
+    that leaves at least half the region's width and height: the view may frame what is in
+    play clear of the HUD's panels."""
+    import itertools
+
+    over = [b for b in blocks if b[0] < region[2] and region[0] < b[2] and b[1] < region[3]
+            and region[1] < b[3]]
+    mid_x, mid_y = (region[0] + region[2]) / 2, (region[1] + region[3]) / 2
+
+    def cut(r: Box, b: Box, across: bool) -> Box:
+        left, top, right, bottom = r
+        if across:  # above or below the block
+            if (b[1] + b[3]) / 2 < mid_y:
+                top = max(top, b[3])
+            else:
+                bottom = min(bottom, b[1])
+        elif (b[0] + b[2]) / 2 < mid_x:  # beside it
+            left = max(left, b[2])
+        else:
+            right = min(right, b[0])
+        return (left, top, right, bottom)
+
+    out = [region]
+    for ways in itertools.product((True, False), repeat=len(over)):
+        r = region
+        for b, across in zip(over, ways, strict=True):
+            r = cut(r, b, across)
+        if (r[2] - r[0] >= (region[2] - region[0]) / 2 and r[3] - r[1] >= (region[3] - region[1]) / 2
+                and r not in out):
+            out.append(r)
+    return out
+
+
+def framed_score(cam: OrbitCamera, size: tuple[int, int], points: Any, dice: list[Any],
+                 blocks: list[Box]) -> tuple[float, float]:
+    """How well `cam` frames what is in play beside the HUD's `blocks` (larger is better):
+    first whether its smallest die is MIN_DIE_PX across, then (where it is) how little of
+    the dice and of the board's points lies under a block (px^2; a point counts 100), then
+    the smallest die's size."""
+    from simulator.render.core.framing import MIN_DIE_PX, die_px, screen_box
+
+    sizes = [die_px(cam, size, c) for c in dice]
+    small = min(sizes, default=MIN_DIE_PX)
+    covered = 0.0
+    for c in dice:
+        box = screen_box(cam, size, c)
+        if box is not None:
+            covered += sum(max(0.0, min(box[2], b[2]) - max(box[0], b[0]))
+                           * max(0.0, min(box[3], b[3]) - max(box[1], b[1])) for b in blocks)
+    for p in points:
+        at = cam.project(np.asarray(p, dtype=float), size)
+        if at is not None and any(b[0] <= at[0] <= b[2] and b[1] <= at[1] <= b[3] for b in blocks):
+            covered += 100.0
+    return (float(small >= MIN_DIE_PX) * (1e9 - covered), small)
 
 
 # -- the module interface's shared parts (see simulator.render.app) ------------------------
