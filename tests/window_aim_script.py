@@ -8,7 +8,8 @@ preview in the prompt); then where the prompt lies.
     python tests/window_aim_script.py OUT.png SEED TURNS VIEW [VIEW ...]
 
 A VIEW is `thrower` (the window's own while aiming), `top` or `topN` (the top view zoomed
-in N notches of the mouse wheel). Prints one JSON line: for each view the prompt's box,
+in N notches of the mouse wheel), or `zoomN` (the top view, zoomed N notches while the
+drag is held still: no pointer move after the zoom). Prints one JSON line: for each view the prompt's box,
 its capitals' height, the dice's boxes, the buttons' and the other HUD blocks' (px).
 """
 
@@ -80,10 +81,10 @@ def main(out: str, seed: int, turns: int, views: list[str]) -> dict:
     result: dict = {"turn": session.state.turn, "win": [w, h], "views": {}}
     for k, view in enumerate(views):
         app.aim.drop()
-        if view.startswith("top"):
+        if view.startswith("top") or view.startswith("zoom"):
             app.view_top()
             settle(app)
-            for _ in range(int(view[3:] or 0)):
+            for _ in range(int(view[3:] or 0) if view.startswith("top") else 0):
                 app.views.zoom_in()
             settle(app)
         else:
@@ -96,6 +97,10 @@ def main(out: str, seed: int, turns: int, views: list[str]) -> dict:
         app.step_frames(1)
         app.on_pointer(release)
         app.step_frames(3)
+        if view.startswith("zoom"):  # the drag held still, the wheel turned N notches
+            for _ in range(int(view[4:])):
+                app.views.zoom_in()
+            app.step_frames(3)
         shot = Image.fromarray(texture_to_array(app.base.win.getScreenshot()))
         shot.save(out if k == 0 else out.replace(".png", f"-{k}.png"))
         prompt = hud.box_px(hud.prompt)

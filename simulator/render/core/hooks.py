@@ -41,6 +41,10 @@ class WindowHooks:
     def thrower_camera(self, seat: int) -> OrbitCamera:
         raise NotImplementedError
 
+    def view_moved(self) -> None:
+        """The view aimed at changed (a zoom, an orbit, a pan, another view, the game's
+        framing): the texts placed clear of what the view shows may be placed again."""
+
     def pinned_labels(self) -> Sequence[Pin]:
         """Texts pinned to table points (`pins.py`: each a point and its text, and its
         scale and ink where it names them). None by default."""

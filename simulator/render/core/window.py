@@ -124,6 +124,7 @@ class GameWindow(WindowHooks):
         self.message = ""
         self.restarts = 0
         self._last_mouse: tuple[float, float] | None = None
+        self._texts_view: OrbitCamera | None = None  # the view `view_moved` last placed for
         self._cleaned = False
         self.init_game()
         self._seen_seat = self.viewer_seat()
@@ -384,6 +385,9 @@ class GameWindow(WindowHooks):
         followed = self.views.follow
         shown = self.views.shown(now, None if followed is None else self.piece_position(followed))
         apply_camera(self.base.camera, self.base.camLens, shown, self.win_size())
+        if self.views.camera != self._texts_view:  # a zoom, orbit, pan or another view
+            self._texts_view = self.views.camera
+            self.view_moved()
         self.pins.place(shown, self.win_size(), self.show_help or self.session.state.is_terminal(),
                         self.hud.button_boxes())
         self._update_inset()

@@ -142,6 +142,14 @@ class TableApp(GameWindow):
         self.views.follow_game(lambda: self.thrower_camera(self._seen_seat))
         place_texts(self)  # the prompt and the card in the view now chosen, clear of the dice
 
+    def view_moved(self) -> None:
+        """The prompt and the card placed again clear of the dice where the view now shows
+        them (a zoom or an orbit moves the dice under them with no refresh)."""
+        from simulator.render.deep_white_sea.inspect_card import place_texts
+
+        if hasattr(self, "hud"):
+            place_texts(self)
+
     def refresh_texts(self) -> None:  # (the aim's preview, each move of the drag)
         super().refresh_texts()
         prompt_clear_of_dice(self)  # clear of the dice in the view and of the HUD
