@@ -56,6 +56,12 @@ def test_dicewar_log_lies_clear_of_the_dice_in_play(xvfb_display, tmp_path) -> N
         h = min(log[3], box[3]) - max(log[1], box[1])
         assert w <= 0 or h <= 0, (name, box, log)
     assert out["min_die_px"] >= MIN_DIE_PX, out
+    # The words painted beside the Reserve rows and the tracks ran off the window's edge
+    # and under the seat panels ("red (greedy): reserve 15" 40 px high, "VP 0"): the panels
+    # say them; the main view draws only the board's letters and numbers.
+    assert sorted(out["painted"]) == sorted([*"abcdefg" * 2, *"1234567"]), out["painted"]
+    assert all("reserve" in p and "victory points" in p and "trigger points" in p
+               for p in out["panels"]) and len(out["panels"]) == 2, out["panels"]
 
 
 @pytest.mark.display

@@ -50,6 +50,7 @@ def dicewar(out: str, person: int | None = None) -> dict:
     """DiceWar in its set-up (both Reserve rows full): the boxes (px) of the log, of each
     die on the table in the main view and of the HUD's texts (the log's left out)."""
     from simulator.render.core.framing import die_px, screen_box
+    from simulator.render.core.inset import main_only
     from simulator.render.d6.picture import die_corners_in
 
     app = opened("dicewar", ["greedy", "greedy"], 3, person)
@@ -69,7 +70,10 @@ def dicewar(out: str, person: int | None = None) -> dict:
                                 for n in dice),
               "hud_boxes": [list(b) for b in app.hud.shown_boxes(log=False)],
               "prompt_box": list(app.hud.box_px(app.hud.prompt) or []),
-              "human_to_act": app.human_to_act()}
+              "human_to_act": app.human_to_act(),
+              "painted": [n.node().getText() for n in app.scene.root.findAllMatches("**/+TextNode")
+                          if not n.isHidden(main_only())],
+              "panels": [n.getText() for n in app.hud.panels if not n.isHidden()]}
     app.cleanup()
     return result
 

@@ -185,7 +185,20 @@ class App(DiceGameWindow):
         return make_scene(self.session)
 
     def sync_scene(self) -> None:
+        """As the picture paints it, less the words painted beside the Reserve rows, the
+        Exile and the tracks ("red (human): reserve 15", "VP 0"): 11-40 px high, they ran
+        off the window's edge and under the seat panels, which say the same (reserve,
+        exile, victory and trigger points). The tokens and the board's letters and
+        numbers stay."""
+        from panda3d.core import TextNode
+
+        from simulator.render.core.inset import main_only
+
         paint(self.scene, self.session)
+        for node in self.scene.labels.getChildren():
+            if isinstance(node.node(), TextNode):
+                node.hide(main_only())
+        self.base.camNode.setCameraMask(main_only())
 
     def seat_heading(self, seat: int) -> float:
         return seat_heading(seat, 2)
