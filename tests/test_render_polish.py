@@ -129,3 +129,13 @@ def test_diced_view_frames_the_dice_clear_of_the_seat_panels(xvfb_display, tmp_p
     for name, d in out["dice"].items():
         for b in out["panels"]:
             assert min(b[2], d[2]) <= max(b[0], d[0]) or min(b[3], d[3]) <= max(b[1], d[1]), (name, d, b)
+
+
+@pytest.mark.display
+def test_deep_white_sea_close_up_shows_a_lone_die_as_high_as_itself(xvfb_display, tmp_path) -> None:
+    # The close-up of one die (here the one the view does not hold) framed it as a group of
+    # dice, 62 deg down with a die's width round it: 86 px in a 216 px high close-up, its
+    # face's words unreadable. Now from straight above, as high as the close-up: 180 px.
+    out = _run(xvfb_display, "dws-inset", tmp_path / "dws.png")
+    assert out["points"] == 1, out
+    assert out["die_px"] >= 0.75 * out["size"][1], out

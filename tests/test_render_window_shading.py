@@ -75,6 +75,11 @@ def test_auto_draws_the_window_fixed_function_on_llvmpipe(xvfb_display, tmp_path
     assert shown["path"] == path, shown["detail"]
     if shading == "auto":
         assert "fixed-function" in shown["detail"] and "software rasterizer" in shown["detail"]
+    # The close-up shows the roll's lone die from straight above: framed as a group, 62 deg
+    # down, the tray's near wall hid it in this state (the patch at the die: the wall's
+    # brown, about (110, 70, 40)).
+    r, g, b = shown["inset"]["patches"]["die"]
+    assert shown["inset"]["camera"]["pitch"] < -89 and r > 120 and g > 100 and b < 80, shown["inset"]
 
 
 def test_a_renderer_string_names_a_software_rasterizer_or_a_gpu() -> None:

@@ -145,8 +145,29 @@ def diced(out: str) -> dict:
     return result
 
 
+def dws_inset(out: str) -> dict:
+    """Deep White Sea, seed 2 after 8 greedy turns, a person at seat 0: the close-up's one
+    die, its size there (px) and the close-up's (px)."""
+    from simulator.render.core.framing import die_px
+    from simulator.render.core.inset import inset_size
+    from simulator.render.deep_white_sea.close_up import dice_corners
+
+    app = opened("deep-white-sea", ["greedy", "greedy"], 8, 0)
+    app.step_frames(3)
+    shot(app, out)
+    points = app.inset_points()
+    corners = dice_corners(app.session)
+    near = min(corners, key=lambda n: sum((a - b) ** 2 for a, b in
+                                          zip(app.scene.die_position(n), points[0], strict=True)))
+    size = inset_size(app.win_size())
+    result = {"points": len(points), "size": list(size),
+              "die_px": die_px(app.inset.camera, size, corners[near])}
+    app.cleanup()
+    return result
+
+
 if __name__ == "__main__":
-    modes = {"dicewar": dicewar, "dday": dday, "diceland": diceland, "diced": diced,
+    modes = {"dws-inset": dws_inset, "dicewar": dicewar, "dday": dday, "diceland": diceland, "diced": diced,
              # A person's set-up turn: the choices reach the foot, the prompt is shown.
              "dicewar-human": lambda out: dicewar(out, 0)}
     print(json.dumps(modes[sys.argv[1]](sys.argv[2])))

@@ -85,6 +85,12 @@ def window(game: str, shading: str, out_png: str) -> dict[str, Any]:
     main = closeup_view([app.scene.die_position(n) for n in names], app.inset_die_size(),
                         SIZE[0] / SIZE[1])
     app.camera = main
+    # A glide the window began as it opened would draw a view between its own and `main`,
+    # by the clock (the die's patch then varied 129-170 in red from run to run): ended.
+    for _ in range(600):
+        if not app.views.gliding:
+            break
+        app.step_frames(1)
     app.step_frames(4)
     app.base.graphicsEngine.renderFrame()
     image = PNMImage()

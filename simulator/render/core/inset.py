@@ -255,7 +255,11 @@ class Inset:
             self._frame.setActive(False)
             return
         size = inset_size(win_size)
-        self.camera = closeup_view(points, die_size, size[0] / size[1])
+        # One die: from straight above, as large as the inset's height (`die_view`): framed
+        # as a group of dice (`closeup_view`, 62 deg down, a die's width round it) a lone
+        # die filled a third of the height, and in a d6 tray its near wall could hide it.
+        self.camera = (die_view(points[0], die_size, size[0] / size[1]) if len(points) == 1
+                       else closeup_view(points, die_size, size[0] / size[1]))
         self._frame.setActive(True)
         if len(points) == 1 or len(points) > INSET_CELLS:  # one die, or too many for cells
             apply_camera(self._np, self._lens, self.camera, size)
