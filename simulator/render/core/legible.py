@@ -182,9 +182,8 @@ def draw(renderer: Any, scene: Any, layout: Layout, size: tuple[int, int],
         if seen_corners is not None:
             report[name]["cell_px"] = round(die_px(dcam, size, seen_corners) * cell_px / h, 1)
     img = Image.fromarray(main)
-    seen_dice = [box for name, corners in layout.dice.items() if report[name]["view_box"]
-                 and (box := screen_box(cam, size, corners)) is not None]
-    drawn_cards = _cards(img, cam, size, region, layout.cards, k, seen_dice)
+    drawn_cards = _cards(img, cam, size, region, layout.cards, k,
+                         [tuple(d["view_box"]) for d in report.values() if d["view_box"]])
     _panel(img, size, side_w, banner_h, cells, cell_px, cols, layout.side, k)
     _banner(img, size, banner_h, banner, k)
     for entry in report.values():

@@ -22,7 +22,7 @@ from simulator.render.core.window import Binding, Choice, GameWindow, Running
 from simulator.render.deep_white_sea import marks, motion
 from simulator.render.deep_white_sea.aim import ThrowAim
 from simulator.render.deep_white_sea.gesture import flight_time
-from simulator.render.deep_white_sea.inspect_card import prompt_clear_of_dice
+from simulator.render.deep_white_sea.inspect_card import prompt_clear_of_dice, texts_follow_view
 from simulator.render.deep_white_sea.layout import DECISION_WORDS, framed_view, seat_panels
 from simulator.render.deep_white_sea.session import (
     DropAnim,
@@ -60,6 +60,7 @@ class TableApp(GameWindow):
 
     GAME_TITLE = "Deep White Sea"
     GAME_BINDINGS = GAME_BINDINGS
+    view_moved = texts_follow_view  # the prompt and the card again, clear of the dice
 
     session: GameSession
     scene: SeaTableScene
@@ -141,14 +142,6 @@ class TableApp(GameWindow):
         # long as the view on screen is the one the window chose.
         self.views.follow_game(lambda: self.thrower_camera(self._seen_seat))
         place_texts(self)  # the prompt and the card in the view now chosen, clear of the dice
-
-    def view_moved(self) -> None:
-        """The prompt and the card placed again clear of the dice where the view now shows
-        them (a zoom or an orbit moves the dice under them with no refresh)."""
-        from simulator.render.deep_white_sea.inspect_card import place_texts
-
-        if hasattr(self, "hud"):
-            place_texts(self)
 
     def refresh_texts(self) -> None:  # (the aim's preview, each move of the drag)
         super().refresh_texts()

@@ -57,3 +57,11 @@ def place_texts(app: Any) -> None:
     prompt too), in the view now chosen."""
     prompt_clear_of_dice(app)
     show_card(app)
+
+
+def texts_follow_view(app: Any) -> None:
+    """The window's `view_moved`: the prompt and the card placed again clear of the dice
+    where the view now shows them (a zoom or an orbit moves the dice under them with no
+    refresh)."""
+    if hasattr(app, "hud"):
+        place_texts(app)
