@@ -10,6 +10,7 @@ Before: the window's pinned titles wrapped at 13 characters, "Communication" (14
 from __future__ import annotations
 
 import shutil
+from typing import Any
 
 import pytest
 
@@ -123,14 +124,9 @@ def test_pinned_cards_side_by_side_keep_apart_in_the_window(readme_state) -> Non
         assert len(lines) * line_px <= ROW_PX * 1.5, lines  # centred on its tile
 
 
-def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
-    """A unit on the Wreck Line to move, seed 5: its card (5 lines), Storm Culvert's (4)
-    and Chapel Churchyard's above them, each card's extent along the map from its point
-    (its top) and its lines, PIN_LINE_M a line (20 px until MAP_SCALE, now 17) in a row
-    70 px deep (each card centred on its
-    tile, as at 89170e0: Storm Culvert's foot 0.029 m, 20 px, into the Wreck Line's card)."""
-    from types import SimpleNamespace
-
+def _on_the_wreck_line() -> tuple[Any, Any]:
+    """The D-Day window's module and its session, seed 5 after 24 greedy turns: a unit on
+    the Wreck Line to move."""
     from simulator.render.app import window_module
 
     module = window_module("dday")
@@ -139,6 +135,19 @@ def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
         module.play_turns(session, 1)
     st = session.state
     assert st.node == "move" and st.units[st.seat].sector == "wreck_line", st.node
+    return module, session
+
+
+def test_pinned_cards_one_above_another_keep_apart_in_the_window() -> None:
+    """A unit on the Wreck Line to move, seed 5: its card (5 lines), Storm Culvert's (4)
+    and Chapel Churchyard's above them, each card's extent along the map from its point
+    (its top) and its lines, PIN_LINE_M a line (20 px until MAP_SCALE, now 17) in a row
+    70 px deep (each card centred on its
+    tile, as at 89170e0: Storm Culvert's foot 0.029 m, 20 px, into the Wreck Line's card)."""
+    from types import SimpleNamespace
+
+    module, session = _on_the_wreck_line()
+    st = session.state
     # What each move costs, in the choices the window and the picture list (the border's
     # Courage was painted 5-7 px high on the cloth only).
     said = [module.move_words(st, a) for a in session.legal()]
@@ -227,12 +236,6 @@ def _every_border_pinned_clear(st) -> None:
 def test_every_border_is_pinned_with_a_five_line_card_on_the_map() -> None:
     """A unit on the Wreck Line to move (seed 5, its card 4-5 lines): every border pinned
     (4b38635: 10 of 20)."""
-    from simulator.render.app import window_module
-
-    module = window_module("dday")
-    session = module.new_session(["greedy", "greedy"], 5, {})
-    for _ in range(24):
-        module.play_turns(session, 1)
+    module, session = _on_the_wreck_line()
     st = session.state
-    assert st.node == "move" and st.units[st.seat].sector == "wreck_line", st.node
     _every_border_pinned_clear(st)

@@ -91,14 +91,18 @@ def test_dicewar_log_at_a_persons_set_up_turn_lies_clear_of_the_reserve_row(xvfb
 
 
 @pytest.mark.display
-def test_diceland_tiles_numbers_are_pinned_past_their_armies(xvfb_display, tmp_path) -> None:
+@pytest.mark.parametrize("mode", ["diceland", "diceland-orbit"])
+def test_diceland_tiles_numbers_are_pinned_past_their_armies(xvfb_display, tmp_path, mode) -> None:
     # The choices name tiles by number ("attack tile 2 (Blue 2) from tile 1 (Red 2)"); the
     # numbers were painted on the tiles, and in this state (compact board, a person's
     # attack, seed 2 after 6 turns) an army's die hid 5 of the 8, and the hands' words
     # ("Blue: spares") ran under the choices. Now each is pinned in screen space.
+    # diceland-orbit: the person orbits the view 150 degrees by hand (no refresh follows);
+    # the numbers were placed past their armies for the view of the last refresh, and
+    # from the far side lay over them.
     from simulator.render.core.pins import PIN_SCALE
 
-    out = _run(xvfb_display, "diceland", tmp_path / "diceland.png")
+    out = _run(xvfb_display, mode, tmp_path / f"{mode}.png")
     pins = {text: box for text, box in out["pins"] if box}
     numbers = [str(t) for t in range(out["tiles"])]
     assert all(n in pins for n in numbers), pins
@@ -110,6 +114,8 @@ def test_diceland_tiles_numbers_are_pinned_past_their_armies(xvfb_display, tmp_p
         for name, d in out["dice"].items():  # at most a corner of a die's box under it
             over = max(0, min(b[2], d[2]) - max(b[0], d[0])) * max(0, min(b[3], d[3]) - max(b[1], d[1]))
             assert over <= 0.1 * (d[2] - d[0]) * (d[3] - d[1]), (text, b, name, d)
+            mid = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)  # nor the text on the die
+            assert not (d[0] < mid[0] < d[2] and d[1] < mid[1] < d[3]), (text, b, name, d)
         for c in out["buttons"]:
             assert min(b[2], c[2]) <= max(b[0], c[0]) or min(b[3], c[3]) <= max(b[1], c[1]), (text, c)
     # None of them painted in the main view too.

@@ -98,10 +98,11 @@ def dday(out: str) -> dict:
     return result
 
 
-def diceland(out: str) -> dict:
+def diceland(out: str, orbit: float = 0.0) -> dict:
     """Diceland (compact) at a person's attack, seed 2 after 6 bot turns: each pin shown
     (its text and box, px), each die's box on the table, the painted words the main view
-    draws."""
+    draws; with `orbit` (degrees), after the person orbits the view by that much by hand
+    (no refresh: the game waits on the person)."""
     from panda3d.core import TextNode
 
     from simulator.render.core.framing import screen_box
@@ -110,6 +111,11 @@ def diceland(out: str) -> dict:
 
     app = opened("diceland-hex", ["greedy", "greedy"], 6, 0)
     app.step_frames(2)
+    if orbit:
+        app.views.grab_orbit((0.0, 0.0))
+        app.views.drag((-orbit / 120.0, 0.0))
+        app.views.grab_orbit(None)
+        app.step_frames(3)
     shot(app, out)
     size = app.win_size()
     dice = {n: screen_box(app.camera, size, die_corners_in(app.scene, n))
@@ -168,6 +174,7 @@ def dws_inset(out: str) -> dict:
 
 if __name__ == "__main__":
     modes = {"dws-inset": dws_inset, "dicewar": dicewar, "dday": dday, "diceland": diceland, "diced": diced,
+             "diceland-orbit": lambda out: diceland(out, 150.0),
              # A person's set-up turn: the choices reach the foot, the prompt is shown.
              "dicewar-human": lambda out: dicewar(out, 0)}
     print(json.dumps(modes[sys.argv[1]](sys.argv[2])))
