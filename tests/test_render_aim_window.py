@@ -56,3 +56,15 @@ def test_the_aiming_prompt_covers_no_die_no_button_and_no_hud(xvfb_display, tmp_
         assert not dice, (view, box, dice)
         assert not any(_overlap(box, b) for b in v["button_boxes"]), (view, box)
         assert not any(_overlap(box, b) for b in v["hud_boxes"]), (view, box, v["hud_boxes"])
+        # Nor the aim's release marker and arc (the marker touched the prompt's first line
+        # in the thrower's view, the arc ran through its lines in top7).
+        assert len(v["aim_boxes"]) >= 2, (view, v["aim_boxes"])
+        assert not any(_overlap(box, b) for b in v["aim_boxes"]), (view, box)
+        # The dice's names pinned in the view: none over another nor under the close-up
+        # (in the thrower's view Tidemother Serenne's lay over Shoal Caller Iben's, Warden
+        # Ilse Varga's over Shoalwarden Nerys's and under the close-up).
+        pins = v["pins"]
+        assert len(pins) == 6, (view, pins)
+        for k, (text, b) in enumerate(pins):
+            assert not [t for t, c in pins[:k] if _overlap(b, c)], (view, text, pins)
+            assert not _overlap(b, v["hud_boxes"][-1]), (view, text, b)  # the close-up's

@@ -10,7 +10,8 @@ preview in the prompt); then where the prompt lies.
 A VIEW is `thrower` (the window's own while aiming), `top` or `topN` (the top view zoomed
 in N notches of the mouse wheel), or `zoomN` (the top view, zoomed N notches while the
 drag is held still: no pointer move after the zoom). Prints one JSON line: for each view the prompt's box,
-its capitals' height, the dice's boxes, the buttons' and the other HUD blocks' (px).
+its capitals' height, the dice's boxes, the aim's marks' (the release marker and the
+arc), the pinned names', the buttons' and the other HUD blocks' (px).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def main(out: str, seed: int, turns: int, views: list[str]) -> dict:
 
     from simulator.physics.world import FOOT
     from simulator.render.core.offscreen import texture_to_array
-    from simulator.render.deep_white_sea.inspect_card import dice_boxes
+    from simulator.render.deep_white_sea.inspect_card import aim_boxes, dice_boxes
     from simulator.render.deep_white_sea.session import ThrowAnim
 
     module, session = at_the_persons_throw(seed, turns)
@@ -114,6 +115,9 @@ def main(out: str, seed: int, turns: int, views: list[str]) -> dict:
             "prompt_box": list(prompt) if prompt else None,
             "cap_px": cap_px(app, hud.prompt),
             "dice_boxes": {d: list(b) for d, b in dice_boxes(app).items()},
+            "aim_boxes": [list(b) for b in aim_boxes(app)],
+            "pins": [(n.getText(), list(b)) for n in app.pins.nodes
+                     if not n.isHidden() and (b := hud.box_px(n)) is not None],
             "button_boxes": [list(b) for b in hud.button_boxes()], "hud_boxes": blocks}
     app.cleanup()
     return result

@@ -47,7 +47,10 @@ class WindowHooks:
 
     def pinned_labels(self) -> Sequence[Pin]:
         """Texts pinned to table points (`pins.py`: each a point and its text, and its
-        scale and ink where it names them). None by default."""
+        scale and ink where it names them). None by default. Asked again at each refresh
+        and each time the view aimed at moves (Diceland's numbers lie toward the viewer:
+        placed for the view of the last refresh, an orbit to the far side left them over
+        their armies)."""
         return []
 
     def top_camera(self, aspect: float) -> OrbitCamera:

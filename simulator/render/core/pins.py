@@ -44,15 +44,16 @@ class Pins:
         self._placed: Any = None  # what `place` placed them for last
 
     def place(self, cam: OrbitCamera, size: tuple[int, int], hidden: bool,
-              keep_clear: Sequence[Box] = ()) -> None:
+              keep_clear: Sequence[Box] = (), avoid: Sequence[Box] = ()) -> None:
         """Each pinned label where its point is seen from `cam` in a window of `size` px
         (hidden behind the camera, and all of them when `hidden`: under the help and on
-        the game-over screen); one over a box of `keep_clear` (px: the choices' buttons)
-        smaller and further left where that is clear (`_clear_of`)."""
+        the game-over screen); one over a box of `keep_clear` (px: the choices' buttons), of
+        `avoid` (the close-up: where it can) or over another pin moved where that is clear
+        (`_clear_of`)."""
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
-        key = (cam, size, hidden, list(keep_clear), list(self.items))
+        key = (cam, size, hidden, list(keep_clear), list(avoid), list(self.items))
         if key == self._placed:  # as the last frame placed them (the view at rest)
             return
         self._placed = key
@@ -77,8 +78,7 @@ class Pins:
             node.setPos(at[0] * w / h, at[1] - scale * 0.8)  # its top at the point
             node.show()
         self._inside(size)
-        if keep_clear:
-            self._clear_of(list(keep_clear), size)
+        self._clear_of(list(keep_clear), list(avoid), size)
 
     def _inside(self, size: tuple[int, int]) -> None:
         """Each shown pin whose point is in the window but whose text runs past its edge
@@ -101,38 +101,51 @@ class Pins:
         (lo, hi), (w, h) = bounds, size
         return ((lo.x + 1) / 2 * w, (1 - hi.z) / 2 * h, (hi.x + 1) / 2 * w, (1 - lo.z) / 2 * h)
 
-    def _clear_of(self, keep_clear: list[Box], size: tuple[int, int]) -> None:
-        """Each shown pin over one of `keep_clear`: at the first of its scale and PIN_SMALL
-        and of the places left of it (PIN_SLIDE_PX apart, half its width at most) where it
-        covers none of them nor another pin; none: as it was."""
+    def _clear_of(self, keep_clear: list[Box], avoid: list[Box], size: tuple[int, int]) -> None:
+        """Each shown pin over one of `keep_clear` or `avoid` or over a pin before it: at the
+        first of its scale and PIN_SMALL, of its row and the rows one and two lines below
+        it and one above, and of the places left of it then right of it (PIN_SLIDE_PX
+        apart, half its width at most) where it covers none of them nor another pin; else
+        the first such place over `avoid` only; none: as it was. (Deep White Sea's names of
+        dice side by side in the thrower's view lay one over another and under the
+        close-up; D-Day's unit's sheet has room under the choices only across the
+        close-up's foot.)"""
         shown = [n for n in self.nodes if not n.isHidden()]
         own = {id(n): pin_scale(item) for n, item in zip(self.nodes, self.items, strict=False)}
         boxes = {id(n): self._box(n, size) for n in shown}
-        for node in shown:
+        for k, node in enumerate(shown):
             box = boxes[id(node)]
-            if box is None or not any(overlap(box, b) for b in keep_clear):
+            before = [b for n in shown[:k] if (b := boxes[id(n)]) is not None]
+            if box is None or not any(overlap(box, b) for b in [*keep_clear, *avoid, *before]):
                 continue
             others = [*keep_clear, *(b for n in shown if n is not node
                                      and (b := boxes[id(n)]) is not None)]
-            x, y = node.getPos()
-            mine = own[id(node)]
-            top = y + mine * 0.8
-            for scale in dict.fromkeys((mine, min(mine, PIN_SMALL))):
-                node["scale"] = scale
-                node.setPos(x, top - scale * 0.8)
-                moved = self._box(node, size)
-                assert moved is not None
-                done = False
-                for k in range(int((moved[2] - moved[0]) / 2 / PIN_SLIDE_PX) + 1):
-                    dx = -k * PIN_SLIDE_PX
-                    at = (moved[0] + dx, moved[1], moved[2] + dx, moved[3])
+            at = self._first_clear(node, own[id(node)], [*others, *avoid], size)
+            if at is None and avoid:
+                at = self._first_clear(node, own[id(node)], others, size)
+            if at is not None:
+                boxes[id(node)] = at
+
+    def _first_clear(self, node: Any, mine: float, others: list[Box],
+                     size: tuple[int, int]) -> Box | None:
+        """`node` moved to the first place `_clear_of` tries that covers none of `others`,
+        and its box there; none: left as it was (None)."""
+        x, y = node.getPos()
+        top = y + mine * 0.8
+        for scale in dict.fromkeys((mine, min(mine, PIN_SMALL))):
+            node["scale"] = scale
+            node.setPos(x, top - scale * 0.8)
+            moved = self._box(node, size)
+            assert moved is not None
+            line = moved[3] - moved[1]
+            slides = int((moved[2] - moved[0]) / 2 / PIN_SLIDE_PX)
+            for rows in (0, 1, 2, -1):
+                for k in [*range(0, -slides - 1, -1), *range(1, slides + 1)]:
+                    dx, dy = k * PIN_SLIDE_PX, rows * line
+                    at = (moved[0] + dx, moved[1] + dy, moved[2] + dx, moved[3] + dy)
                     if not any(overlap(at, b) for b in others):
-                        node.setPos(x + dx * 2 / size[1], top - scale * 0.8)
-                        boxes[id(node)] = at
-                        done = True
-                        break
-                if done:
-                    break
-            else:
-                node["scale"] = mine
-                node.setPos(x, y)
+                        node.setPos(x + dx * 2 / size[1], top - scale * 0.8 - dy * 2 / size[1])
+                        return at
+        node["scale"] = mine
+        node.setPos(x, y)
+        return None

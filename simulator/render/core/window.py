@@ -33,7 +33,7 @@ from simulator.render.core.feel import Feel
 from simulator.render.core.flow import Running, TurnLoop
 from simulator.render.core.hooks import WindowHooks
 from simulator.render.core.hud import MORE, Choice, Hud, wrap
-from simulator.render.core.inset import Inset
+from simulator.render.core.inset import Inset, inset_box
 from simulator.render.core.offscreen import apply_camera
 from simulator.render.core.pins import PIN_SCALE, Pins
 from simulator.render.core.shadows import Shadows
@@ -387,9 +387,11 @@ class GameWindow(WindowHooks):
         apply_camera(self.base.camera, self.base.camLens, shown, self.win_size())
         if self.views.camera != self._texts_view:  # a zoom, orbit, pan or another view
             self._texts_view = self.views.camera
+            self.pins.items = self.pinned_labels()  # placed for the view now aimed at
             self.view_moved()
+        inset = [inset_box(self.win_size())] if self.inset.views else []
         self.pins.place(shown, self.win_size(), self.show_help or self.session.state.is_terminal(),
-                        self.hud.button_boxes())
+                        self.hud.button_boxes(), inset)
         self._update_inset()
         return int(task.cont)
 

@@ -201,13 +201,6 @@ class App(DiceGameWindow):
                         f"{self.session.player_name(seat)}: {word}", PIN_SCALE, (r, g, b, 1.0)))
         return out
 
-    def view_moved(self) -> None:
-        """As the d6 windows', and the tiles' numbers placed again toward the view now
-        aimed at: placed for the last refresh's, an orbit by hand to the far side left each
-        under its army's die."""
-        super().view_moved()
-        self.pins.items = self.pinned_labels()
-
     def seat_heading(self, seat: int) -> float:
         return seat_heading(seat, 2)
 

@@ -27,6 +27,31 @@ def dice_boxes(app: Any) -> dict[str, Box]:
     return out
 
 
+def aim_boxes(app: Any) -> list[Box]:
+    """While a person aims, the boxes (px) the preview's marks take in the view: the release
+    marker (a 0.03 m cube, MARK_PX a side at the least) and the arc drawn from it, a box at
+    each of its points (the green marker touched the prompt's first line in the thrower's
+    view, the arc ran through its lines in the top view)."""
+    from simulator.render.deep_white_sea.gesture import arc_of
+
+    preview = getattr(getattr(app, "aim", None), "preview", None)
+    if preview is None:
+        return []
+    cam, size = app.camera, app.win_size()
+    out: list[Box] = []
+    for k, point in enumerate((preview.throw.release,
+                               *arc_of(preview.throw, app.aim.gesture.flight))):
+        at = cam.project(point, size)
+        if at is None:
+            continue
+        (x, y), r = at, MARK_PX if k == 0 else ARC_PX
+        out.append((x - r, y - r, x + r, y + r))
+    return out
+
+
+MARK_PX, ARC_PX = 14.0, 5.0  # px round the release marker's middle and each arc point's
+
+
 def show_card(app: Any) -> None:
     """The inspected die's card (`app.inspect_lines()`; none: put away), clear of the dice
     and the HUD, and where it can of the names pinned under the dice."""
@@ -44,12 +69,13 @@ def show_card(app: Any) -> None:
 
 def prompt_clear_of_dice(app: Any) -> None:
     """The prompt placed clear of the dice in the view, of the HUD's other blocks (the
-    status, the seat panels, the log, the close-up and the card shown) and of the
-    choices' buttons, and where it can of the names pinned under the dice
+    status, the seat panels, the log, the close-up and the card shown), of the aim's
+    preview (`aim_boxes`) and of the choices' buttons, and where it can of the names pinned under the dice
     (`Hud.place_prompt`)."""
     hud = app.hud
     card = [] if hud.inspect.isHidden() else [b for b in [hud.box_px(hud.inspect)] if b]
-    hud.prompt_clear_of([*dice_boxes(app).values(), *hud.shown_boxes(prompt=False), *card])
+    hud.prompt_clear_of([*dice_boxes(app).values(), *hud.shown_boxes(prompt=False), *card,
+                         *aim_boxes(app)])
 
 
 def place_texts(app: Any) -> None:
