@@ -80,6 +80,11 @@ def test_auto_draws_the_window_fixed_function_on_llvmpipe(xvfb_display, tmp_path
     # brown, about (110, 70, 40)).
     r, g, b = shown["inset"]["patches"]["die"]
     assert shown["inset"]["camera"]["pitch"] < -89 and r > 120 and g > 100 and b < 80, shown["inset"]
+    # The main view, framing the roll, looks at the die through the near wall: see-through
+    # (TRAY_WALL_ALPHA), it shows the die's yellow. The fixed-function path drew the walls
+    # opaque while the tray was merged with the rest of the table: the wall's (110, 66, 35).
+    r, g, b = shown["main"]["patches"]["die"]
+    assert r > 150 and g > 110 and b < 80, shown["main"]
 
 
 def test_a_renderer_string_names_a_software_rasterizer_or_a_gpu() -> None:

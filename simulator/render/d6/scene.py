@@ -47,6 +47,11 @@ TERRAIN_COLOURS: dict[str, RGB] = {
 class DiceTableScene(TableScene):
     """A table for the d6 games, with a tray standing at `tray_at` (m) on it."""
 
+    # The tray is not merged with the rest (`flatten_static`): merged, its walls lost their
+    # see-through alpha in the fixed-function path (drawn opaque, they hid a die resting
+    # against the near wall from the seats' views and the close-up's).
+    KEPT_APART = ("tray",)
+
     def __init__(self, table: TableSpec, tray_at: tuple[float, float] = (0.0, 0.0)) -> None:
         self.tray_at = tray_at
         super().__init__(table)
