@@ -64,6 +64,7 @@ def main(out: str) -> None:
 
     from simulator.render.app import window_module
     from simulator.render.core.camera import OrbitCamera
+    from simulator.render.core.inset import caption_lines
     from simulator.render.core.offscreen import texture_to_array
     from simulator.render.deep_white_sea.close_up import caption, cell_dice, dice_corners
 
@@ -87,11 +88,16 @@ def main(out: str) -> None:
     corners = dice_corners(session)
     for n in range(len(names) + 1, 19):  # the window's calls, for more dice
         more = [names[k % len(names)] for k in range(n)]
-        app.inset.caption([caption(session, d) for d in more], size,
+        lines = caption_lines(n, size)
+        app.inset.caption([caption(session, d, lines) for d in more], size,
                           [corners[d] for d in more])
         app.inset.update([app.scene.die_position(d) for d in more], app.inset_die_size(),
                          size)
         print(json.dumps(cells_and_dice(app, more)), flush=True)
+        if n == 11:  # the first number of cells with one line of caption a cell
+            app.base.graphicsEngine.renderFrame()
+            Image.fromarray(texture_to_array(app.base.win.getScreenshot())).save(
+                out.replace(".png", "-11.png"))
     app.cleanup()
 
 

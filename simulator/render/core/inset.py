@@ -10,6 +10,7 @@ is made.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -57,7 +58,28 @@ def inset_cells(n: int, win_size: tuple[int, int] = (1280, 720)) -> list[Rect]:
 
 # A die kept clear of its cell's captions (`die_between`): this many px between them.
 CAPTION_GAP_PX = 2.0
+
+
+def caption_lines(n: int, win_size: tuple[int, int] = (1280, 720)) -> int:
+    """The lines of caption (at CAPTION_MIN_SCALE, an em each) a cell of `n` dice
+    (`inset_cells`) holds beside a die MIN_DIE_PX across: 3 (a name on two lines, a side
+    line) up to 10 dice at 1280x720, 1 from 11 (three rows of cells 72 px high: a name, a
+    48 px die and a side line overlapped by up to 798 px^2)."""
+    from simulator.render.core.framing import MIN_DIE_PX
+
+    h = win_size[1]
+    tall = min(top - bottom for _l, _r, bottom, top in inset_cells(n, win_size)) * h
+    return max(0, int((tall - MIN_DIE_PX - 2 * CAPTION_GAP_PX) // (CAPTION_MIN_SCALE * h / 2)))
 Fit = tuple[list[Any], list[tuple[float, float]]]  # the dice's corners, the captions' room
+# A cell's captions, over its die and under it, and optionally their ink (r, g, b).
+Caption = tuple[str, str] | tuple[str, str, tuple[float, float, float]]
+
+
+def caption_ink(caption: Caption) -> tuple[float, float, float, float]:
+    """The colour a cell's captions are drawn in: their own, else white."""
+    if len(caption) == 3:
+        return (*caption[2], 1.0)
+    return (1.0, 1.0, 1.0, 1.0)
 
 
 def cell_views(points: list[tuple[float, float, float]], die_size: float,
@@ -84,7 +106,8 @@ def die_between(point: tuple[float, float, float], corners: Any, die_size: float
     `corners`) between its captions, which take `room` px from the cell's top and foot:
     as large as `die_view` shows it, or smaller to fit between them but never under
     MIN_DIE_PX across, its middle in the middle of the room left (where that is less
-    than MIN_DIE_PX, from 11 dice at 1280x720, the die overlaps both captions alike).
+    than MIN_DIE_PX, the die overlaps both captions alike: Deep White Sea's cells from 11
+    dice at 1280x720 have one line of caption, `caption_lines`).
     (Framed to fill the cell, Deep White Sea's dice lay under their two-line names, 1242
     px^2 at 9 dice.)"""
     from simulator.render.core.framing import MIN_DIE_PX, screen_box
@@ -141,14 +164,17 @@ def _rows(words: list[str], fits: Any) -> list[str]:
 
 
 def fit_caption(text: str, width: float, lines: int, measure: Any,
-                scales: tuple[float, ...] = CAPTION_SCALES) -> tuple[str, float]:
+                scales: tuple[float, ...] = CAPTION_SCALES, lead: bool = False
+                ) -> tuple[str, float]:
     """`text` as a cell `width` units wide shows it on at most `lines` lines, broken only
     between words, and its scale: the largest of `scales` at which it fits; where
     none does, at CAPTION_MIN_SCALE a word wider than the cell is cut ("Shoalwar.") and
     then the longest words become initials ("S. G. Otto Kask") until it fits. `measure`
     gives a text's width in ems (the face's `calcWidth`). ('Frostcaller Bram' in a 9-dice
     cell was wrapped inside its words, 'Frostcall' / 'er Bram', and 'P1, side 2' on two
-    lines.)"""
+    lines.) With `lead` (a cell's lone line, "Shoal Caller Iben 7"), before any word is
+    cut its leading words are left out, down to the last two ("Caller Iben 7", "Iben 7"),
+    and the last is never cut: the side a die shows stays whole."""
     words = text.split()
     if not words:
         return "", scales[0]
@@ -162,6 +188,16 @@ def fit_caption(text: str, width: float, lines: int, measure: Any,
     def fit(t: str) -> bool:
         return measure(t) * CAPTION_MIN_SCALE <= width
 
+    if lead:
+        def fits_whole(ws: list[str]) -> bool:
+            rows = _rows(ws, fit)
+            return len(rows) <= lines and all(fit(r) for r in rows)
+
+        while len(words) > 2 and not fits_whole(words):
+            words = words[1:]
+        while not fits_whole(words) and len(words) > 1 and len(words[0].rstrip(".")) > 2:
+            words[0] = words[0].rstrip(".")[:-1] + "."  # "Serenne 6" -> "Seren. 6"
+        return "\n".join(_rows(words, fit)[:lines]), CAPTION_MIN_SCALE
     for k, word in enumerate(words):
         while not fit(words[k]) and len(words[k]) > 2:
             word = word[:-1]
@@ -178,13 +214,16 @@ def fit_caption(text: str, width: float, lines: int, measure: Any,
 def fit_captions(captions: list[tuple[str, str]], widths: list[float], measure: Any
                  ) -> list[tuple[str, float]]:
     """Each of the cells' captions (over the die, under it; the cells `widths` units wide)
-    fitted (`fit_caption`: the name on two lines at most, the other on one), all at the
-    scale the smallest of them needs (the cells read alike)."""
-    texts = [(t, wd, 2 - j) for (pair, wd) in zip(captions, widths, strict=True)
+    fitted (`fit_caption`: the name on two lines at most, the other on one; a line under
+    the die with none over it keeps its last words, `lead`), all at the scale the smallest
+    of them needs (the cells read alike)."""
+    texts = [(t, wd, 2 - j, j == 1 and not pair[0]) for (pair, wd) in zip(captions, widths,
+                                                                          strict=True)
              for j, t in enumerate(pair)]
-    least = min((fit_caption(t, wd, n, measure)[1] for t, wd, n in texts), default=0.0)
+    least = min((fit_caption(t, wd, n, measure, lead=lone)[1] for t, wd, n, lone in texts),
+                default=0.0)
     scales = tuple(s for s in CAPTION_SCALES if s <= least) or (CAPTION_MIN_SCALE,)
-    return [fit_caption(t, wd, n, measure, scales) for t, wd, n in texts]
+    return [fit_caption(t, wd, n, measure, scales, lone) for t, wd, n, lone in texts]
 
 
 class Inset:
@@ -275,13 +314,14 @@ class Inset:
             apply_camera(cam_np, lens, cam, cell_size)
             cell.setActive(True)
 
-    def caption(self, captions: list[tuple[str, str]], win_size: tuple[int, int],
+    def caption(self, captions: Sequence[Caption], win_size: tuple[int, int],
                 dice: list[Any] | None = None) -> None:
-        """Each cell's caption, (over the die, under it), for the cells of `len(captions)`
-        dice (`inset_cells`) at capitals 14 px or more (the name on two lines at most, the
-        other on one: `fit_caption`); none: they are hidden. A text is set only when it
-        changes (the window calls this every frame). With `dice` (each cell's die's
-        corners), the next `update` puts each die between its captions (`die_between`)."""
+        """Each cell's caption, (over the die, under it) and its ink where it names one
+        (white unless), for the cells of `len(captions)` dice (`inset_cells`) at capitals
+        14 px or more (the name on two lines at most, the other on one: `fit_caption`);
+        none: they are hidden. A text is set only when it changes (the window calls this
+        every frame). With `dice` (each cell's die's corners), the next `update` puts each
+        die between its captions (`die_between`)."""
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
@@ -295,7 +335,8 @@ class Inset:
                                       shadow=(0, 0, 0, 1), align=TextNode.ACenter,
                                       mayChange=True, parent=layer))
         boxes = inset_cells(len(captions), win_size) if captions else []
-        fitted = fit_captions(captions, [(b[1] - b[0]) * 2 * w / h * 0.96 for b in boxes],
+        fitted = fit_captions([(c[0], c[1]) for c in captions],
+                              [(b[1] - b[0]) * 2 * w / h * 0.96 for b in boxes],
                               texts[0].textNode.calcWidth if texts else len)
         for k, node in enumerate(texts):
             if k >= 2 * len(captions):
@@ -304,17 +345,23 @@ class Inset:
             left, right, bottom, top = boxes[k // 2]
             x = ((left + right) - 1) * w / h  # aspect2d x of the cell's middle
             text, scale = fitted[k]
-            y = 2 * top - 1 - scale * 0.95 if k % 2 == 0 else 2 * bottom - 1 + scale * 0.3
+            # A lone line's baseline a little higher: its name's descenders ('Varga') ran
+            # 1.1 px past the cell's foot.
+            foot = 0.38 if not captions[k // 2][0] else 0.3
+            y = 2 * top - 1 - scale * 0.95 if k % 2 == 0 else 2 * bottom - 1 + scale * foot
             if node.getText() != text:
                 node.setText(text)
                 node["scale"] = scale
+            ink = caption_ink(captions[k // 2])
+            if tuple(node.fg) != ink:
+                node.fg = ink
             node.setPos(x, y)
             node.show()
         self._fit = None
         if dice is not None and len(dice) == len(captions) and captions:
             self._fit = (list(dice), self._caption_rooms(captions, boxes, win_size))
 
-    def _caption_rooms(self, captions: list[tuple[str, str]], boxes: list[Rect],
+    def _caption_rooms(self, captions: Sequence[Caption], boxes: list[Rect],
                        win_size: tuple[int, int]) -> list[tuple[float, float]]:
         """The px each cell's captions, as placed, take from its top and its foot (and
         CAPTION_GAP_PX), measured once for each set of captions and window size."""

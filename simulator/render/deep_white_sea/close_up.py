@@ -13,7 +13,8 @@ import numpy as np
 
 from simulator.render.core.camera import OrbitCamera
 from simulator.render.core.framing import Box, die_corners, seen
-from simulator.render.core.inset import INSET_CELLS, inset_box
+from simulator.render.core.inset import INSET_CELLS, Caption, caption_lines, inset_box
+from simulator.render.core.looks import PLAYER_COLOURS
 
 
 def dice_corners(session: Any) -> dict[str, np.ndarray]:
@@ -35,11 +36,18 @@ def off_view(session: Any, cam: OrbitCamera, size: tuple[int, int]) -> list[str]
     return [n for k, n in enumerate(names) if k not in held]
 
 
-def caption(session: Any, die: str) -> tuple[str, str]:
-    """A cell's caption, over the die and under it: its name; whose it is and its side."""
+def caption(session: Any, die: str, lines: int = 3) -> Caption:
+    """A cell's caption, over the die and under it: its name; whose it is and its side.
+    Where the cell holds fewer than 3 lines beside its die (`caption_lines`: from 11
+    dice), one line under it as the view's pinned names read ("Shoal Caller Iben 7", its
+    words cut to initials where it is too wide), in its side's colour."""
     st = session.state
+    seat = session.seat_of(die)
+    if lines < 3:
+        side = f" {st.side(die).number}" if die in st.poses else ""
+        return "", f"{session.crew(die).name}{side}", PLAYER_COLOURS[seat + 1]
     side = f", side {st.side(die).number}" if die in st.poses else ""
-    return session.crew(die).name, f"P{session.seat_of(die) + 1}{side}"
+    return session.crew(die).name, f"P{seat + 1}{side}"
 
 
 def cell_dice(session: Any, cam: OrbitCamera, size: tuple[int, int],
@@ -67,6 +75,7 @@ def close_up(app: Any) -> list[tuple[float, float, float]]:
         app.inset.caption([], app.win_size())
         return list(GameWindow.inset_points(app))
     corners = dice_corners(s)  # each die between its captions in its cell
-    app.inset.caption([caption(s, d) for d in names], app.win_size(),
+    lines = caption_lines(len(names), app.win_size())
+    app.inset.caption([caption(s, d, lines) for d in names], app.win_size(),
                       [corners[d] for d in names])
     return [app.scene.die_position(d) for d in names]
