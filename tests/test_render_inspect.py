@@ -38,6 +38,12 @@ def test_a_click_on_a_die_shows_its_eight_sides_as_dice_show_prints_them(
     sizes = out["dice_px"]
     assert len(sizes) >= 3 and all(d["in_view"] and d["px"] >= MIN_DIE_PX
                                    for d in sizes.values()), sizes
+    # Its sight drawn on the table: a line to and a ring round each die it sees within its
+    # arrows' range, as the engine's in_range says (before: nothing for a die clicked,
+    # only a person's selected die had its baselines and its shots' targets).
+    assert out["in_range"], out
+    assert out["sight"] == sorted(f"sight:{d}" for d in out["in_range"]), out
+    assert out["rings"] == sorted(f"in-range:{d}" for d in out["in_range"]), out
     # Shown large: the close-up looks at the die clicked (not at the last throw's).
     assert out["inset_target"] == pytest.approx(out["die_at"], abs=1e-6), out
     assert main(["dice", "show", out["name"]]) == 0

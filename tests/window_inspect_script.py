@@ -49,7 +49,13 @@ def main(out: str) -> dict:
               "card": app.hud.inspect.getText(), "card_shown": not app.hud.inspect.isHidden(),
               "inset_target": list(inset.target) if inset is not None else None,
               "die_at": list(app.scene.die_position(die)), "win": list(app.win_size()),
-              "dice_px": sizes}
+              "dice_px": sizes,
+              # Its sight on the table: the overlay's lines and rings, and the dice the
+              # engine says are in its range.
+              "sight": sorted(n.getName() for n in app.scene.overlay.findAllMatches("**/sight:*")),
+              "rings": sorted(n.getName() for n in app.scene.overlay.findAllMatches("**/in-range:*")),
+              "in_range": session.state.in_range(die, [d for d in poses if d != die]),
+              "enemies": session.state.enemies(die)}
     # The bare table far from every die: the card goes away.
     corner = app.screen_of((-0.55, 0.4, 0.0))
     if corner is not None:

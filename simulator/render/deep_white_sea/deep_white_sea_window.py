@@ -22,7 +22,11 @@ from simulator.render.core.window import Binding, Choice, GameWindow, Running
 from simulator.render.deep_white_sea import marks, motion
 from simulator.render.deep_white_sea.aim import ThrowAim
 from simulator.render.deep_white_sea.gesture import flight_time
-from simulator.render.deep_white_sea.inspect_card import prompt_clear_of_dice, texts_follow_view
+from simulator.render.deep_white_sea.inspect_card import (
+    card_of_inspected,
+    prompt_clear_of_dice,
+    texts_follow_view,
+)
 from simulator.render.deep_white_sea.layout import DECISION_WORDS, framed_view, seat_panels
 from simulator.render.deep_white_sea.session import (
     DropAnim,
@@ -61,6 +65,7 @@ class TableApp(GameWindow):
     GAME_TITLE = "Deep White Sea"
     GAME_BINDINGS = GAME_BINDINGS
     view_moved = texts_follow_view  # the prompt and the card again, clear of the dice
+    inspect_lines = card_of_inspected  # the inspected die's eight sides, whose, on top
 
     session: GameSession
     scene: SeaTableScene
@@ -146,21 +151,6 @@ class TableApp(GameWindow):
     def refresh_texts(self) -> None:  # (the aim's preview, each move of the drag)
         super().refresh_texts()
         prompt_clear_of_dice(self)  # clear of the dice in the view and of the HUD
-
-    def inspect_lines(self) -> list[str] | None:
-        """The inspected die's card: its eight sides as `tabletop dice show` words them,
-        the side on top marked, and whose it is; None when no die is inspected."""
-        from simulator.render.deep_white_sea.dice_card import card_lines
-
-        die = self.inspected
-        if die is None or die not in self.scene.dice:
-            return None
-        s = self.session
-        st = s.state
-        up = st.side(die).number if die in st.poses else None
-        owner = s.player_name(s.seat_of(die))
-        return [f"{owner}'s die" + (f", side {up} on top" if up is not None else ""),
-                *card_lines(s.crew(die), up)]
 
     def pinned_labels(self) -> list[tuple[tuple[float, float, float], str]]:
         """Each die in play named, with the side on top, just under it on the screen (so
@@ -382,6 +372,8 @@ class TableApp(GameWindow):
         s = self.session
         st = s.state
         marks.draw_counters(self.scene, st, self.knocked)
+        if self.inspected is not None:  # its sight lines and what is in its range
+            marks.draw_sight(self.scene, s, self.inspected)
         if not self.human_to_act():
             return
         legal = s.legal()

@@ -52,6 +52,23 @@ def aim_boxes(app: Any) -> list[Box]:
 MARK_PX, ARC_PX = 14.0, 5.0  # px round the release marker's middle and each arc point's
 
 
+def card_of_inspected(app: Any) -> list[str] | None:
+    """The window's `inspect_lines`: the inspected die's card, its eight sides as `tabletop
+    dice show` words them, the side on top marked, and whose it is; None when no die is
+    inspected."""
+    from simulator.render.deep_white_sea.dice_card import card_lines
+
+    die = app.inspected
+    if die is None or die not in app.scene.dice:
+        return None
+    s = app.session
+    st = s.state
+    up = st.side(die).number if die in st.poses else None
+    owner = s.player_name(s.seat_of(die))
+    return [f"{owner}'s die" + (f", side {up} on top" if up is not None else ""),
+            *card_lines(s.crew(die), up)]
+
+
 def show_card(app: Any) -> None:
     """The inspected die's card (`app.inspect_lines()`; none: put away), clear of the dice
     and the HUD, and where it can of the names pinned under the dice."""

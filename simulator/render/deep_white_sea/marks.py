@@ -45,12 +45,7 @@ def draw_choices(scene: SeaTableScene, session: Any, legal: list[Any],
     if selected is not None and selected in st.poses:
         p = st.poses[selected]
         scene.ring(p.position[:2], 0.045, (1.0, 0.85, 0.2, 0.95))
-        side = st.side(selected)
-        crew = session.crew(selected)
-        for arrow in side.arrows:
-            axis = crew.corner_axis(side.number, arrow.corner)
-            a, b = baseline(p.top_corners, axis)
-            draw_baseline(scene, session.table_spec, a, b)
+        draw_baselines(scene, session, selected)
         for a in legal:
             if a[0] == "shoot" and a[1] == selected:
                 for t in _targets(st, selected, a):
@@ -64,6 +59,38 @@ def draw_choices(scene: SeaTableScene, session: Any, legal: list[Any],
     for d in actors:
         if d in st.poses and d != selected:
             scene.ring(st.poses[d].position[:2], 0.04, (0.3, 0.85, 0.4, 0.6), width=0.004)
+
+
+def draw_baselines(scene: SeaTableScene, session: Any, die: str) -> None:
+    """The baseline of each sight arrow on the side `die` shows (rulebook, "Sight Lines")."""
+    st = session.state
+    p, side, crew = st.poses[die], st.side(die), session.crew(die)
+    for arrow in side.arrows:
+        a, b = baseline(p.top_corners, crew.corner_axis(side.number, arrow.corner))
+        draw_baseline(scene, session.table_spec, a, b)
+
+
+FOE, FRIEND = (0.95, 0.2, 0.15, 0.9), (0.3, 0.6, 0.95, 0.9)  # a die in range: an enemy, an ally
+
+
+def draw_sight(scene: SeaTableScene, session: Any, die: str) -> list[str]:
+    """An inspected die's sight on the table (issue 37): its arrows' baselines, and to each
+    die it sees within its arrows' range (`range_targets`: short keeps the nearest) a line
+    from it and a ring, red round an enemy, blue round an ally. The dice in range, nearest
+    first."""
+    st = session.state
+    if die not in st.poses:
+        return []
+    draw_baselines(scene, session, die)
+    x, y, _z = st.poses[die].position
+    foes = set(st.enemies(die))
+    reached = st.in_range(die, [d for d in st.poses if d != die])
+    for t in reached:
+        colour = FOE if t in foes else FRIEND
+        tx, ty, _tz = st.poses[t].position
+        scene.strip((x, y, MARK_Z), (tx, ty, MARK_Z), colour, width=0.003).setName(f"sight:{t}")
+        scene.ring((tx, ty), 0.05, colour, width=0.006).setName(f"in-range:{t}")
+    return reached
 
 
 def _targets(st: Any, die: str, shot: Any) -> list[str]:
