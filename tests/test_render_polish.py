@@ -88,6 +88,9 @@ def test_dicewar_log_at_a_persons_set_up_turn_lies_clear_of_the_reserve_row(xvfb
     prompt = out["prompt_box"]
     assert prompt, out
     assert not {n: b for n, b in out["dice"].items() if overlap(prompt, b)}, (prompt, out["dice"])
+    # Nor the log over the board's letters and numbers (it lay over row 1's number).
+    assert len(out["painted_boxes"]) == 21, out["painted_boxes"]
+    assert not [b for b in out["painted_boxes"] if overlap(log, b)], (log, out["painted_boxes"])
 
 
 @pytest.mark.display

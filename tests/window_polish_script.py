@@ -73,6 +73,7 @@ def dicewar(out: str, person: int | None = None) -> dict:
               "human_to_act": app.human_to_act(),
               "painted": [n.node().getText() for n in app.scene.root.findAllMatches("**/+TextNode")
                           if not n.isHidden(main_only())],
+              "painted_boxes": [list(b) for b in app.painted_boxes()],
               "panels": [n.getText() for n in app.hud.panels if not n.isHidden()]}
     app.cleanup()
     return result

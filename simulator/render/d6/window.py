@@ -275,8 +275,29 @@ class DiceGameWindow(GameWindow):
         self.place_log()
 
     def place_log(self) -> None:
+        """The log (and the prompt) clear of the pieces and of the words painted on the
+        table the main view shows (DiceWar's log lay over the board's row number 1)."""
         if hasattr(self, "scene") and hasattr(self, "hud"):
-            self.hud.place_log(list(self.piece_boxes().values()))
+            self.hud.place_log([*self.piece_boxes().values(), *self.painted_boxes()])
+
+    def painted_boxes(self) -> list[tuple[float, float, float, float]]:
+        """The box (px) each text painted on the table covers in the main view, those it
+        shows (DiceWar's board's letters and numbers)."""
+        from simulator.render.core.framing import screen_box
+        from simulator.render.core.inset import main_only
+
+        size, out = self.win_size(), []
+        for node in self.scene.root.findAllMatches("**/+TextNode"):
+            bounds = None if node.isHidden(main_only()) else node.getTightBounds(self.base.render)
+            if bounds is None:
+                continue
+            lo, hi = bounds
+            corners = np.array([(x, y, z) for x in (lo.x, hi.x) for y in (lo.y, hi.y)
+                                for z in (lo.z, hi.z)])
+            box = screen_box(self.camera, size, corners)
+            if box is not None:
+                out.append(box)
+        return out
 
     def top_camera(self, aspect: float) -> OrbitCamera:
         return table_top_view(self.scene.table, aspect)
