@@ -41,6 +41,23 @@ def test_dday_window_paints_no_dice_or_sheet_words_on_the_cloth(xvfb_display, tm
 
 
 @pytest.mark.display
+def test_dday_units_are_marked_on_their_sectors_cards(xvfb_display, tmp_path) -> None:
+    # Seed 2 after 9 turns: unit 1 on the Wreck Line, whose pinned card (4 lines) fills its
+    # tile; the unit's marker painted on the cloth lay under the card. Now each unit is a
+    # square of its colour against its sector's card's left edge, drawn over the pins.
+    out = _run(xvfb_display, "dday-units", tmp_path / "dday-units.png")
+    assert out["units"] == ["wreck_line", "landing"], out["units"]
+    assert len(out["marks"]) == 2, out
+    for k, mark in enumerate(out["marks"]):
+        box, card = mark["box"], mark["card"]
+        assert box and card and mark["colour"] == out["colours"][k], mark
+        assert box[2] - box[0] >= 12 and box[2] <= card[0] + 1 and box[0] < card[0], mark
+        assert card[1] <= (box[1] + box[3]) / 2 <= card[3], mark
+        drawn, want = mark["drawn"], [255 * c for c in mark["colour"]]
+        assert all(abs(a - b) <= 30 for a, b in zip(drawn, want, strict=True)), mark
+
+
+@pytest.mark.display
 def test_dicewar_log_lies_clear_of_the_dice_in_play(xvfb_display, tmp_path) -> None:
     # The log at the window's foot: at its left it lay over the Reserve row's powers 1 to
     # 3 (red's seat view, framed with every die 48 px or more); where the foot has room

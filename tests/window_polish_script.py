@@ -99,6 +99,34 @@ def dday(out: str) -> dict:
     return result
 
 
+def dday_units(out: str) -> dict:
+    """D-Day, two greedy units (the first a person's from then on), seed 2 after 9 turns:
+    each unit's mark (its box, px, and the colour drawn at its middle), the card of its
+    sector (box, px) and the unit's colour."""
+    import numpy as np
+
+    from simulator.render.core.offscreen import texture_to_array
+    from simulator.render.d6.scene import seat_colour
+
+    app = opened("dday", ["greedy", "greedy"], 9, 0)
+    app.step_frames(3)
+    shot(app, out)
+    pixels = texture_to_array(app.base.win.getScreenshot())
+    st = app.session.state
+    marks = []
+    for (_point, rgb, pin), (node, _inner) in zip(app.pins.marks, app.pins._mark_nodes,
+                                                  strict=False):
+        box = app.hud.box_px(node) if not node.isHidden() else None
+        mid = None if box is None else [int(v) for v in np.asarray(
+            pixels[int((box[1] + box[3]) / 2), int((box[0] + box[2]) / 2)][:3])]
+        marks.append({"colour": list(rgb), "box": list(box) if box else None, "drawn": mid,
+                      "card": list(app.hud.box_px(app.pins.nodes[pin]) or [])})
+    result = {"units": [u.sector for u in st.units],
+              "colours": [list(seat_colour(k)) for k in range(len(st.units))], "marks": marks}
+    app.cleanup()
+    return result
+
+
 def diceland(out: str, orbit: float = 0.0) -> dict:
     """Diceland (compact) at a person's attack, seed 2 after 6 bot turns: each pin shown
     (its text and box, px), each die's box on the table, the painted words the main view
@@ -175,6 +203,7 @@ def dws_inset(out: str) -> dict:
 
 if __name__ == "__main__":
     modes = {"dws-inset": dws_inset, "dicewar": dicewar, "dday": dday, "diceland": diceland, "diced": diced,
+             "dday-units": dday_units,
              "diceland-orbit": lambda out: diceland(out, 150.0),
              # A person's set-up turn: the choices reach the foot, the prompt is shown.
              "dicewar-human": lambda out: dicewar(out, 0)}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from simulator.render.core.camera import OrbitCamera
 from simulator.render.core.flow import Running
 from simulator.render.core.hud import Choice
-from simulator.render.core.pins import Pin
+from simulator.render.core.pins import Mark, Pin
 
 
 class WindowHooks:
@@ -51,6 +51,12 @@ class WindowHooks:
         and each time the view aimed at moves (Diceland's numbers lie toward the viewer:
         placed for the view of the last refresh, an orbit to the far side left them over
         their armies)."""
+        return []
+
+    def pinned_marks(self) -> Sequence[Mark]:
+        """Table points marked in screen space over the pinned texts, each a small square
+        of its colour (`pins.py`): pieces a pinned card would hide. None by default; asked
+        when `pinned_labels` is."""
         return []
 
     def top_camera(self, aspect: float) -> OrbitCamera:

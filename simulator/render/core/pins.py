@@ -25,6 +25,15 @@ Pin = tuple[tuple[float, float, float], str] | tuple[tuple[float, float, float],
     | tuple[tuple[float, float, float], str, float, tuple[float, float, float, float]]
 
 
+# A table point marked over the pinned texts, and its colour (r, g, b); optionally the
+# index of the pin (in `items`) it is a tab of: drawn against that pin's left edge instead,
+# the marks of one pin one under another (the point seen is still needed: behind the camera,
+# none is drawn).
+Mark = tuple[tuple[float, float, float], tuple[float, float, float]] \
+    | tuple[tuple[float, float, float], tuple[float, float, float], int]
+MARK_HALF = 0.02  # aspect2d units: a mark is a square 14 px a side at 720 px high
+
+
 def pin_scale(item: Pin) -> float:
     return float(item[2]) if len(item) > 2 else PIN_SCALE
 
@@ -41,6 +50,8 @@ class Pins:
         self.base = base
         self.nodes: list[Any] = []
         self.items: Sequence[Pin] = []
+        self.marks: Sequence[Mark] = []  # drawn over the pins where their points are seen
+        self._mark_nodes: list[Any] = []
         self._placed: Any = None  # what `place` placed them for last
 
     def place(self, cam: OrbitCamera, size: tuple[int, int], hidden: bool,
@@ -53,7 +64,8 @@ class Pins:
         from direct.gui.OnscreenText import OnscreenText
         from panda3d.core import TextNode
 
-        key = (cam, size, hidden, list(keep_clear), list(avoid), list(self.items))
+        key = (cam, size, hidden, list(keep_clear), list(avoid), list(self.items),
+               list(self.marks))
         if key == self._placed:  # as the last frame placed them (the view at rest)
             return
         self._placed = key
@@ -79,6 +91,42 @@ class Pins:
             node.show()
         self._inside(size)
         self._clear_of(list(keep_clear), list(avoid), size)
+        self._place_marks(cam, size, hidden)
+
+    def _place_marks(self, cam: OrbitCamera, size: tuple[int, int], hidden: bool) -> None:
+        """Each mark a square of its colour, a dark rim round it, centred where its point is
+        seen, drawn over the pins (their bin's next sort: D-Day's unit markers lay under
+        the sectors' cards); none behind the camera, all hidden when `hidden`."""
+        from direct.gui.DirectGui import DirectFrame
+
+        while len(self._mark_nodes) < len(self.marks):
+            rim = DirectFrame(parent=self.base.aspect2d, frameColor=(0.1, 0.09, 0.08, 1.0),
+                              frameSize=(-MARK_HALF, MARK_HALF, -MARK_HALF, MARK_HALF))
+            rim.setBin("gui-popup", 0)
+            inner = MARK_HALF * 0.72
+            self._mark_nodes.append((rim, DirectFrame(parent=rim, frameSize=(-inner, inner,
+                                                                             -inner, inner))))
+        w, h = size
+        tabs: dict[int, int] = {}  # a pin's index -> the marks drawn on it so far
+        for k, (node, inner) in enumerate(self._mark_nodes):
+            at = None if hidden or k >= len(self.marks) else \
+                picking.screen_of(cam, self.marks[k][0], (w, h))
+            mark = self.marks[k] if at is not None else None
+            if mark is not None and len(mark) > 2:
+                pin = mark[2]  # type: ignore[misc]
+                box = self._box(self.nodes[pin], size) if pin < len(self.nodes) \
+                    and not self.nodes[pin].isHidden() else None
+                j = tabs[pin] = tabs.get(pin, -1) + 1
+                at = None if box is None else (
+                    2 * box[0] / h - w / h - MARK_HALF,  # just left of the pin's edge
+                    1 - 2 * (box[1] + 2) / h - MARK_HALF * (2.2 * j + 1))
+            if at is None:
+                node.hide()
+                continue
+            assert mark is not None
+            inner["frameColor"] = (*mark[1], 1.0)
+            node.setPos(at[0] * w / h if len(mark) < 3 else at[0], 0.0, at[1])
+            node.show()
 
     def _inside(self, size: tuple[int, int]) -> None:
         """Each shown pin whose point is in the window but whose text runs past its edge

@@ -388,6 +388,7 @@ class GameWindow(WindowHooks):
         if self.views.camera != self._texts_view:  # a zoom, orbit, pan or another view
             self._texts_view = self.views.camera
             self.pins.items = self.pinned_labels()  # placed for the view now aimed at
+            self.pins.marks = self.pinned_marks()
             self.view_moved()
         inset = [inset_box(self.win_size())] if self.inset.views else []
         self.pins.place(shown, self.win_size(), self.show_help or self.session.state.is_terminal(),
@@ -419,6 +420,7 @@ class GameWindow(WindowHooks):
             if self.replay is None:
                 self.view_thrower()
         self.pins.items = self.pinned_labels()
+        self.pins.marks = self.pinned_marks()
         self.column.offer(self.make_choices()
                           if self.human_to_act() and not self.session.state.is_terminal() else [])
         self.scene.clear_overlay()

@@ -19,7 +19,7 @@ from typing import Any
 
 from rules.dday.game import START_COLOURS, SYMBOL_NAMES
 from simulator.physics.settings import TableSpec
-from simulator.render.core.pins import Pin
+from simulator.render.core.pins import Mark, Pin
 from simulator.render.core.scene import _box
 from simulator.render.core.window import Choice, wrap
 from simulator.render.d6.scene import DiceTableScene, seat_colour
@@ -723,6 +723,16 @@ class App(DiceGameWindow):
                                                     else "") + "\n" + wrap(where, 50)
                         + "\n" + wrap(kit_line(u), 50)))
         return out + borders  # after the sheets: each border's Courage cost and minefield
+
+    def pinned_marks(self) -> list[Mark]:
+        """Each unit's marker on the map as a tab of its colour on the left edge of its
+        sector's card (the cards come first in `pinned_labels`, in the map's order): a card
+        of four or five lines fills its tile, and the marker painted on the cloth lay under
+        it (unit 1's on the Wreck Line, seed 2 after 9 turns)."""
+        st = self.session.state
+        order = {sid: k for k, sid in enumerate(st.map.sectors)}
+        return [((*marker_xy(st, k), TILE_Z), seat_colour(k), order[u.sector])
+                for k, u in enumerate(st.units) if u.status == "active"]
 
     def inspect_card(self, picked: Any) -> list[str] | None:
         """A sector's full card (title, Enemy Fire, machine gun, bunker, the most turns, what
