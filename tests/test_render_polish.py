@@ -58,6 +58,19 @@ def test_dday_units_are_marked_on_their_sectors_cards(xvfb_display, tmp_path) ->
 
 
 @pytest.mark.display
+def test_the_game_over_line_lies_clear_of_the_last_pieces(xvfb_display, tmp_path) -> None:
+    # Diceland won by Blue after 12 turns (seed 2): in the window's middle the game-over
+    # line lay over Blue's two armies on the board; now it goes above or below them.
+    from simulator.render.core.hud import overlap
+
+    out = _run(xvfb_display, "game-over", tmp_path / "game-over.png")
+    assert out["terminal"] and out["over"] and out["again"], out
+    assert len(out["dice"]) >= 4, out["dice"]
+    for box in (out["over"], out["again"]):
+        assert not {n: d for n, d in out["dice"].items() if overlap(box, d)}, (box, out["dice"])
+
+
+@pytest.mark.display
 def test_dicewar_log_lies_clear_of_the_dice_in_play(xvfb_display, tmp_path) -> None:
     # The log at the window's foot: at its left it lay over the Reserve row's powers 1 to
     # 3 (red's seat view, framed with every die 48 px or more); where the foot has room

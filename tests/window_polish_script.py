@@ -127,6 +127,27 @@ def dday_units(out: str) -> dict:
     return result
 
 
+def game_over(out: str) -> dict:
+    """Diceland (compact), greedy bots, seed 2: the game over after 12 turns, the window
+    opened on it; the boxes (px) of the game-over line, of 'start again' and of each die
+    on the table."""
+    from simulator.render.core.framing import screen_box
+    from simulator.render.d6.picture import die_corners_in
+
+    app = opened("diceland-hex", ["greedy", "greedy"], 12, 0)
+    app.step_frames(3)
+    shot(app, out)
+    size = app.win_size()
+    dice = {n: screen_box(app.camera, size, die_corners_in(app.scene, n))
+            for n in app.scene.dice if not n.startswith("roll:")}
+    result = {"terminal": app.session.state.is_terminal(),
+              "over": list(app.hud.box_px(app.hud.over) or []),
+              "again": list(app.hud.box_px(app.hud.again) or []),
+              "dice": {n: list(b) for n, b in dice.items() if b is not None}}
+    app.cleanup()
+    return result
+
+
 def diceland(out: str, orbit: float = 0.0) -> dict:
     """Diceland (compact) at a person's attack, seed 2 after 6 bot turns: each pin shown
     (its text and box, px), each die's box on the table, the painted words the main view
@@ -203,7 +224,7 @@ def dws_inset(out: str) -> dict:
 
 if __name__ == "__main__":
     modes = {"dws-inset": dws_inset, "dicewar": dicewar, "dday": dday, "diceland": diceland, "diced": diced,
-             "dday-units": dday_units,
+             "dday-units": dday_units, "game-over": game_over,
              "diceland-orbit": lambda out: diceland(out, 150.0),
              # A person's set-up turn: the choices reach the foot, the prompt is shown.
              "dicewar-human": lambda out: dicewar(out, 0)}

@@ -95,6 +95,11 @@ def _covered(boxes: Any, others: list[Box]) -> Any:
     return (np.clip(dx, 0, None) * np.clip(dy, 0, None)).sum(axis=1)
 
 
+# The game-over line's heights tried (aspect2d units: its first place the window's middle,
+# then above it and below it); 'start again' OVER_GAP under it.
+OVER_YS, OVER_GAP = (0.15, 0.45, 0.6, -0.25, -0.45, -0.65, 0.3, -0.05), 0.17
+
+
 def panel_room(n: int) -> int:
     """How many lines each of n seat panels holds (a longer panel is cut, its last line
     ending in '...'): PANEL_MOST for two seats, else as many as their spacing down the left
@@ -320,8 +325,37 @@ class Hud:
         self.prompt["pos"] = at if at is not None else home
 
     def prompt_clear_of(self, in_play: Sequence[Box]) -> None:
-        """The prompt shown placed again, clear of `in_play` too (`place_prompt`)."""
+        """The prompt shown placed again, clear of `in_play` too (`place_prompt`), and the
+        game-over line (`place_over`)."""
         self.place_prompt(*self._prompt, in_play)
+        self.place_over(in_play)
+
+    def place_over(self, in_play: Sequence[Box]) -> None:
+        """The game-over line and its 'start again' button (OVER_GAP under it), when shown,
+        at the first of OVER_YS where they cover none of `in_play` (px: the pieces) nor the
+        status and the seat panels, else where they cover them least (in the middle of the
+        window they lay over Diceland's last armies)."""
+        if self.over.isHidden():
+            return
+        h = self._base.win.getYSize()
+        hud = [b for n in (self.status, *self.panels) if not n.isHidden()
+               and (b := self.box_px(n)) is not None]
+        best: tuple[float, float] | None = None
+        for y in OVER_YS:
+            self.over["pos"] = (0.0, y)
+            self.again.setPos(0.0, 0.0, y - OVER_GAP)
+            boxes = [b for n in (self.over, self.again) if not n.isHidden()
+                     and (b := self.box_px(n)) is not None]
+            if not boxes or min(b[1] for b in boxes) < 0 or max(b[3] for b in boxes) > h:
+                continue
+            cover = float(_covered(np.asarray(boxes, dtype=float), [*in_play, *hud]).sum())
+            if best is None or cover < best[0]:
+                best = (cover, y)
+            if cover == 0.0:
+                break
+        y = OVER_YS[0] if best is None else best[1]
+        self.over["pos"] = (0.0, y)
+        self.again.setPos(0.0, 0.0, y - OVER_GAP)
 
     def show_inspect(self, lines: list[str] | None, piece: Box | None = None,
                      others: list[Box] | None = None, keep_clear: list[Box] | None = None
@@ -382,6 +416,7 @@ class Hud:
         covers none of them nor the HUD (`shown_boxes`); none: at the left (DiceWar's log
         lay over the left half of the Reserve row at the foot)."""
         self.place_prompt(*self._prompt, in_play)  # the prompt first, clear of them too
+        self.place_over(in_play)
         hud = self.shown_boxes(log=False)
         w, h = self._base.win.getXSize(), self._base.win.getYSize()
         self.log.setText(log_rows(self._log_lines, LOG_WIDTH, LOG_LINES))
