@@ -109,23 +109,24 @@ class Pins:
         w, h = size
         tabs: dict[int, int] = {}  # a pin's index -> the marks drawn on it so far
         for k, (node, inner) in enumerate(self._mark_nodes):
-            at = None if hidden or k >= len(self.marks) else \
-                picking.screen_of(cam, self.marks[k][0], (w, h))
-            mark = self.marks[k] if at is not None else None
-            if mark is not None and len(mark) > 2:
-                pin = mark[2]  # type: ignore[misc]
+            mark = self.marks[k] if not hidden and k < len(self.marks) else None
+            seen = None if mark is None else picking.screen_of(cam, mark[0], (w, h))
+            at = None  # aspect2d (x, z) of the mark's middle
+            if mark is not None and seen is not None and len(mark) == 3:
+                pin = mark[2]
                 box = self._box(self.nodes[pin], size) if pin < len(self.nodes) \
                     and not self.nodes[pin].isHidden() else None
                 j = tabs[pin] = tabs.get(pin, -1) + 1
-                at = None if box is None else (
-                    2 * box[0] / h - w / h - MARK_HALF,  # just left of the pin's edge
-                    1 - 2 * (box[1] + 2) / h - MARK_HALF * (2.2 * j + 1))
-            if at is None:
+                if box is not None:  # just left of the pin's edge, from its top down
+                    at = ((2 * box[0] - w) / h - MARK_HALF,
+                          1 - 2 * (box[1] + 2) / h - MARK_HALF * (2.2 * j + 1))
+            elif seen is not None:
+                at = (seen[0] * w / h, seen[1])
+            if mark is None or at is None:
                 node.hide()
                 continue
-            assert mark is not None
             inner["frameColor"] = (*mark[1], 1.0)
-            node.setPos(at[0] * w / h if len(mark) < 3 else at[0], 0.0, at[1])
+            node.setPos(at[0], 0.0, at[1])
             node.show()
 
     def _inside(self, size: tuple[int, int]) -> None:

@@ -39,8 +39,9 @@ def off_view(session: Any, cam: OrbitCamera, size: tuple[int, int]) -> list[str]
 def caption(session: Any, die: str, lines: int = 3) -> Caption:
     """A cell's caption, over the die and under it: its name; whose it is and its side.
     Where the cell holds fewer than 3 lines beside its die (`caption_lines`: from 11
-    dice), one line under it as the view's pinned names read ("Shoal Caller Iben 7", its
-    words cut to initials where it is too wide), in its side's colour."""
+    dice), one line under it as the view's pinned names read ("Shoal Caller Iben 7": its
+    leading words left out where it is too wide, `fit_caption`'s `lead`), in its side's
+    colour."""
     st = session.state
     seat = session.seat_of(die)
     if lines < 3:
