@@ -364,7 +364,9 @@ class Inset:
     def _caption_rooms(self, captions: Sequence[Caption], boxes: list[Rect],
                        win_size: tuple[int, int]) -> list[tuple[float, float]]:
         """The px each cell's captions, as placed, take from its top and its foot (and
-        CAPTION_GAP_PX), measured once for each set of captions and window size."""
+        CAPTION_GAP_PX; with none over its die, CAPTION_GAP_PX from its top: the die framed
+        against the top edge lay 0.02 px past it), measured once for each set of captions
+        and window size."""
         key = (list(captions), win_size)
         if self._rooms[0] == key:
             return self._rooms[1]
@@ -375,7 +377,7 @@ class Inset:
             over, under = (self.captions[2 * k + j] for j in (0, 1))
             a = over.getTightBounds(root) if over.getText() else None
             b = under.getTightBounds(root) if under.getText() else None
-            rooms.append((0.0 if a is None else (1 - a[0].z) / 2 * h - (1 - top) * h
+            rooms.append((CAPTION_GAP_PX if a is None else (1 - a[0].z) / 2 * h - (1 - top) * h
                           + CAPTION_GAP_PX,
                           0.0 if b is None else (1 - bottom) * h - (1 - b[1].z) / 2 * h
                           + CAPTION_GAP_PX))
