@@ -43,6 +43,7 @@ def random_play(table: str, actions: int, seeds: range, check_all_every: int) ->
             scores = list(s.scores)
             legal = s.legal_actions()
             assert legal and all(s.is_legal(a) or a[0] == "throw" for a in legal)
+            assert s.throws() == [a for a in legal if a[0] == "throw"]  # (without probes)
             if done % check_all_every == 0:  # every legal action applies without error
                 for a in legal:
                     if a[0] == "throw":

@@ -160,9 +160,9 @@ class DWSState(StateBase, DWSActions):
         not legal)."""
         if self.is_terminal() or not isinstance(action, tuple) or not action:
             return False
-        legal = self.legal_actions()
         if action[0] == "throw":  # the listed ('throw', die) is a placeholder, not an action
-            return len(action) == 3 and action[:2] in legal and _spec_ok(action[2])
+            return len(action) == 3 and action[:2] in self.throws() and _spec_ok(action[2])
+        legal = self.legal_actions()
         if action[0] == "place" and len(action) == 4:
             return (("place", action[1], action[2], 0) in legal
                     and isinstance(action[3], int | float) and math.isfinite(action[3]))

@@ -6,6 +6,7 @@ choices of the decision on top of the task stack. A base class of the state, ove
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rules.core.protocols import Action, Table
@@ -20,6 +21,7 @@ class DWSLegal(Sight):
     (`table`: whether a die can tip over a corner)."""
 
     table: Table
+    is_terminal: Callable[[], bool]  # (the state's)
 
     def shots(self, die: str) -> list[Action]:
         """Every way `die` can shoot now (empty if it cannot)."""
@@ -64,6 +66,19 @@ class DWSLegal(Sight):
         return [("move", die, c) for c in side.green
                 if self.table.can_tip(die, crew.corner_axis(side.number, c)) is None]
 
+    def throws(self) -> list[Action]:
+        """The throws open now, as `legal_actions` lists them (`("throw", die)`, the
+        placeholder a spec completes), without asking the table what else is legal: the dice
+        in hand at the main decision, the dice of a throw decision, else none."""
+        if self.is_terminal():
+            return []
+        task = self.stack[-1]
+        if task["t"] == "main":
+            return [("throw", d) for d in self.hand(int(task["player"]))]
+        if task["t"] == "throw":
+            return [("throw", d) for d in task["dice"]]
+        return []
+
     def _compute_legal(self) -> list[Action]:
         task = self.stack[-1]
         kind = task["t"]
@@ -72,7 +87,7 @@ class DWSLegal(Sight):
             return [("place", d, side, yaw) for d in self.hand(seat) for side in range(1, 9)
                     for yaw in PLACE_YAWS]
         if kind == "main":
-            out: list[Action] = [("throw", d) for d in self.hand(seat)]
+            out = self.throws()
             for d in self.seat_dice(seat):
                 out += self.moves(d)
             for d in self.seat_dice(seat):
@@ -89,7 +104,7 @@ class DWSLegal(Sight):
         if kind == "tip":
             return [*self._tip_options(task), ("decline",)]
         if kind == "throw":
-            return [("throw", d) for d in task["dice"]]
+            return self.throws()
         if kind == "aim":
             return [("aim", task["src"], t) for t in task["cands"]]
         raise AssertionError(f"no decision at task {kind!r}")

@@ -173,7 +173,7 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
         state = self.state
         while not state.is_terminal():
             if state.current_player() == SEAT:
-                throws = [a for a in state.legal_actions() if a[0] == "throw"]
+                throws = state.throws()  # (not legal_actions: its tips are probes)
                 if throws:
                     self._die = throws[0][1]
                     return
@@ -188,7 +188,7 @@ class DeepWhiteSeaThrowEnv(gym.Env):  # type: ignore[misc,name-defined]
         state = self.state
         while (not state.is_terminal() and state.current_player() == SEAT
                and state.decision != "main"
-               and not any(a[0] == "throw" for a in state.legal_actions())):
+               and not state.throws()):
             state.apply_action(self.helper.step(state))
 
     def _observe(self) -> np.ndarray:
