@@ -88,3 +88,24 @@ def test_the_lab_hand_roll_is_a_valid_throw_from_player_1s_edge_of_the_default_t
         assert d.velocity[1] >= 0.6 * s * math.cos(math.radians(30)) * math.sin(math.radians(70)) - 1e-9
     drop = steep.lab_hand(drop=True)["throw"]
     assert drop == steep.LAB_DROP and "origin" not in drop
+
+
+def test_seeds_pool_into_one_larger_sample_and_the_command_judges_each_and_the_pool(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    a = {"c047": (80, 90, 100), "c265": (1, 88, 100)}
+    b = {"c047": (70, 85, 100), "c265": (0, 90, 100)}
+    assert steep.pooled([a, b]) == {"c047": (150, 175, 200), "c265": (1, 178, 200)}
+    with pytest.raises(ValueError, match="different cuboids"):
+        steep.pooled([a, {"c047": (1, 2, 3)}])
+    # the command: a line a seed, and the pooled counts' line, which are the seeds' sums
+    assert steep.main(["calibrated", "--names", "c047,c265", "--throws", "6",
+                       "--seed", "3,4", "--workers", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == [
+        "calibrated, seed 3", "calibrated, seed 4", "calibrated, seeds 3,4 pooled"]
+    runs = [steep.curve(steep.variant("calibrated"), 6, s, 1, ["c047", "c265"]) for s in (3, 4)]
+    pool = steep.pooled(runs)
+    assert f"of 12 | {steep.score(pool).line()}" in lines[2]
+    with pytest.raises(SystemExit) as exc:
+        steep.main(["calibrated", "--seed", "3,x"])
+    assert exc.value.code == 2 and "--seed" in capsys.readouterr().err

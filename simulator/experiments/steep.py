@@ -10,8 +10,9 @@ inside (the measured and simulated 95% Wilson intervals overlap, the measured co
 binomially or weighed as N / phi, the dataset's own scatter estimated without the
 simulator), the MAE of the shares, the end points and the binomial X^2.
 
-`python -m simulator.experiments.steep NAME [--throws N] [--seed S] [--workers W]` prints one
-named variant's table (VARIANTS).
+`python -m simulator.experiments.steep NAME [--throws N] [--seed S[,S...]] [--workers W]`
+prints one named variant's judgement (VARIANTS); with several seeds, one line a seed and one
+for their counts pooled (`pooled`: N throws at each of k seeds judged as k x N throws).
 """
 
 from __future__ import annotations
@@ -134,6 +135,16 @@ def perfect_model_mae(throws: int, on_table: float = 0.86, draws: int = 20_000,
     return float(mae.mean()), float(lo), float(hi), float((mae <= 0.02).mean())
 
 
+def pooled(runs: Sequence[dict[str, tuple[int, int, int]]]) -> dict[str, tuple[int, int, int]]:
+    """The counts of several runs of the same cuboids added up: independent seeds of one
+    variant are one larger sample of it."""
+    names = list(runs[0])
+    if any(list(r) != names for r in runs):
+        raise ValueError("pooled: the runs hold different cuboids")
+    return {n: (sum(r[n][0] for r in runs), sum(r[n][1] for r in runs),
+                sum(r[n][2] for r in runs)) for n in names}
+
+
 def table_row(label: str, counts: dict[str, tuple[int, int, int]]) -> str:
     """A markdown row: the variant, the 15 shares, inside (binomial / phi), MAE, X^2."""
     s = score(counts)
@@ -235,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the lab's hand throw's speed and spin times this")
     ap.add_argument("--names", default="", help="cuboids, comma-separated (default all 15)")
     ap.add_argument("--throws", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=23)
+    ap.add_argument("--seed", default="23", help="a seed, or several comma-separated: one "
+                    "line each and one for their counts pooled")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--set", default="", help="pair values or throw_scale, e.g. "
                     "restitution=0.2,throw_scale=1.3 (over the variant's)")
@@ -244,18 +256,30 @@ def main(argv: list[str] | None = None) -> int:
     sets = {k: float(x) for k, _, x in (kv.partition("=") for kv in a.set.split(",") if kv)}
     if set(sets) - set(PAIR_KEYS):
         ap.error(f"--set: only {', '.join(PAIR_KEYS)}")
+    try:
+        seeds = [int(x) for x in a.seed.split(",")]
+    except ValueError:
+        ap.error(f"--seed: not a whole number or a comma-separated list of them: {a.seed!r}")
     for name in a.variant:
         v = variant(name, a.lab, a.lab_scale, a.lab_drop)
         v["params"].update(sets)
-        counts = curve(v, a.throws, a.seed, a.workers, names)
-        s = score(counts)
         lab = (f" (lab hand throw{' before 2026-12-03' if a.lab_drop else ''} x {a.lab_scale:g})"
                if a.lab or a.lab_drop else "")
-        print(f"{name}{lab}{' ' + a.set if a.set else ''}: "
-              + " ".join(f"{k} {s.shares[k]:.3f}" for k in s.shares)
-              + f" | on the table {min(c[1] for c in counts.values())}-"
-              f"{max(c[1] for c in counts.values())} of {a.throws} | {s.line()}", flush=True)
+        label = f"{name}{lab}{' ' + a.set if a.set else ''}"
+        runs = []
+        for seed in seeds:
+            runs.append(curve(v, a.throws, seed, a.workers, names))
+            _report(f"{label}, seed {seed}", runs[-1], a.throws)
+        if len(runs) > 1:
+            _report(f"{label}, seeds {a.seed} pooled", pooled(runs), a.throws * len(runs))
     return 0
+
+
+def _report(label: str, counts: dict[str, tuple[int, int, int]], throws: int) -> None:
+    s = score(counts)
+    print(f"{label}: " + " ".join(f"{k} {s.shares[k]:.3f}" for k in s.shares)
+          + f" | on the table {min(c[1] for c in counts.values())}-"
+          f"{max(c[1] for c in counts.values())} of {throws} | {s.line()}", flush=True)
 
 
 if __name__ == "__main__":
