@@ -18,6 +18,7 @@ import numpy as np
 from dice_models import load_die
 from simulator.physics import die_shape
 from simulator.physics._bullet import direct_client
+from simulator.physics.world import collision_shape
 
 
 def main() -> None:
@@ -28,7 +29,7 @@ def main() -> None:
     args = ap.parse_args()
     c = direct_client()
     shape = die_shape(load_die("paper-d8"))
-    col = c.createCollisionShape(c.GEOM_MESH, vertices=shape.vertex_list)
+    col = collision_shape(c, shape)  # the World's own shape for this die
     inertial = {"baseInertialFramePosition": shape.mass.com.tolist(),
                 "baseInertialFrameOrientation": list(shape.inertial_quaternion)}
     kept = c.createMultiBody(0.0, col, -1, [0, 0, 0], [0, 0, 0, 1], **inertial)
