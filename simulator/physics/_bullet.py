@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -92,4 +93,47 @@ def direct_client() -> BulletClient:
         return _Client(connection_mode=pybullet.DIRECT)
 
 
-__all__ = ["BulletClient", "direct_client", "fast_reads", "pybullet", "quiet_fds"]
+Quat = list[float]
+Matrix = list[list[float]]
+
+
+def _rotation(q: Quat) -> Matrix:
+    """Bullet's btMatrix3x3::setRotation of quaternion (x, y, z, w), operation for operation."""
+    x, y, z, w = q
+    s = 2.0 / (x * x + y * y + z * z + w * w)
+    xs, ys, zs = x * s, y * s, z * s
+    wx, wy, wz = w * xs, w * ys, w * zs
+    xx, xy, xz = x * xs, x * ys, x * zs
+    yy, yz, zz = y * ys, y * zs, z * zs
+    return [[1.0 - (yy + zz), xy - wz, xz + wy],
+            [xy + wz, 1.0 - (xx + zz), yz - wx],
+            [xz - wy, yz + wx, 1.0 - (xx + yy)]]
+
+
+def _quaternion(m: Matrix) -> Quat:
+    """Bullet's btMatrix3x3::getRotation (its scalar path), operation for operation."""
+    t = [0.0, 0.0, 0.0, 0.0]
+    trace = m[0][0] + m[1][1] + m[2][2]
+    if trace > 0.0:
+        s = math.sqrt(trace + 1.0)
+        t[3] = s * 0.5
+        s = 0.5 / s
+        t[0], t[1], t[2] = (m[2][1] - m[1][2]) * s, (m[0][2] - m[2][0]) * s, (m[1][0] - m[0][1]) * s
+    else:
+        i = (2 if m[1][1] < m[2][2] else 1) if m[0][0] < m[1][1] else (2 if m[0][0] < m[2][2] else 0)
+        j, k = (i + 1) % 3, (i + 2) % 3
+        s = math.sqrt(m[i][i] - m[j][j] - m[k][k] + 1.0)
+        t[i] = s * 0.5
+        s = 0.5 / s
+        t[3], t[j], t[k] = (m[k][j] - m[j][k]) * s, (m[j][i] + m[i][j]) * s, (m[k][i] + m[i][k]) * s
+    return t
+
+
+def stored_quaternion(q: Quat) -> Quat:
+    """The quaternion a body created at q holds, for a die whose inertial frame is its own:
+    q turned into Bullet's matrix and back; a read turns it once more (tests/test_pose_paths.py,
+    docs/ai.md)."""
+    return _quaternion(_rotation(q))
+
+
+__all__ = ["BulletClient", "direct_client", "fast_reads", "pybullet", "quiet_fds", "stored_quaternion"]
